@@ -1,0 +1,64 @@
+"""The ``segviz`` command line: the engine, headless.
+
+Every subcommand lives in a module of :mod:`segviz.commands` exposing ``register(subparsers)``.  Errors in the
+user's input surface as :class:`segviz.errors.SegvizError` and are printed as one line (exit status 2), never as a
+traceback.  ``segviz`` with no arguments opens the desktop app on the bundled sample corpus.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .errors import SegvizError
+
+# Order = order in --help.  Each module registers its own subcommands.
+COMMAND_MODULES = [
+    "segviz.commands.scoring",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="segviz",
+        description=(
+            "Segment text streams into stories with exponential models (Beeferman, Berger & Lafferty 1997) "
+            "and see why.  Run without arguments to open the desktop app on the bundled sample."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"segviz {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    if not argv:
+        if "gui" in parser._subparsers._group_actions[0].choices:  # the app is installed: open it
+            argv = ["gui"]
+        else:
+            parser.print_help()
+            return 0
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except SegvizError as exc:
+        print(f"segviz: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("segviz: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("segviz: error: out of memory; try a smaller corpus or vocabulary", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""CLI subcommands: each module exposes ``register(subparsers)``; :mod:`segviz.cli` wires them up."""

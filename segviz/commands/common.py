@@ -1,0 +1,104 @@
+"""Helpers shared by the CLI subcommands: tables, progress bars, JSON output."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Iterable, Iterator, Sequence, TypeVar
+
+from ..events import Progress
+
+T = TypeVar("T")
+
+TABLE_COLUMNS = (
+    ("reference segments", "reference_segments", "{:d}"),
+    ("hyp. segments", "hypothesis_segments", "{:d}"),
+    ("P_mu", "p_mu", "{:.1%}"),
+    ("P_k", "p_k", "{:.1%}"),
+    ("WindowDiff", "window_diff", "{:.1%}"),
+    ("precision", "precision", "{:.1%}"),
+    ("recall", "recall", "{:.1%}"),
+    ("F", "f1", "{:.1f}"),
+)
+
+
+def _fmt(fmt: str, value) -> str:
+    if value is None:
+        return "---"
+    if fmt == "{:d}":
+        return str(int(round(value)))
+    if fmt == "{:.1f}":
+        return f"{100 * value:.1f}"  # the paper prints F on a 0-100 scale
+    return fmt.format(value)
+
+
+def format_table(rows: dict[str, dict], *, reference_segments: int | None = None, extra_columns: Sequence[tuple[str, str, str]] = ()) -> str:
+    """Render rows (name -> score_row dict) in the layout of the paper's Tables 5/6."""
+    columns = list(TABLE_COLUMNS) + list(extra_columns)
+    header = ["model"] + [c[0] for c in columns]
+    body = []
+    for name, row in rows.items():
+        values = dict(row)
+        if reference_segments is not None:
+            values.setdefault("reference_segments", reference_segments)
+        line = [name]
+        for _, key, fmt in columns:
+            v = values.get(key)
+            if key == "f1" and values.get("hypothesis_segments") == 0:
+                v = None
+            line.append(_fmt(fmt, v))
+        body.append(line)
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    out = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))]
+    out.append("  ".join("-" * w for w in widths))
+    for r in body:
+        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return "\n".join(out)
+
+
+def print_json(obj) -> None:
+    json.dump(obj, sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def progress_bar(events: Iterable[T], *, stream=None, width: int = 30, min_interval: float = 0.1) -> Iterator[T]:
+    """Pass events through, drawing a one-line progress bar on stderr for every :class:`Progress`.
+
+    Other events are passed through untouched, so a caller can still react to them.  Silent when stderr is not
+    a terminal except for one line per finished stage (so logs stay readable).
+    """
+    stream = stream or sys.stderr
+    interactive = hasattr(stream, "isatty") and stream.isatty()
+    last_draw = 0.0
+    last_stage = None
+    for event in events:
+        if isinstance(event, Progress):
+            if last_stage is not None and event.stage != last_stage and interactive:
+                stream.write("\n")
+            last_stage = event.stage
+            now = time.monotonic()
+            finished = event.total > 0 and event.done >= event.total
+            if interactive and (now - last_draw >= min_interval or finished):
+                last_draw = now
+                if event.total > 0:
+                    filled = int(width * min(1.0, event.fraction))
+                    bar = "#" * filled + "." * (width - filled)
+                    stream.write(f"\r{event.stage:<28} [{bar}] {event.done}/{event.total}")
+                else:
+                    stream.write(f"\r{event.stage:<28} {event.done}")
+                stream.flush()
+            elif not interactive and finished:
+                stream.write(f"{event.stage}: done ({event.total})\n")
+        yield event
+    if interactive and last_stage is not None:
+        stream.write("\n")
+        stream.flush()
+
+
+def drain(generator):
+    """Run a generator to completion and return its ``return`` value."""
+    while True:
+        try:
+            next(generator)
+        except StopIteration as stop:
+            return stop.value
