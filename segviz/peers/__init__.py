@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import SegvizError
+from .c99 import C99
 from .texttiling import TextTiling
 
-PEERS = {"texttiling": TextTiling}
+PEERS = {"texttiling": TextTiling, "c99": C99}
 
 
 def segment_with(name: str, sentences: Sequence[Sequence[str]], **params) -> tuple[int, ...]:
@@ -26,4 +27,4 @@ def segment_with(name: str, sentences: Sequence[Sequence[str]], **params) -> tup
     return est.segment(sentences)
 
 
-__all__ = ["PEERS", "segment_with", "TextTiling"]
+__all__ = ["PEERS", "segment_with", "TextTiling", "C99"]
