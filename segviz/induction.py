@@ -1,0 +1,446 @@
+"""Greedy feature induction for the exponential boundary model (paper Section 4).
+
+Model
+-----
+The paper's linear exponential family over a prior ``q0`` (Section 4),
+
+    q(yes | w) = e^{lambda.f(w)} q0(yes) / Z(w),   q(no | w) = q0(no) / Z(w),
+    Z(w) = q0(no) + e^{lambda.f(w)} q0(yes),
+
+with ``q0`` the training base rate of boundaries.  (The paper writes
+``Z = 1 + e^{lambda.f}`` for a uniform prior.)  Dividing through, this is the
+logistic form with the prior's log-odds as a fixed offset:
+
+    q(yes | w) = sigmoid(theta0 + lambda.f(w)),   theta0 = log(q0(yes) / q0(no)).
+
+Gain
+----
+The gain of a candidate ``g`` is the largest log-likelihood improvement from
+adding it alone with its best weight ``a`` (the current model's weights frozen):
+
+    G(g) = max_a  a * A_g - sum_{i: g fires} [softplus(a + l_i) - softplus(l_i)],
+
+where ``A_g`` is the number of true boundaries among the events where ``g``
+fires and ``l_i`` the current log-odds of event ``i``.  Only the events where
+``g`` fires matter, so one safeguarded Newton iteration for *all* candidates is
+a handful of passes over the nonzeros of the sparse event-by-candidate matrix
+(CSC, grouped by candidate with ``np.add.reduceat``) -- no Python loop over
+candidates.  Newton is safeguarded by a bracket (bisection when a step leaves
+it) and weights are confined to ``|lambda| <= lambda_max``: a candidate that only
+fires on boundaries (or never on one) has its optimum at infinity, and the cap
+keeps such separable features finite (the paper applies no smoothing at all).
+
+Refit
+-----
+After adding the best candidate, all weights are refitted to the maximum
+likelihood by **Improved Iterative Scaling** (Della Pietra, Della Pietra &
+Lafferty 1997), not GIS: the update ``delta_j`` for feature ``j`` solves
+
+    sum_i f_j(w_i) q(yes | w_i) e^{delta_j f#(w_i)} = sum_i f_j(w_i) y_i,
+
+``f#(w) = sum_j f_j(w)`` the number of active features; grouping events by
+``f#`` makes this a polynomial in ``e^{delta_j}`` whose coefficients come from one
+sparse product, solved for all ``j`` at once by vectorised Newton.  IIS runs
+from the previous weights (warm start) until ``max |delta| < iis_tol``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Generator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, tune
+from segviz.errors import SegvizError
+from segviz.events import Progress
+from segviz.features import FeatureSpec
+
+__all__ = [
+    "FeatureAdded",
+    "InductionFinished",
+    "BoundaryModel",
+    "candidate_gains",
+    "iis_refit",
+    "log_likelihood",
+]
+
+
+@dataclass(frozen=True)
+class FeatureAdded:
+    """One induction round finished (Section 5's figures are a list of these).
+
+    ``weights`` are the current factors ``e^lambda`` of *all* features so far, in
+    order of selection (the numbers under the paper's Figure 5 bars);
+    ``train_loglik`` is the natural-log likelihood of the training events after
+    the refit; ``heldout_p_mu`` the best held-out P_mu over the alpha/epsilon grid
+    (None without held-out data), reached at ``heldout_alpha``/``heldout_epsilon``.
+    """
+
+    round: int
+    feature: FeatureSpec
+    gain: float
+    weights: tuple[float, ...]
+    train_loglik: float
+    heldout_p_mu: float | None
+    heldout_alpha: float | None = None
+    heldout_epsilon: int | None = None
+    column: int = -1
+    iis_iterations: int = 0
+    seconds: float = 0.0
+
+    @property
+    def lambdas(self) -> tuple[float, ...]:
+        return tuple(math.log(w) for w in self.weights)
+
+
+@dataclass(frozen=True)
+class InductionFinished:
+    """Induction stopped: ``reason`` is "n_features", "no_gain" or "candidates_exhausted"."""
+
+    rounds: int
+    reason: str
+
+
+# ----------------------------------------------------------------------------- pure functions
+
+
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, x)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    out = np.empty_like(x, dtype=np.float64)
+    pos = x >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+def log_likelihood(scores: np.ndarray, y: np.ndarray) -> float:
+    """sum_i log q(y_i | w_i) for log-odds ``scores`` (natural log)."""
+    s = np.asarray(scores, dtype=np.float64)
+    return float(np.sum(np.where(y, s, 0.0) - _softplus(s)))
+
+
+def _as_csc(X) -> sp.csc_matrix:
+    if not sp.issparse(X):
+        X = sp.csc_matrix(np.asarray(X))
+    X = X.tocsc()
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    return X
+
+
+def candidate_gains(
+    X,
+    y: np.ndarray,
+    scores: np.ndarray,
+    *,
+    lambda_max: float = 10.0,
+    tol: float = 1e-9,
+    max_iter: int = 100,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact gain and best weight of every candidate column of ``X`` (binary, events x candidates).
+
+    ``scores`` are the current log-odds of the events.  Returns ``(gains, alphas)``;
+    columns that never fire get gain 0 and weight 0.
+    """
+    X = _as_csc(X)
+    n, m = X.shape
+    counts = np.diff(X.indptr)
+    gains = np.zeros(m)
+    alphas = np.zeros(m)
+    cols = np.flatnonzero(counts > 0)
+    if cols.size == 0:
+        return gains, alphas
+    yv = np.asarray(y, dtype=np.float64)
+    # A_g: boundaries among the events where g fires (a sufficient statistic, fixed for the round)
+    A_all = np.add.reduceat(yv[X.indices], X.indptr[:-1][cols]) if X.nnz else np.zeros(cols.size)
+    seg_start = X.indptr[:-1][cols]
+    # event log-odds at every nonzero, laid out column by column
+    l_nz = np.asarray(scores, dtype=np.float64)[X.indices]
+    if cols.size != m:  # drop empty columns from the layout
+        keep = np.repeat(counts > 0, counts)
+        l_nz = l_nz[keep]
+        seg_start = np.concatenate([[0], np.cumsum(counts[cols])[:-1]])
+    N = counts[cols].astype(np.float64)
+
+    a = np.zeros(cols.size)
+    lo = np.full(cols.size, -lambda_max)
+    hi = np.full(cols.size, lambda_max)
+    active = np.arange(cols.size)
+    l_act, starts_act, lens_act = l_nz, seg_start, counts[cols]
+    for it in range(max_iter):
+        if active.size == 0:
+            break
+        a_rep = np.repeat(a[active], lens_act)
+        r = _sigmoid(a_rep + l_act)
+        d1 = A_all[active] - np.add.reduceat(r, starts_act)      # f'(a)
+        d2 = np.add.reduceat(r * (1.0 - r), starts_act)           # -f''(a) >= 0
+        # bracket update: the function is concave, so the sign of f' tells where the optimum is
+        pos = d1 > 0
+        lo[active] = np.where(pos, a[active], lo[active])
+        hi[active] = np.where(pos, hi[active], a[active])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = d1 / d2
+        new = a[active] + step
+        bad = ~np.isfinite(new) | (new < lo[active]) | (new > hi[active])
+        new = np.where(bad, 0.5 * (lo[active] + hi[active]), new)
+        flat = np.abs(d1) < tol * np.maximum(N[active], 1.0)   # already stationary: keep a
+        new = np.where(flat, a[active], new)
+        done = flat | (np.abs(new - a[active]) < tol) | (hi[active] - lo[active] < tol)
+        a[active] = new
+        if done.any():
+            still = ~done
+            # compact the nonzero layout to the candidates still iterating
+            keep_nz = np.repeat(still, lens_act)
+            l_act = l_act[keep_nz]
+            lens_act = lens_act[still]
+            starts_act = np.concatenate([[0], np.cumsum(lens_act)[:-1]]) if lens_act.size else lens_act
+            active = active[still]
+    # gain at the final weight (one more pass over all nonzeros)
+    a_rep = np.repeat(a, counts[cols])
+    loss = np.add.reduceat(_softplus(a_rep + l_nz) - _softplus(l_nz), seg_start)
+    g = a * A_all - loss
+    gains[cols] = np.maximum(g, 0.0)
+    alphas[cols] = a
+    return gains, alphas
+
+
+def iis_refit(
+    Xa,
+    y: np.ndarray,
+    offset: float,
+    lambdas: np.ndarray,
+    *,
+    lambda_max: float = 10.0,
+    tol: float = 1e-6,
+    max_iter: int = 2000,
+) -> tuple[np.ndarray, int]:
+    """Maximum-likelihood weights of the active features by Improved Iterative Scaling.
+
+    ``Xa`` is events x active features (binary); ``lambdas`` the starting point.
+    Returns ``(lambdas, iterations)``.
+    """
+    Xa = _as_csc(Xa).astype(np.float64)
+    n, k = Xa.shape
+    lam = np.array(lambdas, dtype=np.float64, copy=True)
+    if k == 0:
+        return lam, 0
+    yv = np.asarray(y, dtype=np.float64)
+    A = Xa.T @ yv                                     # empirical counts
+    fsharp = np.asarray(Xa.sum(axis=1)).ravel().astype(np.int64)
+    M = int(fsharp.max())
+    mvals = np.arange(M + 1, dtype=np.float64)
+    rows = np.arange(n)
+    Xr = Xa.T.tocsr()
+    it = 0
+    for it in range(1, max_iter + 1):
+        s = offset + Xa @ lam
+        p = _sigmoid(s)
+        # C[j, m] = sum of q(yes) over events where feature j fires and f# == m
+        P = sp.csr_matrix((p, (rows, fsharp)), shape=(n, M + 1))
+        C = (Xr @ P).toarray()
+        # solve sum_m C[j,m] e^{d m} = A_j for d, all j at once (increasing, convex in d)
+        d = np.zeros(k)
+        dlo = np.full(k, -2 * lambda_max)
+        dhi = np.full(k, 2 * lambda_max)
+        for _ in range(100):
+            e = np.exp(np.outer(d, mvals))
+            g = (C * e).sum(axis=1) - A
+            gp = (C * e * mvals).sum(axis=1)
+            dlo = np.where(g < 0, d, dlo)
+            dhi = np.where(g < 0, dhi, d)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                nd = d - g / gp
+            bad = ~np.isfinite(nd) | (nd <= dlo) | (nd >= dhi)
+            nd = np.where(bad, 0.5 * (dlo + dhi), nd)
+            conv = np.abs(nd - d) < 1e-12
+            d = nd
+            if conv.all():
+                break
+        new = np.clip(lam + d, -lambda_max, lambda_max)
+        delta = np.max(np.abs(new - lam))
+        lam = new
+        if delta < tol:
+            break
+    return lam, it
+
+
+# ----------------------------------------------------------------------------- the estimator
+
+
+class BoundaryModel:
+    """The exponential boundary model q(b | w) grown by greedy feature induction (Section 4).
+
+    Parameters (keyword-only, stored verbatim)
+    ------------------------------------------
+    n_features : features to induce (the paper used 70 and 100).
+    lambda_max : cap on |lambda| (keeps separable features finite).
+    iis_tol : IIS stops when no weight moves by more than this.
+    iis_max_iter : cap on IIS iterations per refit.
+    alphas, epsilons : the held-out tuning grid of :func:`segviz.decode.tune`.
+
+    Learned state
+    -------------
+    prior_ : training base rate q0(yes); offset_ = its log-odds.
+    features_ : the induced FeatureSpecs, in order of selection.
+    columns_ : their column indices in the candidate matrix passed to :meth:`induce`.
+    lambdas_ : their weights lambda (the factors are ``exp(lambdas_)``).
+    history_ : the FeatureAdded events so far (each holds that round's weights).
+    """
+
+    def __init__(self, *, n_features: int = 100, lambda_max: float = 10.0, iis_tol: float = 1e-6,
+                 iis_max_iter: int = 2000, alphas: Sequence[float] = DEFAULT_ALPHAS,
+                 epsilons: Sequence[int] = DEFAULT_EPSILONS):
+        self.n_features = n_features
+        self.lambda_max = lambda_max
+        self.iis_tol = iis_tol
+        self.iis_max_iter = iis_max_iter
+        self.alphas = alphas
+        self.epsilons = epsilons
+
+    # -- state helpers
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "prior_"):
+            raise SegvizError("this BoundaryModel is not fitted yet; call induce()/fit() first")
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """The factors e^lambda of the induced features."""
+        self._check_fitted()
+        return np.exp(self.lambdas_)
+
+    def _validate(self, X, y, specs):
+        X = _as_csc(X)
+        y = np.asarray(y).astype(bool)
+        if y.shape != (X.shape[0],):
+            raise SegvizError(f"labels must have shape ({X.shape[0]},), got {y.shape}")
+        if specs is not None and len(specs) != X.shape[1]:
+            raise SegvizError(f"{len(specs)} feature specs for {X.shape[1]} candidate columns")
+        if X.nnz and (X.data.min() < 0 or X.data.max() > 1):
+            raise SegvizError("candidate matrix must be binary (0/1)")
+        if y.all() or not y.any():
+            raise SegvizError("training events need both boundaries and non-boundaries")
+        return X, y
+
+    def scores(self, Xf) -> np.ndarray:
+        """Log-odds theta0 + lambda.f for events x (induced features) matrix ``Xf``."""
+        self._check_fitted()
+        Xf = sp.csr_matrix(Xf) if not sp.issparse(Xf) else Xf
+        if Xf.shape[1] != len(self.lambdas_):
+            raise SegvizError(f"expected {len(self.lambdas_)} feature columns, got {Xf.shape[1]}")
+        return self.offset_ + np.asarray(Xf @ self.lambdas_).ravel()
+
+    def predict_proba(self, Xf) -> np.ndarray:
+        """q(yes | w) for each event; ``Xf`` holds the induced features' columns, in order."""
+        return _sigmoid(self.scores(Xf))
+
+    def fit(self, X, y, specs=None, **kwargs) -> "BoundaryModel":
+        """Run :meth:`induce` to completion."""
+        gen = self.induce(X, y, specs, **kwargs)
+        for _ in gen:
+            pass
+        return self
+
+    def truncated(self, rounds: int) -> "BoundaryModel":
+        """A copy holding the first ``rounds`` features with the weights they had after that round."""
+        self._check_fitted()
+        if not 0 <= rounds <= len(self.features_):
+            raise SegvizError(f"rounds must be in 0..{len(self.features_)}")
+        m = BoundaryModel(**self.get_params())
+        m.prior_, m.offset_ = self.prior_, self.offset_
+        m.features_ = list(self.features_[:rounds])
+        m.columns_ = list(self.columns_[:rounds])
+        m.lambdas_ = np.array(self.history_[rounds - 1].lambdas) if rounds else np.zeros(0)
+        m.history_ = list(self.history_[:rounds])
+        return m
+
+    def get_params(self) -> dict:
+        return dict(n_features=self.n_features, lambda_max=self.lambda_max, iis_tol=self.iis_tol,
+                    iis_max_iter=self.iis_max_iter, alphas=self.alphas, epsilons=self.epsilons)
+
+    def induce(
+        self,
+        X,
+        y,
+        specs: Sequence[FeatureSpec] | None = None,
+        *,
+        heldout_X=None,
+        heldout_masses: Sequence[int] | None = None,
+        mu: float | None = None,
+        n_features: int | None = None,
+    ) -> Generator[Progress | FeatureAdded | InductionFinished, None, "BoundaryModel"]:
+        """Grow the model one feature per round; yields a :class:`FeatureAdded` per round.
+
+        ``X`` is the (events x candidates) binary matrix, ``y`` the labels, ``specs``
+        the candidates' FeatureSpecs.  With ``heldout_X`` (held-out events x the same
+        candidates) and ``heldout_masses``, each round also reports the best
+        held-out P_mu over the alpha/epsilon grid.  The caller may stop pulling
+        after any round: the model is consistent after every yield.  Calling
+        ``induce`` again on a fitted model *resumes* (same candidate matrix),
+        up to ``n_features`` (defaults to ``self.n_features``).
+        """
+        X, y = self._validate(X, y, specs)
+        target = self.n_features if n_features is None else int(n_features)
+        if target < 0:
+            raise SegvizError("n_features must be >= 0")
+        if heldout_X is not None:
+            heldout_X = _as_csc(heldout_X)
+            if heldout_X.shape[1] != X.shape[1]:
+                raise SegvizError("held-out matrix must have the same candidate columns as the training matrix")
+            if heldout_masses is None or int(np.sum(heldout_masses)) != heldout_X.shape[0] + 1:
+                raise SegvizError("held-out masses must cover the held-out events + 1 sentences")
+        if not hasattr(self, "prior_"):
+            self.prior_ = float(y.mean())
+            self.offset_ = math.log(self.prior_ / (1.0 - self.prior_))
+            self.features_, self.columns_, self.lambdas_, self.history_ = [], [], np.zeros(0), []
+        elif specs is not None:
+            # resuming: the stored features must be the same columns of this candidate matrix
+            for c, f in zip(self.columns_, self.features_):
+                if c >= len(specs) or specs[c] != f:
+                    raise SegvizError("cannot resume: the candidate matrix differs from the one the model was grown on")
+        Xa = X[:, self.columns_] if self.columns_ else sp.csc_matrix((X.shape[0], 0))
+        scores = self.offset_ + np.asarray(Xa @ self.lambdas_).ravel()
+        excluded = np.zeros(X.shape[1], dtype=bool)
+        excluded[self.columns_] = True
+        while len(self.features_) < target:
+            t0 = time.perf_counter()
+            rnd = len(self.features_) + 1
+            yield Progress("inducing features", rnd - 1, target)
+            gains, best_a = candidate_gains(X, y, scores, lambda_max=self.lambda_max)
+            gains[excluded] = -np.inf
+            j = int(np.argmax(gains))
+            if not np.isfinite(gains[j]) or gains[j] <= 1e-12:
+                yield InductionFinished(rnd - 1, "no_gain" if np.isfinite(gains[j]) else "candidates_exhausted")
+                return self
+            # add it, warm-start its weight at the gain-optimal value, refit all by IIS
+            self.columns_.append(j)
+            excluded[j] = True
+            self.features_.append(specs[j] if specs is not None else None)
+            lam0 = np.append(self.lambdas_, best_a[j])
+            Xa = X[:, self.columns_]
+            lam, iters = iis_refit(Xa, y, self.offset_, lam0, lambda_max=self.lambda_max,
+                                   tol=self.iis_tol, max_iter=self.iis_max_iter)
+            self.lambdas_ = lam
+            scores = self.offset_ + np.asarray(Xa @ lam).ravel()
+            ll = log_likelihood(scores, y)
+            hp = ha = he = None
+            if heldout_X is not None:
+                hprobs = _sigmoid(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
+                ha, he, hp = tune(hprobs, heldout_masses, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
+            event = FeatureAdded(
+                round=rnd, feature=self.features_[-1], gain=float(gains[j]),
+                weights=tuple(float(w) for w in np.exp(lam)), train_loglik=ll,
+                heldout_p_mu=hp, heldout_alpha=ha, heldout_epsilon=he, column=j,
+                iis_iterations=iters, seconds=time.perf_counter() - t0)
+            self.history_.append(event)
+            yield event
+        yield Progress("inducing features", len(self.features_), target)
+        yield InductionFinished(len(self.features_), "n_features")
+        return self
+

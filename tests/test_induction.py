@@ -1,0 +1,139 @@
+"""Feature induction: gains against the slow definition, IIS against scipy, the generator protocol."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.optimize as so
+import scipy.sparse as sp
+
+from segviz.errors import SegvizError
+from segviz.features import FeatureSpec, Window
+from segviz.induction import (
+    BoundaryModel,
+    FeatureAdded,
+    InductionFinished,
+    candidate_gains,
+    iis_refit,
+    log_likelihood,
+)
+
+
+def _problem(seed=0, n=400, m=60, density=0.08):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, m)) < density).astype(np.int8)
+    X[:, 5] = 0                     # a candidate that never fires
+    true = rng.normal(0, 1.5, size=m)
+    s = -1.5 + X @ true
+    y = rng.random(n) < 1 / (1 + np.exp(-s))
+    X[:, 7] = 0
+    X[y, 7] = (rng.random(int(y.sum())) < 0.3)   # fires only on boundaries: optimum at +inf
+    X[:, 8] = 0
+    X[~y, 8] = (rng.random(int((~y).sum())) < 0.2)  # never on a boundary: optimum at -inf
+    return sp.csc_matrix(X), y
+
+
+def _slow_gain(x: np.ndarray, y: np.ndarray, scores: np.ndarray, lam_max: float) -> tuple[float, float]:
+    base = log_likelihood(scores, y)
+    res = so.minimize_scalar(lambda a: -log_likelihood(scores + a * x, y), bounds=(-lam_max, lam_max),
+                             method="bounded", options={"xatol": 1e-10})
+    return base, -res.fun - base, res.x
+
+
+def test_gain_equals_loglik_difference_computed_slowly():
+    X, y = _problem()
+    rng = np.random.default_rng(1)
+    scores = rng.normal(-1, 0.7, size=X.shape[0])  # an arbitrary current model
+    gains, alphas = candidate_gains(X, y, scores, lambda_max=10.0)
+    dense = X.toarray()
+    for j in range(X.shape[1]):
+        x = dense[:, j].astype(float)
+        base, slow, a = _slow_gain(x, y, scores, 10.0)
+        # the gain is literally the log-likelihood difference at the returned weight
+        assert log_likelihood(scores + alphas[j] * x, y) - base == pytest.approx(gains[j], abs=1e-9)
+        assert gains[j] == pytest.approx(slow, abs=1e-6), j
+    assert gains[5] == 0 and alphas[5] == 0
+    assert alphas[7] == pytest.approx(10.0) and alphas[8] == pytest.approx(-10.0)
+
+
+def test_iis_refit_matches_scipy():
+    X, y = _problem(seed=3, n=600, m=10, density=0.25)
+    X = X[:, [0, 1, 2, 3, 4, 6]]  # drop the degenerate columns: a well-posed problem
+    offset = math.log(y.mean() / (1 - y.mean()))
+    lam, iters = iis_refit(X, y, offset, np.zeros(X.shape[1]), tol=1e-10, max_iter=20000)
+    dense = X.toarray().astype(float)
+
+    def nll(w):
+        s = offset + dense @ w
+        p = 1 / (1 + np.exp(-s))
+        return -log_likelihood(s, y), -(dense.T @ (y - p))
+
+    ref = so.minimize(nll, np.zeros(X.shape[1]), jac=True, method="BFGS", options={"gtol": 1e-10})
+    assert iters > 1
+    np.testing.assert_allclose(lam, ref.x, atol=1e-5)
+    # stationarity: model expectations equal empirical counts
+    p = 1 / (1 + np.exp(-(offset + dense @ lam)))
+    np.testing.assert_allclose(dense.T @ p, dense.T @ y, atol=1e-4)
+
+
+def test_probabilities_normalised_and_prior_offset():
+    X, y = _problem(seed=4)
+    specs = [FeatureSpec("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
+    m = BoundaryModel(n_features=3).fit(X, y, specs)
+    assert m.prior_ == pytest.approx(y.mean())
+    Xf = X[:, m.columns_]
+    q = m.predict_proba(Xf)
+    assert np.all((q > 0) & (q < 1))
+    # q(yes) = e^{l.f} q0(yes) / (q0(no) + e^{l.f} q0(yes)): the paper's form, normalised
+    ef = np.exp(Xf.toarray() @ m.lambdas_)
+    q_paper = ef * m.prior_ / ((1 - m.prior_) + ef * m.prior_)
+    np.testing.assert_allclose(q, q_paper, rtol=1e-12)
+    # events where no feature fires get exactly the prior
+    none = np.asarray(Xf.sum(axis=1)).ravel() == 0
+    np.testing.assert_allclose(q[none], m.prior_)
+
+
+def test_generator_rounds_resume_and_loglik_increases():
+    X, y = _problem(seed=6, n=800, m=80)
+    specs = [FeatureSpec("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
+    hX, hy = _problem(seed=7, n=300, m=80)
+    # held-out masses from the held-out labels
+    b = np.flatnonzero(hy) + 1
+    masses = np.diff(np.concatenate([[0], b, [hX.shape[0] + 1]]))
+    m = BoundaryModel(n_features=6)
+    gen = m.induce(X, y, specs, heldout_X=hX, heldout_masses=masses)
+    added = []
+    for ev in gen:
+        if isinstance(ev, FeatureAdded):
+            added.append(ev)
+            if len(added) == 3:
+                break  # the app's Step button: stop after any round
+    assert len(m.features_) == 3 and len(m.lambdas_) == 3
+    full = BoundaryModel(n_features=6)
+    events = list(full.induce(X, y, specs))
+    assert isinstance(events[-1], InductionFinished)
+    # resume to 6 features: same result as an uninterrupted run
+    for _ in m.induce(X, y, specs, heldout_X=hX, heldout_masses=masses):
+        pass
+    assert m.columns_ == full.columns_
+    np.testing.assert_allclose(m.lambdas_, full.lambdas_, atol=1e-6)
+    lls = [e.train_loglik for e in m.history_]
+    assert all(b > a for a, b in zip(lls, lls[1:]))
+    assert all(0 < e.heldout_p_mu <= 1 for e in m.history_)
+    assert m.history_[0].round == 1 and len(m.history_[-1].weights) == 6
+    # the first gain equals the log-likelihood gain of the first refit (single feature: IIS = 1-D optimum)
+    base = log_likelihood(np.full(len(y), m.offset_), y)
+    assert m.history_[0].train_loglik - base == pytest.approx(m.history_[0].gain, rel=1e-6)
+    t = m.truncated(2)
+    np.testing.assert_allclose(t.lambdas_, m.history_[1].lambdas)
+
+
+def test_errors():
+    X, y = _problem()
+    with pytest.raises(SegvizError, match="not fitted"):
+        BoundaryModel().predict_proba(X)
+    with pytest.raises(SegvizError, match="labels"):
+        BoundaryModel().fit(X, y[:-1])
+    with pytest.raises(SegvizError, match="both"):
+        BoundaryModel().fit(X, np.zeros(X.shape[0], bool))
