@@ -1,0 +1,31 @@
+"""Test configuration shared by the whole suite.
+
+* Qt runs offscreen (no display needed); set before any Qt import.
+* ``SHARED_CORPORA`` points at ``../shared/corpora`` beside the project; tests that need it use the
+  ``shared_corpora`` fixture, which skips with a reason when it is absent.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_corpora"
+SHARED_CORPORA = ROOT.parent / "shared" / "corpora"
+
+
+@pytest.fixture
+def shared_corpora() -> Path:
+    if not SHARED_CORPORA.is_dir():
+        pytest.skip(f"needs the shared corpora at {SHARED_CORPORA} (absent on this machine)")
+    return SHARED_CORPORA
+
+
+@pytest.fixture
+def sample_dir() -> Path:
+    return SAMPLE
