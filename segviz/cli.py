@@ -16,6 +16,7 @@ from .errors import SegvizError
 # Order = order in --help.  Each module registers its own subcommands.
 COMMAND_MODULES = [
     "segviz.commands.scoring",
+    "segviz.commands.gui",
 ]
 
 

@@ -1,0 +1,290 @@
+"""The app's one door into the engine.
+
+Every engine call the window makes goes through this module, so the views never reach into engine internals and
+the app keeps working (with less to show) while parts of the engine are missing: without a segmenter the window
+still shows the corpus, the reference ticks and the paper's baselines (Section 6, Tables 5-6).  Nothing here
+recomputes what the engine owns -- decoding, metrics, baselines, relevance and peers are imported from their
+modules; this file only adapts shapes (boundary positions <-> masses) and reports what is available.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import SegvizError
+from ..events import Progress
+
+
+def _optional(module: str):
+    """Import an engine module that may not exist yet (the engine grows in parallel with the app)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+# -- corpus ---------------------------------------------------------------------------------------------------
+
+def read_corpus(paths: str | Path | Sequence[str | Path]):
+    """Read a corpus, turning every failure (missing, unreadable, binary, empty, wrong format) into SegvizError."""
+    from ..corpus import read_corpus as _read
+
+    try:
+        corpus = _read(paths)
+    except SegvizError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SegvizError(f"{paths}: cannot read corpus ({exc})") from None
+    if len(corpus) == 0 or corpus.n_sentences < 2:
+        raise SegvizError(f"{paths}: no sentences found (empty or not a corpus file)")
+    return corpus
+
+
+def boundaries_to_masses(boundaries, n: int) -> tuple[int, ...]:
+    from ..corpus import boundaries_to_masses as _b2m
+
+    return tuple(int(m) for m in _b2m(np.asarray(boundaries, dtype=np.int64), n))
+
+
+def masses_to_boundaries(masses) -> np.ndarray:
+    from ..corpus import masses_to_boundaries as _m2b
+
+    return np.asarray(_m2b(tuple(masses)), dtype=np.int64)
+
+
+# -- decoding and scoring (Section 6: threshold alpha, minimum separation epsilon) ----------------------------
+
+def decode_boundaries(probs: np.ndarray, alpha: float, epsilon: int) -> np.ndarray:
+    """Boundary positions b (a boundary lies before sentence b) chosen by the engine's decoder."""
+    decode = _optional("segviz.decode")
+    if decode is not None:
+        return np.asarray(decode.decode(probs, alpha, epsilon), dtype=np.int64)
+    # The segmenter issue owns decoding; until segviz.decode lands the app shows the plain threshold rule of
+    # Section 6 (greedy left to right, at least epsilon sentences apart) so the window stays usable.
+    positions = np.flatnonzero(np.asarray(probs) > alpha) + 1
+    kept: list[int] = []
+    for b in positions:
+        if not kept or b - kept[-1] >= max(int(epsilon), 1):
+            kept.append(int(b))
+    return np.asarray(kept, dtype=np.int64)
+
+
+def has_decoder() -> bool:
+    return _optional("segviz.decode") is not None
+
+
+def tune(probs: np.ndarray, ref_masses: Sequence[int]) -> tuple[float, int, float]:
+    """(alpha, epsilon, p_mu) maximising P_mu on the given reference (the paper tunes on held-out data)."""
+    decode = _optional("segviz.decode")
+    if decode is None or not hasattr(decode, "tune"):
+        raise SegvizError("tuning needs segviz.decode.tune, which this build does not have yet")
+    alpha, epsilon, pmu = decode.tune(np.asarray(probs), tuple(ref_masses))[:3]
+    return float(alpha), int(epsilon), float(pmu)
+
+
+def score(ref_masses: Sequence[int], hyp_masses: Sequence[int], mu: float | None = None) -> dict[str, float]:
+    """One metrics row (P_mu, P_k, WindowDiff, precision, recall, F, segment count) from segviz.metrics."""
+    from ..metrics import score_row
+
+    return dict(score_row(tuple(ref_masses), tuple(hyp_masses), mu=mu))
+
+
+def baselines(ref_masses: Sequence[int], *, mu: float | None = None, seed: int = 0) -> dict[str, tuple[int, ...]]:
+    """The paper's four default segmenters (random, all, none, even) as masses."""
+    from ..baselines import BASELINES, baseline_masses
+
+    return {name: tuple(baseline_masses(name, tuple(ref_masses), mu=mu, seed=seed)) for name in BASELINES}
+
+
+# -- peers (issue 6) ------------------------------------------------------------------------------------------
+
+def peer_names() -> tuple[str, ...]:
+    peers = _optional("segviz.peers")
+    if peers is None or not hasattr(peers, "PEERS"):
+        return ()
+    return tuple(peers.PEERS)
+
+
+def peer_masses(name: str, sentences: Sequence[Sequence[str]], *, chunk: int = 1500) -> tuple[int, ...]:
+    """Masses of peer segmenter ``name`` over the whole stream.
+
+    C99 builds an n x n similarity matrix, so long streams are segmented in chunks of at most ``chunk``
+    sentences (cut at the chunk edges) and concatenated; on Choi-style files a chunk holds many documents.
+    """
+    from ..peers import segment_with
+
+    n = len(sentences)
+    masses: list[int] = []
+    for start in range(0, n, chunk):
+        part = sentences[start:start + chunk]
+        if len(part) < 3:
+            # too short for either peer to say anything: one segment
+            masses.append(len(part))
+            continue
+        masses.extend(int(m) for m in segment_with(name, part))
+    if sum(masses) != n:
+        raise SegvizError(f"peer {name} returned masses summing to {sum(masses)}, not {n}")
+    return tuple(masses)
+
+
+# -- language models, relevance -------------------------------------------------------------------------------
+
+def sentence_relevance(lms, sentences) -> np.ndarray | None:
+    rel = _optional("segviz.relevance")
+    if rel is None or lms is None:
+        return None
+    return np.asarray(rel.sentence_relevance(lms, sentences), dtype=np.float64)
+
+
+def relevance_profile(lms, corpus, *, before: int = 10, after: int = 30) -> dict[str, np.ndarray] | None:
+    rel = _optional("segviz.relevance")
+    if rel is None or lms is None:
+        return None
+    return rel.relevance_profile(lms, corpus, before=before, after=after)
+
+
+# -- segmenter ------------------------------------------------------------------------------------------------
+
+def has_segmenter() -> bool:
+    return _optional("segviz.segmenter") is not None and _optional("segviz.lm.models") is not None
+
+
+def load_model(path: str | Path):
+    """Load a saved segmenter; corrupt files, foreign files and missing language models raise SegvizError."""
+    seg = _optional("segviz.segmenter")
+    if seg is None:
+        raise SegvizError("this build has no segmenter yet (segviz.segmenter is missing)")
+    try:
+        return seg.Segmenter.load(path)
+    except SegvizError:
+        raise
+    except FileNotFoundError as exc:
+        raise SegvizError(f"{path}: missing file {exc.filename or ''}".rstrip()) from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SegvizError(f"{path}: not a usable segviz model ({exc.__class__.__name__}: {exc})") from None
+
+
+def segmenter_lms(segmenter) -> Any:
+    """The language models a segmenter was built with (for the relevance trace), if it exposes them."""
+    for name in ("lms_", "language_models_", "lms"):
+        lms = getattr(segmenter, name, None)
+        if lms is not None:
+            return lms
+    return None
+
+
+def training_pipeline(train_corpus, heldout_corpus, *, lms=None, n_features: int = 30, vocab_size: int = 20000,
+                      **params) -> Generator[Any, None, Any]:
+    """LM training (unless ``lms`` is given) followed by feature induction, as one generator of engine events.
+
+    Returns the trained Segmenter.  Each yield is a point where the app's worker can pause or cancel.
+    """
+    from ..lm.models import train_language_models
+    from ..segmenter import train_segmenter
+
+    if lms is None:
+        lms = yield from train_language_models(train_corpus.sentences(), vocab_size=vocab_size)
+    segmenter = yield from train_segmenter(train_corpus, heldout_corpus, lms, n_features=n_features, **params)
+    return segmenter
+
+
+# -- the app's training session -------------------------------------------------------------------------------
+
+from dataclasses import dataclass  # noqa: E402 - grouped with the code that uses it
+
+
+@dataclass(frozen=True)
+class RelevanceReady:
+    """The language models are trained: per-sentence relevance and its profile for the shown corpus."""
+
+    relevance: np.ndarray | None
+    profile: dict | None
+
+
+@dataclass(frozen=True)
+class CurveUpdate:
+    """One induction round applied to the shown corpus: the engine's FeatureAdded and the new curve."""
+
+    added: Any                 # segviz.induction.FeatureAdded
+    probabilities: np.ndarray  # q(yes) for positions 1..n-1 of the shown corpus
+    alpha: float | None        # the round's held-out best alpha/epsilon (None without held-out data)
+    epsilon: int | None
+
+
+def is_feature_event(event) -> bool:
+    """The step unit of the feature panel: one induced feature, already applied to the curve."""
+    return isinstance(event, CurveUpdate)
+
+
+def split_for_training(corpus, heldout_fraction: float = 0.2):
+    """First documents for training, the last ``heldout_fraction`` held out (for P_mu per round and tuning)."""
+    if len(corpus) < 4:
+        raise SegvizError(f"training needs at least 4 documents (3 to train on, 1 held out); "
+                          f"this corpus has {len(corpus)}")
+    k = max(1, int(round(heldout_fraction * len(corpus))))
+    return corpus[:-k], corpus[-k:]
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 0.2, **params):
+    """A factory for the app's training generator on ``corpus`` (validated now, run later on the worker).
+
+    The generator forwards the engine's Progress events, yields :class:`RelevanceReady` once the language models
+    exist, and turns every ``FeatureAdded`` into a :class:`CurveUpdate` with the boundary probabilities of the
+    whole shown corpus under the model of that round (the induced columns are evaluated once each and kept, so a
+    round costs one sparse column and one mat-vec).  Returns the trained Segmenter.
+    """
+    if not has_segmenter():
+        raise SegvizError("this build has no segmenter yet (segviz.segmenter is missing)")
+    train, heldout = split_for_training(corpus, heldout_fraction)
+
+    def run():
+        import scipy.sparse as sp
+
+        from ..features import evaluate_features
+        from ..lm.models import train_language_models
+        from ..segmenter import train_segmenter
+
+        sentences = corpus.sentences()
+        yield Progress("training language models", 0, 0)
+        lms = yield from train_language_models(train.sentences(), **params.pop("lm_params", {}))
+        yield Progress("relevance of the shown corpus", 0, 0)
+        rel = sentence_relevance(lms, sentences)
+        profile = relevance_profile(lms, corpus)
+        yield RelevanceReady(rel, profile)
+        # q0(yes) = training base rate of boundaries (Section 4's prior, as segviz.induction fits it)
+        prior = (len(train) - 1) / (train.n_sentences - 1)
+        offset = np.log(prior / (1.0 - prior))
+        columns = []
+        gen = train_segmenter(train, heldout, lms, n_features=n_features, **params)
+        try:
+            while True:
+                event = next(gen)
+                if hasattr(event, "feature") and hasattr(event, "weights"):
+                    columns.append(evaluate_features([event.feature], sentences, rel).tocsc())
+                    X = sp.hstack(columns, format="csr")
+                    lambdas = np.log(np.asarray(event.weights, dtype=np.float64))
+                    probs = sigmoid(offset + np.asarray(X @ lambdas).ravel())
+                    yield CurveUpdate(event, probs, getattr(event, "heldout_alpha", None),
+                                      getattr(event, "heldout_epsilon", None))
+                else:
+                    yield event
+        except StopIteration as stop:
+            return stop.value
+
+    return run
+
+
+def feature_positions(feature, sentences, relevance) -> np.ndarray:
+    """Positions b where ``feature`` fires on the stream (for highlighting a row of the feature table)."""
+    from ..features import evaluate_features
+
+    column = evaluate_features([feature], sentences, relevance).tocsc()
+    return np.asarray(column.indices, dtype=np.int64) + 1

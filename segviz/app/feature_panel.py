@@ -1,0 +1,275 @@
+"""The feature-induction panel: induced features as they arrive, with the paper's window glyphs (Figure 5).
+
+Each row shows the question in words, its window drawn relative to the candidate boundary (sentence ranges as
+thick bars, word ranges as thin ticked bars, past to the left, future to the right, the negated part of a
+compound question hatched), the current e^λ factor and the gain of the round it was added in.  Two small plots
+follow the training log-likelihood and the held-out P_mu per round.
+"""
+from __future__ import annotations
+
+
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+                               QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
+
+from .qt_session import QtSession
+
+COLUMNS = ("#", "question", "window", "e^λ", "gain")
+WINDOW_COLUMN = 2
+SENTENCE_COLOR = QColor("#1f4e99")
+WORD_COLOR = QColor("#2e7d32")
+NOT_COLOR = QColor("#c62828")
+RELEVANCE_COLOR = QColor("#5e35b1")
+SPAN = 5.5   # half-width of the glyph in window units (the candidate windows reach 5 sentences/words)
+
+
+class FeatureTableModel(QAbstractTableModel):
+    """Rows = ``session.state.rounds``; appended rows are announced with beginInsertRows (no full reset)."""
+
+    def __init__(self, session: QtSession, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self._count = 0
+        session.featuresChanged.connect(self.sync)
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
+        return 0 if parent.isValid() else self._count
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802
+        return len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal:
+            return COLUMNS[section]
+        return None
+
+    def sync(self) -> None:
+        rounds = self.session.state.rounds
+        if len(rounds) < self._count:
+            self.beginResetModel()
+            self._count = len(rounds)
+            self.endResetModel()
+            return
+        if len(rounds) > self._count:
+            self.beginInsertRows(QModelIndex(), self._count, len(rounds) - 1)
+            self._count = len(rounds)
+            self.endInsertRows()
+        if self._count:
+            # every round re-fits all weights, so earlier e^λ change too
+            self.dataChanged.emit(self.index(0, 3), self.index(self._count - 1, 3))
+
+    def current_factor(self, row: int) -> float:
+        rounds = self.session.state.rounds
+        weights = getattr(rounds[-1].event, "weights", None) if rounds else None
+        if weights is not None and row < len(weights):
+            return float(weights[row])  # already e^lambda
+        return rounds[row].weight
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        r = self.session.state.rounds[index.row()]
+        col = index.column()
+        if role == Qt.DisplayRole:
+            if col == 0:
+                return str(r.round)
+            if col == 1:
+                return getattr(r.feature, "description", str(r.feature))
+            if col == 3:
+                return f"{self.current_factor(index.row()):.3g}"
+            if col == 4:
+                return f"{r.gain:.4g}"
+            return None
+        if role == Qt.UserRole:
+            return r.feature
+        if role == Qt.ForegroundRole and col == 3:
+            return QBrush(QColor("#2e7d32") if self.current_factor(index.row()) > 1 else QColor("#c62828"))
+        if role == Qt.TextAlignmentRole and col in (0, 3, 4):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            return getattr(r.feature, "description", str(r.feature))
+        return None
+
+
+class WindowGlyphDelegate(QStyledItemDelegate):
+    """Paints a feature's window relative to the boundary, after the bars of the paper's Figure 5."""
+
+    def paint(self, painter: QPainter, option, index) -> None:
+        super().paint(painter, option, index)
+        feature = index.data(Qt.UserRole)
+        if feature is None:
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        rect = option.rect.adjusted(4, 3, -4, -3)
+        cx = rect.center().x()
+        unit = rect.width() / (2 * SPAN)
+        mid = rect.center().y()
+
+        def x_of(v):
+            return cx + v * unit
+
+        # the axis and the boundary mark
+        painter.setPen(QPen(QColor("#bdbdbd"), 1))
+        painter.drawLine(int(rect.left()), int(mid), int(rect.right()), int(mid))
+        painter.setPen(QPen(QColor("#424242"), 1.5))
+        painter.drawLine(int(cx), int(rect.top()), int(cx), int(rect.bottom()))
+
+        def bar(window, color, hatched=False):
+            if window is None:
+                return
+            start, end = float(window.start), float(window.end)
+            if window.unit == "sentence":
+                h = rect.height() * 0.55
+            else:
+                h = rect.height() * 0.25
+            if end == start:
+                # a point window: "begins the preceding sentence" -- a dot at the sentence start
+                painter.setBrush(QBrush(color))
+                painter.setPen(Qt.NoPen)
+                painter.drawEllipse(QRectF(x_of(start) - 3, mid - 3, 6, 6))
+                return
+            box = QRectF(x_of(start) + 1, mid - h / 2, (end - start) * unit - 2, h)
+            if hatched:
+                painter.setBrush(QBrush(color, Qt.BDiagPattern))
+                painter.setPen(QPen(color, 1))
+            else:
+                painter.setBrush(QBrush(color))
+                painter.setPen(Qt.NoPen)
+            painter.drawRect(box)
+            if window.unit == "word":
+                # word ranges: one tick per word, as the paper's word figures
+                painter.setPen(QPen(QColor("white"), 1))
+                for k in range(int(start) + 1, int(end)):
+                    painter.drawLine(int(x_of(k)), int(box.top()), int(x_of(k)), int(box.bottom()))
+
+        kind = getattr(feature, "kind", "")
+        window = getattr(feature, "window", None)
+        if kind == "relevance":
+            bar(window, RELEVANCE_COLOR)
+        elif window is not None and window.unit == "word":
+            bar(window, WORD_COLOR)
+        else:
+            bar(window, SENTENCE_COLOR)
+        bar(getattr(feature, "not_window", None), NOT_COLOR, hatched=True)
+        painter.restore()
+
+
+class FeaturePanel(QWidget):
+    """Table + per-round plots + Train / Step / Run / Pause / Stop controls.
+
+    The panel only emits requests; the main window owns the worker that serves them.
+    """
+
+    trainRequested = Signal(int)      # n_features
+    stepRequested = Signal()
+    runRequested = Signal()
+    pauseRequested = Signal()
+    stopRequested = Signal()
+    featureSelected = Signal(object)  # FeatureSpec, or None when the selection is cleared
+
+    def __init__(self, session: QtSession, parent=None):
+        super().__init__(parent)
+        self.session = session
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+
+        left = QVBoxLayout()
+        controls = QHBoxLayout()
+        self.n_features = QSpinBox()
+        self.n_features.setRange(1, 500)
+        self.n_features.setValue(30)
+        self.n_features.setPrefix("features: ")
+        self.n_features.setObjectName("nFeatures")
+        self.train_button = QPushButton("Train")
+        self.train_button.setToolTip("Train language models and induce features on this corpus "
+                                     "(first 80% of documents; the rest is held out)")
+        self.step_button = QPushButton("Step")
+        self.step_button.setToolTip("Induce exactly one more feature, then pause")
+        self.run_button = QPushButton("Run")
+        self.pause_button = QPushButton("Pause")
+        self.stop_button = QPushButton("Stop")
+        for name, button in (("trainButton", self.train_button), ("stepButton", self.step_button),
+                             ("runButton", self.run_button), ("pauseButton", self.pause_button),
+                             ("stopButton", self.stop_button)):
+            button.setObjectName(name)
+        controls.addWidget(self.n_features)
+        for button in (self.train_button, self.step_button, self.run_button, self.pause_button, self.stop_button):
+            controls.addWidget(button)
+        controls.addStretch(1)
+        self.status = QLabel("")
+        self.status.setStyleSheet("color: #616161")
+        controls.addWidget(self.status)
+        left.addLayout(controls)
+
+        self.model = FeatureTableModel(session, self)
+        self.table = QTableView()
+        self.table.setObjectName("featureTable")
+        self.table.setModel(self.model)
+        self.table.setItemDelegateForColumn(WINDOW_COLUMN, WindowGlyphDelegate(self.table))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.Fixed)
+        header.resizeSection(2, 140)
+        header.setSectionResizeMode(3, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.ResizeToContents)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        left.addWidget(self.table, 1)
+        layout.addLayout(left, 3)
+
+        self.plots = pg.GraphicsLayoutWidget()
+        self.plots.setMinimumWidth(220)
+        self.loglik_plot = self.plots.addPlot(row=0, col=0, title="train log-likelihood / event")
+        self.pmu_plot = self.plots.addPlot(row=1, col=0, title="held-out P_mu")
+        for plot in (self.loglik_plot, self.pmu_plot):
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.hideButtons()
+            plot.setMouseEnabled(x=False, y=False)
+            plot.getAxis("left").setWidth(45)
+            plot.titleLabel.setText(plot.titleLabel.text, size="8pt")
+        self.loglik_curve = self.loglik_plot.plot(pen=pg.mkPen("#1f4e99", width=2), symbol="o", symbolSize=4,
+                                                  symbolBrush="#1f4e99")
+        self.pmu_curve = self.pmu_plot.plot(pen=pg.mkPen("#c62828", width=2), symbol="o", symbolSize=4,
+                                            symbolBrush="#c62828")
+        layout.addWidget(self.plots, 1)
+
+        self.train_button.clicked.connect(lambda: self.trainRequested.emit(self.n_features.value()))
+        self.step_button.clicked.connect(self.stepRequested)
+        self.run_button.clicked.connect(self.runRequested)
+        self.pause_button.clicked.connect(self.pauseRequested)
+        self.stop_button.clicked.connect(self.stopRequested)
+        session.featuresChanged.connect(self.refresh_plots)
+        self.set_running(False)
+
+    def set_running(self, running: bool, paused: bool = False, can_train: bool = True) -> None:
+        """Enable the buttons that make sense for the worker's state."""
+        self.train_button.setEnabled(not running and can_train)
+        self.step_button.setEnabled(running and paused)
+        self.run_button.setEnabled(running and paused)
+        self.pause_button.setEnabled(running and not paused)
+        self.stop_button.setEnabled(running)
+        self.n_features.setEnabled(not running)
+
+    def refresh_plots(self) -> None:
+        rounds = self.session.state.rounds
+        x = [r.round for r in rounds]
+        self.loglik_curve.setData(x, [r.train_loglik for r in rounds])
+        pmu = [(r.round, r.heldout_p_mu) for r in rounds if r.heldout_p_mu is not None]
+        self.pmu_curve.setData([p[0] for p in pmu], [p[1] for p in pmu])
+        if rounds:
+            self.table.scrollToBottom()
+
+    def _selection_changed(self, *_):
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self.featureSelected.emit(self.session.state.rounds[rows[0].row()].feature)
+        else:
+            self.featureSelected.emit(None)

@@ -1,0 +1,302 @@
+"""Side panels: decision controls and metrics, segmenter toggles, the hover/click context, relevance profile."""
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
+                               QLabel, QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem,
+                               QTextBrowser, QVBoxLayout, QWidget)
+
+from .block_view import CURVE_COLOR, HYP_COLOR, peer_color
+from .qt_session import QtSession
+from .state import MODEL_ROW
+
+SLIDER_STEPS = 1000
+
+METRIC_COLUMNS = (
+    ("P_mu", "p_mu", True),
+    ("P_k", "p_k", False),
+    ("WindowDiff", "window_diff", False),
+    ("precision", "precision", True),
+    ("recall", "recall", True),
+    ("F", "f1", True),
+    ("segments", "hypothesis_segments", None),
+)
+
+
+class DecisionPanel(QWidget):
+    """alpha slider + spin box, epsilon spin box, "tune on held-out", and the side-by-side metrics table.
+
+    User input is written back through the session (``state.set_alpha``); the panel blocks its own signals when
+    the session pushes a value in, so nothing echoes (the napari pattern).
+    """
+
+    tuneRequested = Signal()
+
+    def __init__(self, session: QtSession, parent=None):
+        super().__init__(parent)
+        self.session = session
+        state = session.state
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 6)
+
+        box = QGroupBox("Decision (Section 6)")
+        form = QFormLayout(box)
+        row = QHBoxLayout()
+        self.alpha_slider = QSlider(Qt.Horizontal)
+        self.alpha_slider.setObjectName("alphaSlider")
+        self.alpha_slider.setRange(0, SLIDER_STEPS)
+        self.alpha_slider.setValue(round(state.alpha * SLIDER_STEPS))
+        self.alpha_spin = QDoubleSpinBox()
+        self.alpha_spin.setObjectName("alphaSpin")
+        self.alpha_spin.setRange(0.0, 1.0)
+        self.alpha_spin.setDecimals(3)
+        self.alpha_spin.setSingleStep(0.01)
+        self.alpha_spin.setValue(state.alpha)
+        row.addWidget(self.alpha_slider, 1)
+        row.addWidget(self.alpha_spin)
+        form.addRow("threshold α", row)
+        self.epsilon_spin = QSpinBox()
+        self.epsilon_spin.setObjectName("epsilonSpin")
+        self.epsilon_spin.setRange(1, 100)
+        self.epsilon_spin.setValue(state.epsilon)
+        self.epsilon_spin.setSuffix(" sentences")
+        form.addRow("min. separation ε", self.epsilon_spin)
+        self.tune_button = QPushButton("Tune α, ε for P_mu")
+        self.tune_button.setObjectName("tuneButton")
+        self.tune_button.setToolTip("Set α and ε to the values maximising P_mu on the shown reference "
+                                    "(the paper tunes on held-out data)")
+        self.tune_button.clicked.connect(self.tuneRequested)
+        form.addRow(self.tune_button)
+        outer.addWidget(box)
+
+        self.peer_box = QGroupBox("Segmenters shown")
+        self.peer_layout = QHBoxLayout(self.peer_box)
+        self.peer_checks: dict[str, QCheckBox] = {}
+        outer.addWidget(self.peer_box)
+
+        mbox = QGroupBox("Metrics")
+        mlay = QVBoxLayout(mbox)
+        self.reference_label = QLabel("")
+        mlay.addWidget(self.reference_label)
+        self.table = QTableWidget(0, len(METRIC_COLUMNS))
+        self.table.setObjectName("metricsTable")
+        self.table.setHorizontalHeaderLabels([c[0] for c in METRIC_COLUMNS])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setSelectionMode(QTableWidget.NoSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setToolTip("P_mu: probability that two sentences drawn a mean-segment-length apart are "
+                              "correctly classified (Section 5; higher is better). P_k and WindowDiff are "
+                              "error rates (lower is better). Exact-match precision/recall/F of boundaries.")
+        mlay.addWidget(self.table)
+        outer.addWidget(mbox, 1)
+
+        self.alpha_slider.valueChanged.connect(lambda v: state_set_alpha(self.session, v / SLIDER_STEPS))
+        self.alpha_spin.valueChanged.connect(lambda v: state_set_alpha(self.session, v))
+        self.epsilon_spin.valueChanged.connect(lambda v: self.session.state.set_epsilon(v))
+        session.hypothesisChanged.connect(self.refresh)
+        session.corpusChanged.connect(self.refresh)
+        session.peersChanged.connect(self.refresh)
+        session.probabilitiesChanged.connect(self.refresh)
+        self.refresh()
+
+    def set_peer_names(self, names, on_toggle) -> None:
+        for i, name in enumerate(names):
+            if name in self.peer_checks:
+                continue
+            check = QCheckBox(name)
+            check.setObjectName(f"peer_{name}")
+            color = peer_color(name, i)
+            check.setStyleSheet(f"QCheckBox {{ color: {color}; font-weight: bold; }}")
+            check.setToolTip(f"Show {name}'s boundaries as a tick row and its metrics")
+            check.toggled.connect(lambda on, n=name: on_toggle(n, on))
+            self.peer_checks[name] = check
+            self.peer_layout.addWidget(check)
+        self.peer_box.setVisible(bool(self.peer_checks))
+
+    def refresh(self) -> None:
+        state = self.session.state
+        for widget, value in ((self.alpha_slider, round(state.alpha * SLIDER_STEPS)),
+                              (self.alpha_spin, state.alpha), (self.epsilon_spin, state.epsilon)):
+            if widget.value() != value:
+                widget.blockSignals(True)
+                widget.setValue(value)
+                widget.blockSignals(False)
+        has_model = state.probabilities is not None
+        for widget in (self.alpha_slider, self.alpha_spin, self.epsilon_spin, self.tune_button):
+            widget.setEnabled(has_model)
+        for name, check in self.peer_checks.items():
+            check.blockSignals(True)
+            check.setChecked(name in state.shown_peers)
+            check.blockSignals(False)
+        if state.corpus is not None:
+            self.reference_label.setText(
+                f"reference: {len(state.reference_masses)} segments, {state.n_sentences} sentences, "
+                f"1/μ = {state.n_sentences / max(len(state.reference_masses), 1):.1f}")
+        rows = state.visible_rows()
+        self.table.setRowCount(len(rows))
+        self.table.setVerticalHeaderLabels(rows)
+        best = {}
+        for _, key, higher in METRIC_COLUMNS:
+            values = [state.metrics[r][key] for r in rows if r in state.metrics]
+            if values and higher is not None:
+                best[key] = max(values) if higher else min(values)
+        bold = QFont()
+        bold.setBold(True)
+        for i, name in enumerate(rows):
+            metrics = state.metrics.get(name, {})
+            header = self.table.verticalHeaderItem(i)
+            if header is not None:
+                if name == MODEL_ROW:
+                    header.setForeground(QBrush(QColor(HYP_COLOR)))
+                elif name in state.peer_masses:
+                    header.setForeground(QBrush(QColor(peer_color(name, list(state.peer_masses).index(name)))))
+                else:
+                    header.setForeground(QBrush(QColor("#616161")))
+            for j, (_, key, higher) in enumerate(METRIC_COLUMNS):
+                value = metrics.get(key)
+                if value is None:
+                    text = "-"
+                elif key == "hypothesis_segments":
+                    text = str(int(value))
+                else:
+                    text = "nan" if isinstance(value, float) and math.isnan(value) else f"{value:.3f}"
+                item = self.table.item(i, j)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    self.table.setItem(i, j, item)
+                item.setText(text)
+                is_best = value is not None and key in best and value == best[key]
+                item.setFont(bold if is_best else QFont())
+
+    def metric_text(self, row: str, key: str) -> str:
+        """The text shown in the metrics table (for tests)."""
+        rows = self.session.state.visible_rows()
+        col = [c[1] for c in METRIC_COLUMNS].index(key)
+        return self.table.item(rows.index(row), col).text()
+
+
+def state_set_alpha(session: QtSession, value: float) -> None:
+    session.state.set_alpha(float(value))
+
+
+class ContextPanel(QTextBrowser):
+    """Sentences around a position and the features active there with their e^λ (why the model thinks so)."""
+
+    def __init__(self, session: QtSession, parent=None):
+        super().__init__(parent)
+        self.setObjectName("contextPanel")
+        self.session = session
+        self.position: int | None = None
+        self.setOpenLinks(False)
+        self.setHtml("<p style='color:#757575'>Hover over or click a position in the block view.</p>")
+        self._active_cache: dict[int, list] = {}
+        session.corpusChanged.connect(self._invalidate)
+        session.probabilitiesChanged.connect(self._invalidate)
+        session.modelChanged.connect(self._invalidate)
+
+    def _invalidate(self) -> None:
+        self._active_cache.clear()
+        if self.position is not None and self.position < self.session.state.n_sentences:
+            self.show_position(self.position)
+
+    def active_features(self, position: int) -> list:
+        state = self.session.state
+        seg = state.segmenter
+        if seg is None or not hasattr(seg, "active_features"):
+            return []
+        if position not in self._active_cache:
+            try:
+                self._active_cache[position] = list(seg.active_features(state.corpus, position))
+            except Exception as exc:  # a half-trained model may not answer; say so instead of failing
+                self._active_cache[position] = [(f"(unavailable: {exc})", float("nan"))]
+        return self._active_cache[position]
+
+    def show_position(self, position: int, before: int = 3, after: int = 3) -> None:
+        state = self.session.state
+        if state.corpus is None:
+            return
+        self.position = position
+        texts = state.corpus.sentence_texts()
+        starts = set(int(s) for s in state.document_starts())
+        hyp = set(int(b) for b in state.hypothesis_boundaries)
+        doc = state.document_of(position)
+        prob = state.probability_at(position)
+        parts = [f"<b>position {position}</b> (before sentence {position}) &middot; document {doc + 1}: "
+                 f"<span style='color:#616161'>{html.escape(state.corpus[doc].name)}</span><br>"]
+        flags = []
+        if prob is not None:
+            flags.append(f"P(boundary) = <b>{prob:.3f}</b>")
+        flags.append("<span style='color:#222'>reference boundary</span>" if position in starts
+                     else "no reference boundary")
+        if state.probabilities is not None:
+            flags.append(f"<span style='color:{HYP_COLOR}'>hypothesised</span>" if position in hyp
+                         else "not hypothesised")
+        parts.append(" &middot; ".join(flags))
+        parts.append("<hr><table cellspacing='0' cellpadding='1'>")
+        for i in range(max(0, position - before), min(len(texts), position + after)):
+            if i == position:
+                parts.append(f"<tr><td colspan='2' style='color:{CURVE_COLOR}'>"
+                             "&#9473;&#9473;&#9473;&#9473; candidate boundary &#9473;&#9473;&#9473;&#9473;</td></tr>")
+            mark = "&#9632;" if i in starts else ""
+            rel = ""
+            if state.relevance is not None:
+                rel = f"<span style='color:#5e35b1'>R={state.relevance[i]:+.2f}</span>"
+            parts.append(f"<tr><td valign='top' style='color:#9e9e9e'>{i}{mark}<br>{rel}</td>"
+                         f"<td>{html.escape(texts[i])}</td></tr>")
+        parts.append("</table>")
+        active = self.active_features(position)
+        if active:
+            parts.append("<hr><b>active features</b> (e<sup>λ</sup> factor):<table>")
+            for feature, factor in active:
+                desc = getattr(feature, "description", None) or str(feature)
+                color = "#2e7d32" if factor > 1 else "#c62828"
+                parts.append(f"<tr><td>{html.escape(str(desc))}</td>"
+                             f"<td align='right' style='color:{color}'><b>{factor:.3g}</b></td></tr>")
+            parts.append("</table>")
+        elif state.segmenter is not None:
+            parts.append("<hr><span style='color:#757575'>no feature fires here</span>")
+        self.setHtml("".join(parts))
+
+
+class RelevanceProfileView(pg.PlotWidget):
+    """Corpus-wide mean relevance by position relative to segment start (the paper's relevance figure)."""
+
+    def __init__(self, session: QtSession, parent=None):
+        super().__init__(parent)
+        self.setObjectName("relevanceProfile")
+        self.session = session
+        self.setLabel("bottom", "sentences from segment start")
+        self.setLabel("left", "mean relevance")
+        self.showGrid(x=True, y=True, alpha=0.2)
+        self.addItem(pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#222222", style=Qt.DashLine)))
+        self.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888")))
+        self.curve = pg.PlotDataItem(pen=pg.mkPen("#5e35b1", width=2), symbol="o", symbolSize=4,
+                                     symbolBrush="#5e35b1")
+        self.addItem(self.curve)
+        self.message = pg.TextItem("relevance needs the language models", color="#9e9e9e", anchor=(0.5, 0.5))
+        self.addItem(self.message)
+        self.setTitle("Relevance around boundaries", size="9pt")
+        session.probabilitiesChanged.connect(self.refresh)
+        session.corpusChanged.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        profile = self.session.state.relevance_profile
+        if not profile:
+            self.curve.setData([], [])
+            self.message.setVisible(True)
+            return
+        offsets = np.asarray(profile["offsets"], dtype=np.float64)
+        mean = np.asarray(profile["mean"], dtype=np.float64)
+        ok = np.isfinite(mean)
+        self.curve.setData(offsets[ok], mean[ok])
+        self.message.setVisible(False)

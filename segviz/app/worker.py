@@ -1,0 +1,134 @@
+"""Run the engine's event generators on a QThread (the superqt pattern, with a Step mode).
+
+The engine does long work as plain generators that yield small frozen events (:class:`segviz.events.Progress`,
+``FeatureAdded``...).  :class:`GeneratorWorker` drives one such generator on its own thread, turns every yield into
+the ``yielded`` signal, and checks between yields whether to stop (``abort``) or wait (``pause``/``step``).  Work
+that never yields cannot be cancelled, which is why the engine yields at least once per induction round.
+
+Step mode (the feature panel's **Step** button): the worker runs until the next event for which ``is_step(event)``
+is true -- one induced feature -- delivers it, then pauses until ``step()``, ``resume()`` or ``abort()``.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+
+from ..errors import SegvizError
+
+
+class GeneratorWorker(QThread):
+    """Drive ``factory()`` (a generator, or a plain function via :meth:`from_function`) on a worker thread.
+
+    Signals
+    -------
+    yielded(object)   every event the generator yields, in order
+    returned(object)  the generator's return value, after it finished normally
+    errored(str)      a one-line message when it raised (SegvizError's message as is)
+    aborted()         it stopped because :meth:`abort` was called
+    paused(bool)      entered (True) / left (False) the paused state
+    QThread.finished  always last
+    """
+
+    yielded = Signal(object)
+    returned = Signal(object)
+    errored = Signal(str)
+    aborted = Signal()
+    paused = Signal(bool)
+
+    def __init__(self, factory: Callable[[], Generator[Any, None, Any]], *,
+                 is_step: Callable[[Any], bool] | None = None, name: str = "work", parent=None):
+        super().__init__(parent)
+        self.setObjectName(f"segviz-{name}")
+        self._factory = factory
+        self._is_step = is_step or (lambda event: False)
+        self._cond = threading.Condition()
+        self._abort = False
+        self._paused = False
+        self._stepping = False
+        self.result: Any = None
+        self.error: str | None = None
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], *args, name: str = "task", parent=None, **kwargs):
+        """Run a one-shot function (no progress, cancellation only before it starts)."""
+        def factory():
+            if False:  # pragma: no cover - makes this a generator function
+                yield None
+            return fn(*args, **kwargs)
+        return cls(factory, name=name, parent=parent)
+
+    # -- control (any thread) -------------------------------------------------------------------------------
+    def abort(self) -> None:
+        with self._cond:
+            self._abort = True
+            self._cond.notify_all()
+
+    def pause(self) -> None:
+        with self._cond:
+            self._stepping = True   # pause at the next round boundary, not mid-round
+
+    def resume(self) -> None:
+        with self._cond:
+            self._stepping = False
+            self._paused = False
+            self._cond.notify_all()
+
+    def step(self) -> None:
+        """Continue until one more step event (one more feature) has been delivered, then pause."""
+        with self._cond:
+            self._stepping = True
+            self._paused = False
+            self._cond.notify_all()
+
+    @property
+    def is_aborted(self) -> bool:
+        return self._abort
+
+    @property
+    def is_paused(self) -> bool:
+        return self._paused
+
+    # -- thread body ----------------------------------------------------------------------------------------
+    def run(self) -> None:  # noqa: D401 - QThread API
+        gen = None
+        try:
+            gen = self._factory()
+            while True:
+                if self._wait_if_paused():
+                    gen.close()
+                    self.aborted.emit()
+                    return
+                try:
+                    event = next(gen)
+                except StopIteration as stop:
+                    self.result = stop.value
+                    self.returned.emit(stop.value)
+                    return
+                self.yielded.emit(event)
+                if self._is_step(event):
+                    with self._cond:
+                        if self._stepping:
+                            self._paused = True
+        except SegvizError as exc:
+            self.error = str(exc)
+            self.errored.emit(self.error)
+        except Exception as exc:  # the app must survive any engine failure; the traceback goes to stderr
+            traceback.print_exc(file=sys.stderr)
+            self.error = f"{exc.__class__.__name__}: {exc}"
+            self.errored.emit(self.error)
+
+    def _wait_if_paused(self) -> bool:
+        """Block while paused; True when the work should stop."""
+        with self._cond:
+            if self._paused and not self._abort:
+                self.paused.emit(True)
+                while self._paused and not self._abort:
+                    self._cond.wait()
+                if not self._abort:
+                    self.paused.emit(False)
+            return self._abort
