@@ -1,0 +1,165 @@
+"""The pair of language models the segmenter monitors (Sections 3.1-3.3), their training and persistence.
+
+A saved model is a directory::
+
+    LM_DIR/trigram.npz    Katz tables (sorted int64 n-gram keys, natural-log probabilities and backoff weights)
+    LM_DIR/triggers.npz   trigger pairs (trigram ids), weights, selection scores
+    LM_DIR/models.json    {"format": "segviz-language-models", "version": 1, hyperparameters, vocabulary, ...}
+
+Every file is written atomically and ``models.json`` last, so a directory whose JSON loads refers to complete
+arrays; :meth:`LanguageModels.load` validates format, version and array shapes and raises a one-sentence
+:class:`~segviz.errors.SegvizError` for anything corrupt or foreign.  No pickle anywhere.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Generator, Sequence
+
+import numpy as np
+
+from ..errors import SegvizError
+from ..events import Progress
+from ..persist import atomic_save_npz, atomic_write_json, load_json, load_npz
+from .trigram import TokenStream, TrigramLM, _validate_sentences
+from .triggers import TriggerLM
+
+FORMAT = "segviz-language-models"
+VERSION = 1
+
+
+class LanguageModels:
+    """The short-range trigram ``trigram_`` and the long-range trigger model ``trigger_`` built on it."""
+
+    def __init__(self, trigram: TrigramLM, trigger: TriggerLM, *, info: dict | None = None):
+        trigram._check_fitted()
+        trigger._check_fitted()
+        if trigger.prior_ is not trigram:
+            raise SegvizError("the trigger model was trained over a different trigram model")
+        self.trigram_ = trigram
+        self.trigger_ = trigger
+        self.info_ = dict(info or {})
+
+    @property
+    def vocab_(self) -> tuple[str, ...]:
+        return self.trigram_.vocab_
+
+    def encode(self, sentences: Sequence[Sequence[str]]) -> TokenStream:
+        return self.trigram_.encode(sentences)
+
+    def score(self, sentences: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray, TokenStream]:
+        """Natural-log p_exp and p_tri of every predicted token of the stream, and the encoded stream."""
+        stream = self.encode(sentences)
+        lp_exp, lp_tri = self.trigger_.score_stream(stream)
+        return lp_exp, lp_tri, stream
+
+    def evaluate(self, sentences: Sequence[Sequence[str]]) -> dict:
+        """``{"tokens", "oov_rate", "trigram_perplexity", "trigger_perplexity"}`` over predicted tokens.
+
+        Tokens are the words plus one ``</s>`` per sentence (the ARPA convention); OOV words are scored as
+        ``<unk>``; ``oov_rate`` is over words only.
+        """
+        lp_exp, lp_tri, st = self.score(sentences)
+        if len(st) == 0:
+            raise SegvizError("cannot evaluate on an empty corpus")
+        n_words = int(st.is_word.sum())
+        return {
+            "tokens": int(len(st)),
+            "oov_rate": float(st.oov.sum() / n_words) if n_words else 0.0,
+            "trigram_perplexity": float(np.exp(-lp_tri.mean())),
+            "trigger_perplexity": float(np.exp(-lp_exp.mean())),
+        }
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, directory: str | Path) -> Path:
+        directory = Path(directory)
+        if directory.exists() and not directory.is_dir():
+            raise SegvizError(f"{directory}: exists and is not a directory")
+        directory.mkdir(parents=True, exist_ok=True)
+        atomic_save_npz(directory / "trigram.npz", **self.trigram_.get_arrays())
+        atomic_save_npz(directory / "triggers.npz", **self.trigger_.get_arrays())
+        atomic_write_json(directory / "models.json", {
+            "format": FORMAT, "version": VERSION,
+            "trigram": self.trigram_.get_meta(),
+            "trigger": self.trigger_.get_meta(),
+            "n_pairs": int(self.trigger_.sources_.size),
+            "info": self.info_,
+        }, indent=None)
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "LanguageModels":
+        directory = Path(directory)
+        if not directory.is_dir():
+            raise SegvizError(f"{directory}: not a language-model directory (expected models.json, trigram.npz, "
+                              "triggers.npz)")
+        meta = load_json(directory / "models.json", expected_format=FORMAT)
+        if meta.get("version") != VERSION:
+            raise SegvizError(f"{directory / 'models.json'}: unsupported version {meta.get('version')!r} "
+                              f"(this segviz reads version {VERSION})")
+        if not isinstance(meta.get("trigram"), dict) or not isinstance(meta.get("trigger"), dict):
+            raise SegvizError(f"{directory / 'models.json'}: missing the trigram/trigger sections")
+        tri_arrays = load_npz(directory / "trigram.npz")
+        trigram = TrigramLM.from_saved(meta["trigram"], tri_arrays, source=str(directory / "trigram.npz"))
+        trig_arrays = load_npz(directory / "triggers.npz")
+        trigger = TriggerLM.from_saved(meta["trigger"], trig_arrays, trigram, source=str(directory / "triggers.npz"))
+        if trigger.sources_.size != meta.get("n_pairs"):
+            raise SegvizError(f"{directory}: triggers.npz does not match models.json (pair count differs)")
+        return cls(trigram, trigger, info=meta.get("info") or {})
+
+
+def train_language_models(
+    sentences: Sequence[Sequence[str]],
+    *,
+    vocab_size: int = 20000,
+    window: int = 500,
+    n_triggers: int = 20000,
+    trigger_vocab: int = 10000,
+    ranking: str = "residual",
+    prior_variance: float = 1.0,
+    max_iter: int = 8,
+    heldout_fraction: float = 0.05,
+    refit_prior: bool = True,
+) -> Generator[object, None, LanguageModels]:
+    """Train both models; a generator of :class:`Progress` (and IIS iteration) events returning the models.
+
+    The last ``heldout_fraction`` of the sentences is held out: the trigram and the trigger weights are fitted on
+    the rest and IIS stops on the held-out likelihood (Section 3.2).  With ``refit_prior`` the trigram is then
+    refitted on all the text (the weights are kept; they describe the cache, not the n-gram counts).
+    """
+    sentences = _validate_sentences(sentences)
+    if not 0 <= heldout_fraction < 0.5:
+        raise SegvizError(f"heldout_fraction must be in [0, 0.5), got {heldout_fraction!r}")
+    n_held = int(round(len(sentences) * heldout_fraction))
+    train = sentences[: len(sentences) - n_held]
+    held = sentences[len(sentences) - n_held:] if n_held else None
+    t0 = time.perf_counter()
+    yield Progress("trigram", 0, 1)
+    trigram = TrigramLM(vocab_size=vocab_size).fit(train)
+    yield Progress("trigram", 1, 1)
+    t1 = time.perf_counter()
+    trigger = TriggerLM(window=window, n_triggers=n_triggers, trigger_vocab=trigger_vocab, ranking=ranking,
+                        prior_variance=prior_variance, max_iter=max_iter)
+    trigger = yield from trigger.fit_iter(train, prior=trigram, heldout=held)
+    t2 = time.perf_counter()
+    if refit_prior and held:
+        yield Progress("trigram refit", 0, 1)
+        full = TrigramLM(vocab_size=vocab_size).fit(sentences)
+        # Pair ids refer to the old vocabulary: map them by word, dropping pairs whose words fell out.
+        old_vocab = trigram.vocab_
+        idx = full.word_index_
+        n_tv = trigger._n_tv(full)
+        src = np.array([idx.get(old_vocab[i], -1) for i in trigger.sources_], dtype=np.int64)
+        tgt = np.array([idx.get(old_vocab[i], -1) for i in trigger.targets_], dtype=np.int64)
+        ok = (src >= 3) & (src < 3 + n_tv) & (tgt >= 3) & (tgt < 3 + n_tv)
+        trigger.sources_, trigger.targets_ = src[ok], tgt[ok]
+        trigger.weights_, trigger.scores_ = trigger.weights_[ok], trigger.scores_[ok]
+        trigger.prior_ = full
+        trigger._tables_cache = None
+        trigram = full
+        yield Progress("trigram refit", 1, 1)
+    info = {
+        "train_sentences": len(train), "heldout_sentences": n_held, "train_tokens": int(trigram.n_train_tokens_),
+        "trigram_seconds": round(t1 - t0, 3), "trigger_seconds": round(t2 - t1, 3),
+    }
+    return LanguageModels(trigram, trigger, info=info)

@@ -1,0 +1,431 @@
+"""Trigger pairs and the trigger exponential language model over the trigram prior (Section 3.2).
+
+    p_exp(w | H) = exp(sum_i lambda_i f_i(H, w)) p_tri(w | w-2, w-1) / Z(H),   f_i(H, w) = [s_i in H and w = t_i]
+
+``H`` is the last ``window`` (= 500) *words* of the stream -- across sentence and document boundaries; ``</s>``
+takes no window slot.  Because only triggered targets change the prior,
+
+    Z(H) = 1 + sum over triggered t of p_tri(t | h) (exp(Lambda(t)) - 1),
+
+computed without touching the vocabulary (see :mod:`segviz.lm._scan` for the Katz decomposition that makes it
+cost O(continuations of the history)).
+
+Pair selection
+    Sources and targets are the ``trigger_vocab`` most frequent words.  Each candidate pair (s, t) gets the
+    *average mutual information* between the events "s occurred in the last N words" and "the next word is t"
+    (Rosenfeld's AMI, computed from a 2 x 2 table over all word positions), self-triggers included; only
+    positively associated pairs qualify.  With ``ranking="residual"`` (the default) each occurrence of t counts
+    with weight ``1 - p_tri(t | h)``: the part of the occurrence the trigram did *not* already predict.  Plain
+    MI fills the top slots with newswire boilerplate that the trigram predicts locally ("shr" -> "vs",
+    "cts" -> "net"), pairs that cost parameters and buy nothing; the residual weighting demotes them
+    (measured in docs/language_models.md).
+
+Training
+    Improved Iterative Scaling (Della Pietra, Della Pietra & Lafferty 1997) with a Gaussian prior on the weights
+    (Chen & Rosenfeld 2000): for each feature k solve
+    ``sum_m E[k, m] exp(m delta) + (lambda_k + delta) / sigma^2 = observed_k`` by Newton's method, where
+    ``E[k, m]`` is the model's expected count of f_k at events with m active features (the IIS f#).  Without the
+    prior, pairs never observed in training run off to -inf.  Iterations stop when the held-out log-likelihood
+    improves by less than ``tol`` (relative) or gets worse (the better weights are kept).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generator, Sequence
+
+import numpy as np
+
+from ..errors import SegvizError
+from ..events import Progress
+from ._scan import cooccurrence_scan, trigger_scan
+from .trigram import BOS_ID, EOS_ID, TokenStream, TrigramLM, _BITS, _MAX_IDS, _lookup, _validate_sentences
+
+_FIRST_WORD = 3  # ids 0..2 are <unk>, <s>, </s>; words follow in frequency order
+_M = 32  # IIS f# buckets; more simultaneous triggers of one target are pooled into the last bucket
+
+
+@dataclass(frozen=True)
+class IISIteration:
+    """One finished IIS iteration: perplexities per predicted token on the training and held-out streams."""
+
+    iteration: int
+    train_perplexity: float
+    heldout_perplexity: float | None
+    mean_abs_weight: float
+
+
+def _csr(keys: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(keys, kind="stable")
+    ptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n_rows), out=ptr[1:])
+    return ptr, order.astype(np.int64)
+
+
+def average_mutual_information(c_st, c_s, c_t, n):
+    """Average MI (nats) between [s in history] and [next word = t] from the 2x2 table's margins."""
+    c_st = np.asarray(c_st, dtype=float)
+    cells = (
+        (c_st, c_s, c_t),
+        (c_s - c_st, c_s, n - c_t),
+        (c_t - c_st, n - c_s, c_t),
+        (n - c_s - c_t + c_st, n - c_s, n - c_t),
+    )
+    total = np.zeros(np.broadcast(c_st, c_s, c_t).shape)
+    for joint, a, b in cells:
+        joint = np.maximum(joint, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = joint / n * np.log(joint * n / (a * b))
+        total += np.where(joint > 0, term, 0.0)
+    return total
+
+
+class TriggerLM:
+    """Trigger-pair exponential language model with the Katz trigram as prior (Section 3.2).
+
+    Parameters
+    ----------
+    window : int
+        N, the history length in words (500 in the paper).
+    n_triggers : int
+        K, the number of (s, t) pairs kept.
+    trigger_vocab : int
+        Sources and targets are restricted to this many most frequent words.
+    ranking : {"residual", "mi"}
+        How candidate pairs are ranked (see the module docstring).
+    min_cooccurrence : float
+        A pair needs at least this (weighted) co-occurrence count to qualify.
+    prior_variance : float
+        sigma^2 of the Gaussian prior on the weights, in count units.
+    max_iter, tol : IIS iterations and relative held-out log-likelihood tolerance for stopping.
+
+    Attributes (after fit)
+    ----------------------
+    sources_, targets_ : int64 arrays of trigram ids; weights_ : float64 lambdas; scores_ : selection scores;
+    history_ : list of :class:`IISIteration`; prior_ : the :class:`TrigramLM`.
+    """
+
+    def __init__(self, *, window: int = 500, n_triggers: int = 20000, trigger_vocab: int = 10000,
+                 ranking: str = "residual", min_cooccurrence: float = 2.0, prior_variance: float = 1.0,
+                 max_iter: int = 8, tol: float = 1e-4):
+        self.window = window
+        self.n_triggers = n_triggers
+        self.trigger_vocab = trigger_vocab
+        self.ranking = ranking
+        self.min_cooccurrence = min_cooccurrence
+        self.prior_variance = prior_variance
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _check_params(self):
+        for name in ("window", "n_triggers", "trigger_vocab", "max_iter"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise SegvizError(f"{name} must be a positive integer, got {v!r}")
+        if self.ranking not in ("residual", "mi"):
+            raise SegvizError(f"ranking must be 'residual' or 'mi', got {self.ranking!r}")
+        if not float(self.prior_variance) > 0:
+            raise SegvizError(f"prior_variance must be positive, got {self.prior_variance!r}")
+
+    # ------------------------------------------------------------------ plumbing shared by fit and scoring
+    def _n_tv(self, prior: TrigramLM) -> int:
+        return int(min(self.trigger_vocab, prior.n_ids - _FIRST_WORD))
+
+    def _tvmap(self, prior: TrigramLM) -> np.ndarray:
+        n_tv = self._n_tv(prior)
+        m = np.full(prior.n_ids, -1, dtype=np.int64)
+        m[_FIRST_WORD:_FIRST_WORD + n_tv] = np.arange(n_tv)
+        return m
+
+    def _tables(self, prior: TrigramLM):
+        """Continuation tables (c3, c2 of :mod:`segviz.lm._scan`) restricted to trigger targets; cached."""
+        cache = getattr(self, "_tables_cache", None)
+        if cache is not None and cache[0] is prior:
+            return cache[1]
+        tvmap = self._tvmap(prior)
+        n_tv = self._n_tv(prior)
+        mask = (1 << _BITS) - 1
+        # bigram continuations, rows = history word id
+        bh = prior.bi_keys_ >> _BITS
+        bw = prior.bi_keys_ & mask
+        keep = tvmap[bw] >= 0
+        c2 = np.exp(prior.bi_logp_[keep]) - np.exp(prior.uni_bow_[bh[keep]] + prior.uni_logp_[bw[keep]])
+        ptr2, order2 = _csr(bh[keep], prior.n_ids)
+        c2_t = tvmap[bw[keep]][order2].astype(np.int64)
+        c2_c = c2[order2]
+        # trigram continuations, rows = distinct trigram contexts
+        ctx_keys, ctx = np.unique(prior.tri_keys_ >> _BITS, return_inverse=True)
+        tw = prior.tri_keys_ & mask
+        keep = tvmap[tw] >= 0
+        v = ctx_keys[ctx[keep]] & mask
+        p2pos, found = _lookup(prior.bi_keys_, (v << _BITS) | tw[keep])
+        cpos, _ = _lookup(prior.bi_keys_, ctx_keys[ctx[keep]])
+        c3 = np.exp(prior.tri_logp_[keep]) - np.exp(prior.bi_bow_[cpos] + prior.bi_logp_[p2pos])
+        ptr3, order3 = _csr(ctx[keep], ctx_keys.size)
+        c3_t = tvmap[tw[keep]][order3].astype(np.int64)
+        c3_c = c3[order3]
+        puni = np.exp(prior.uni_logp_[_FIRST_WORD:_FIRST_WORD + n_tv])
+        tables = dict(tvmap=tvmap, n_tv=n_tv, ctx_keys=ctx_keys, puni=puni,
+                      c2_ptr=ptr2, c2_t=c2_t, c2_c=c2_c, c3_ptr=ptr3, c3_t=c3_t, c3_c=c3_c)
+        self._tables_cache = (prior, tables)
+        return tables
+
+    def _stream_inputs(self, prior: TrigramLM, stream: TokenStream, tables) -> dict:
+        tvmap = tables["tvmap"]
+        lb3, lb2 = prior.context_backoff(stream.h2, stream.h1)
+        rpos, rfound = _lookup(tables["ctx_keys"], (stream.h2 << _BITS) | stream.h1)
+        return dict(
+            wt=tvmap[stream.w],
+            push=np.where(stream.is_word, tvmap[stream.w], -2).astype(np.int64),
+            lb3=lb3, lb2=lb2,
+            c3row=np.where(rfound, rpos, -1).astype(np.int64),
+            c2row=stream.h1.astype(np.int64),
+        )
+
+    def _pair_arrays(self, n_tv: int, tvmap: np.ndarray, lam: np.ndarray):
+        src = tvmap[self.sources_]
+        tgt = tvmap[self.targets_]
+        out_ptr, out_k = _csr(src, n_tv)
+        in_ptr, in_k = _csr(tgt, n_tv)
+        return dict(lam=np.ascontiguousarray(lam, dtype=np.float64), src=src, tgt=tgt, out_ptr=out_ptr,
+                    out_k=out_k, in_ptr=in_ptr, in_k=in_k)
+
+    def _run(self, prior, stream, lam, *, accumulate: bool, inputs=None):
+        tables = self._tables(prior)
+        if inputs is None:
+            inputs = self._stream_inputs(prior, stream, tables)
+        pairs = self._pair_arrays(tables["n_tv"], tables["tvmap"], lam)
+        return trigger_scan(
+            inputs["wt"], inputs["push"], inputs["lb3"], inputs["lb2"], inputs["c3row"], inputs["c2row"],
+            pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], pairs["out_k"], pairs["in_ptr"],
+            pairs["in_k"], tables["puni"], tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"],
+            tables["c2_t"], tables["c2_c"], int(self.window), accumulate, _M,
+        )
+
+    # ------------------------------------------------------------------ selection
+    def select_pairs(self, prior: TrigramLM, stream: TokenStream, lp_tri: np.ndarray | None = None) -> None:
+        """Choose the top ``n_triggers`` pairs by (residual) average MI; sets ``sources_``/``targets_``/``scores_``."""
+        tables = self._tables(prior)
+        n_tv = tables["n_tv"]
+        words = stream.is_word
+        x = tables["tvmap"][stream.w[words]]
+        if self.ranking == "residual":
+            if lp_tri is None:
+                lp_tri = prior.logprob_stream(stream)
+            r = 1.0 - np.exp(lp_tri[words])
+        else:
+            r = np.ones(x.size)
+        C, hist, target = cooccurrence_scan(x.astype(np.int64), r.astype(np.float64), int(self.window), n_tv)
+        n = float(x.size)
+        k = int(self.n_triggers)
+        best_s = np.empty(0, dtype=np.int64)
+        best_t = np.empty(0, dtype=np.int64)
+        best_v = np.empty(0)
+        chunk = max(1, 2_000_000 // max(n_tv, 1))
+        for t0 in range(0, n_tv, chunk):
+            block = C[t0:t0 + chunk].astype(np.float64)
+            ct = target[t0:t0 + chunk, None]
+            score = average_mutual_information(block, hist[None, :], ct, n)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                positive = block * n > ct * hist[None, :]
+            score = np.where(positive & (block >= self.min_cooccurrence), score, -np.inf)
+            flat = score.ravel()
+            take = min(k, flat.size)
+            idx = np.argpartition(-flat, take - 1)[:take]
+            idx = idx[np.isfinite(flat[idx])]
+            tt, ss = np.divmod(idx, n_tv)
+            best_s = np.concatenate([best_s, ss])
+            best_t = np.concatenate([best_t, tt + t0])
+            best_v = np.concatenate([best_v, flat[idx]])
+            if best_v.size > 4 * k:
+                keep = np.argpartition(-best_v, k - 1)[:k]
+                best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
+        del C
+        order = np.argsort(-best_v, kind="stable")[:k]
+        self.sources_ = (best_s[order] + _FIRST_WORD).astype(np.int64)
+        self.targets_ = (best_t[order] + _FIRST_WORD).astype(np.int64)
+        self.scores_ = best_v[order].astype(np.float64)
+        self.weights_ = np.zeros(self.sources_.size)
+
+    # ------------------------------------------------------------------ training
+    def fit(self, sentences, *, prior: TrigramLM, heldout=None) -> "TriggerLM":
+        """Select pairs and fit the weights (consumes :meth:`fit_iter`)."""
+        gen = self.fit_iter(sentences, prior=prior, heldout=heldout)
+        while True:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                return stop.value
+
+    def fit_iter(self, sentences, *, prior: TrigramLM, heldout=None) -> Generator[object, None, "TriggerLM"]:
+        """Generator form of :meth:`fit`: yields :class:`Progress` and :class:`IISIteration`; returns self."""
+        self._check_params()
+        prior._check_fitted()
+        sentences = _validate_sentences(sentences)
+        self.prior_ = prior
+        self._tables_cache = None
+        yield Progress("triggers: encode", 0, 1)
+        stream = prior.encode(sentences)
+        if not stream.is_word.any():
+            raise SegvizError("cannot train a trigger model on an empty corpus")
+        lp_tri = prior.logprob_stream(stream)
+        yield Progress("triggers: select pairs", 0, 1)
+        self.select_pairs(prior, stream, lp_tri)
+        yield Progress("triggers: select pairs", 1, 1)
+        tables = self._tables(prior)
+        train_in = self._stream_inputs(prior, stream, tables)
+        held = held_in = None
+        if heldout is not None:
+            held = prior.encode(_validate_sentences(heldout))
+            if len(held) == 0:
+                held = None
+            else:
+                held_in = self._stream_inputs(prior, held, tables)
+                held_lp = prior.logprob_stream(held)
+        lam = np.zeros(self.sources_.size)
+        self.history_ = []
+        best_ll = -np.inf
+        if held is not None:
+            best_ll = float(held_lp.sum())  # lambda = 0 is the trigram itself
+        sigma2 = float(self.prior_variance)
+        for it in range(1, int(self.max_iter) + 1):
+            yield Progress("triggers: IIS", it - 1, int(self.max_iter))
+            logZ, lam_w, E, obs = self._run(prior, stream, lam, accumulate=True, inputs=train_in)
+            delta = _iis_deltas(E, obs, lam, sigma2)
+            new_lam = lam + delta
+            logZ_t, lam_w_t, _, _ = self._run(prior, stream, new_lam, accumulate=False, inputs=train_in)
+            train_ppl = float(np.exp(-(lp_tri + lam_w_t - logZ_t).mean()))
+            held_ppl = None
+            if held is not None:
+                hz, hl, _, _ = self._run(prior, held, new_lam, accumulate=False, inputs=held_in)
+                ll = float((held_lp + hl - hz).sum())
+                held_ppl = float(np.exp(-ll / len(held)))
+                self.history_.append(IISIteration(it, train_ppl, held_ppl, float(np.abs(new_lam).mean())))
+                yield self.history_[-1]
+                if ll < best_ll:
+                    break  # keep the previous, better weights
+                improved = (ll - best_ll) / abs(best_ll)
+                lam, best_ll = new_lam, ll
+                if improved < self.tol:
+                    break
+            else:
+                lam = new_lam
+                self.history_.append(IISIteration(it, train_ppl, None, float(np.abs(new_lam).mean())))
+                yield self.history_[-1]
+        self.weights_ = lam
+        yield Progress("triggers: IIS", int(self.max_iter), int(self.max_iter))
+        return self
+
+    # ------------------------------------------------------------------ scoring
+    def _check_fitted(self):
+        if not hasattr(self, "weights_") or not hasattr(self, "prior_"):
+            raise SegvizError("this TriggerLM is not fitted yet; call fit(...) or load saved language models")
+
+    def score_stream(self, stream: TokenStream) -> tuple[np.ndarray, np.ndarray]:
+        """Natural-log ``(p_exp, p_tri)`` of every predicted token; the cache runs over the whole stream."""
+        self._check_fitted()
+        lp_tri = self.prior_.logprob_stream(stream)
+        if len(stream) == 0:
+            return lp_tri.copy(), lp_tri
+        logZ, lam_w, _, _ = self._run(self.prior_, stream, self.weights_, accumulate=False)
+        return lp_tri + lam_w - logZ, lp_tri
+
+    def log_normalizers(self, stream: TokenStream) -> np.ndarray:
+        """log Z(H) at every predicted token (exposed for the brute-force test)."""
+        self._check_fitted()
+        logZ, _, _, _ = self._run(self.prior_, stream, self.weights_, accumulate=False)
+        return logZ
+
+    def expected_counts(self, stream: TokenStream) -> tuple[np.ndarray, np.ndarray]:
+        """(model-expected, observed) count of every feature over a stream (IIS statistics, summed over f#)."""
+        self._check_fitted()
+        _, _, E, obs = self._run(self.prior_, stream, self.weights_, accumulate=True)
+        return E.sum(axis=1), obs
+
+    def perplexity(self, sentences) -> float:
+        self._check_fitted()
+        lp, _ = self.score_stream(self.prior_.encode(sentences))
+        if lp.size == 0:
+            raise SegvizError("cannot compute perplexity of an empty corpus")
+        return float(np.exp(-lp.mean()))
+
+    def pairs_table(self, top: int | None = None, *, sort: str = "weight") -> list[dict]:
+        """The trigger pairs as data (the paper's Table 1): s, t, e^lambda, selection score."""
+        self._check_fitted()
+        vocab = self.prior_.vocab_
+        key = -self.weights_ if sort == "weight" else -self.scores_
+        order = np.argsort(key, kind="stable")
+        if top is not None:
+            order = order[:top]
+        return [
+            {"s": vocab[self.sources_[i]], "t": vocab[self.targets_[i]], "exp_lambda": float(np.exp(self.weights_[i])),
+             "lambda": float(self.weights_[i]), "score": float(self.scores_[i])}
+            for i in order
+        ]
+
+    # ------------------------------------------------------------------ persistence helpers
+    def get_arrays(self) -> dict[str, np.ndarray]:
+        self._check_fitted()
+        return {"sources": self.sources_, "targets": self.targets_, "weights": self.weights_, "scores": self.scores_}
+
+    def get_meta(self) -> dict:
+        self._check_fitted()
+        return {
+            "window": int(self.window), "n_triggers": int(self.n_triggers), "trigger_vocab": int(self.trigger_vocab),
+            "ranking": self.ranking, "min_cooccurrence": float(self.min_cooccurrence),
+            "prior_variance": float(self.prior_variance), "max_iter": int(self.max_iter), "tol": float(self.tol),
+            "history": [vars(h) for h in getattr(self, "history_", [])],
+        }
+
+    @classmethod
+    def from_saved(cls, meta: dict, arrays: dict[str, np.ndarray], prior: TrigramLM, *,
+                   source: str = "model") -> "TriggerLM":
+        try:
+            lm = cls(window=int(meta["window"]), n_triggers=int(meta["n_triggers"]),
+                     trigger_vocab=int(meta["trigger_vocab"]), ranking=str(meta["ranking"]),
+                     min_cooccurrence=float(meta["min_cooccurrence"]), prior_variance=float(meta["prior_variance"]),
+                     max_iter=int(meta["max_iter"]), tol=float(meta["tol"]))
+            lm.history_ = [IISIteration(**h) for h in meta.get("history", [])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SegvizError(f"{source}: trigger metadata is incomplete or malformed ({exc})") from None
+        names = ("sources", "targets", "weights", "scores")
+        if any(arrays.get(n) is None or arrays[n].ndim != 1 for n in names) or \
+                len({arrays[n].shape for n in names}) != 1:
+            raise SegvizError(f"{source}: trigger arrays missing or of different lengths")
+        src, tgt = arrays["sources"], arrays["targets"]
+        if src.dtype.kind != "i" or tgt.dtype.kind != "i":
+            raise SegvizError(f"{source}: trigger pair arrays are not integer ids")
+        n_tv = lm._n_tv(prior)
+        lo, hi = _FIRST_WORD, _FIRST_WORD + n_tv
+        if src.size and (src.min() < lo or src.max() >= hi or tgt.min() < lo or tgt.max() >= hi):
+            raise SegvizError(f"{source}: trigger pairs refer to words outside the trigger vocabulary")
+        lm.sources_, lm.targets_ = src.astype(np.int64), tgt.astype(np.int64)
+        lm.weights_, lm.scores_ = arrays["weights"].astype(np.float64), arrays["scores"].astype(np.float64)
+        lm.prior_ = prior
+        return lm
+
+
+def _iis_deltas(E: np.ndarray, obs: np.ndarray, lam: np.ndarray, sigma2: float, n_newton: int = 50) -> np.ndarray:
+    """Solve sum_m E[k,m] e^{(m+1) d} + (lam_k + d) / sigma2 = obs_k for every k (vectorised Newton).
+
+    The left side is increasing and convex in d, so Newton from a point where the function is >= 0 converges
+    monotonically; we start at d = 0, take bracketed steps and bisect when a step leaves the bracket.
+    """
+    E = np.maximum(E, 0.0)
+    m = np.arange(1, E.shape[1] + 1, dtype=float)
+    lo = np.full(lam.shape, -20.0)
+    hi = np.full(lam.shape, 20.0)
+    d = np.zeros_like(lam)
+    for _ in range(n_newton):
+        ex = np.exp(np.clip(np.outer(d, m), -700, 700))
+        f = (E * ex).sum(axis=1) + (lam + d) / sigma2 - obs
+        fp = (E * ex * m).sum(axis=1) + 1.0 / sigma2
+        lo = np.where(f < 0, d, lo)
+        hi = np.where(f > 0, d, hi)
+        step = d - f / fp
+        bad = (step <= lo) | (step >= hi)
+        d_new = np.where(bad, 0.5 * (lo + hi), step)
+        if np.max(np.abs(d_new - d)) < 1e-10:
+            d = d_new
+            break
+        d = d_new
+    return d
