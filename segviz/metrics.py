@@ -16,18 +16,37 @@ Conventions (chosen to agree with segeval 2.0.11, the tool the literature's numb
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
-from .corpus import boundary_indicator, masses_to_boundaries, validate_masses
 from .errors import SegvizError
 
 
-def _check_pair(reference: Sequence[int], hypothesis: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    ref = validate_masses(reference, what="reference")
-    hyp = validate_masses(hypothesis, what="hypothesis")
-    n_ref, n_hyp = sum(ref), sum(hyp)
+def _as_masses(masses: Sequence[int], what: str) -> np.ndarray:
+    """Validated int64 array of positive segment lengths (vectorised: the app passes 10^5 segments per frame)."""
+    try:
+        arr = np.asarray(masses)
+    except (TypeError, ValueError):
+        raise SegvizError(f"{what}: masses must be a sequence of integers") from None
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        if arr.ndim == 1 and arr.size and np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise SegvizError(f"{what}: masses must be a sequence of integers")
+    if arr.size == 0:
+        raise SegvizError(f"{what}: empty segmentation (no sentences)")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.min() <= 0:
+        raise SegvizError(f"{what}: segment lengths must be positive, got {arr.min()}")
+    return arr
+
+
+def _check_pair(reference: Sequence[int], hypothesis: Sequence[int]) -> tuple[np.ndarray, np.ndarray, int]:
+    ref = _as_masses(reference, "reference")
+    hyp = _as_masses(hypothesis, "hypothesis")
+    n_ref, n_hyp = int(ref.sum()), int(hyp.sum())
     if n_ref != n_hyp:
         raise SegvizError(f"reference covers {n_ref} sentences but hypothesis covers {n_hyp}")
     return ref, hyp, n_ref
@@ -35,16 +54,17 @@ def _check_pair(reference: Sequence[int], hypothesis: Sequence[int]) -> tuple[tu
 
 def default_mu(reference: Sequence[int]) -> float:
     """The paper's choice: ``1/mu`` = the mean reference segment length."""
-    ref = validate_masses(reference, what="reference")
-    return len(ref) / sum(ref)
+    ref = _as_masses(reference, "reference")
+    return ref.size / int(ref.sum())
 
 
 def default_k(reference: Sequence[int]) -> int:
     """Half the mean reference segment length, rounded half-to-even, at least 2 (segeval's convention)."""
-    ref = validate_masses(reference, what="reference")
-    return max(2, int(round(sum(ref) / len(ref) / 2)))
+    ref = _as_masses(reference, "reference")
+    return max(2, int(round(int(ref.sum()) / ref.size / 2)))
 
 
+@lru_cache(maxsize=8)
 def _within_weights(mu: float, n: int) -> np.ndarray:
     """``W[L] = sum_{d=0}^{L-1} (L - d) e^{-mu d}`` for L = 0..n: the D_mu mass of pairs i <= j inside a segment
     of length L.
@@ -58,13 +78,19 @@ def _within_weights(mu: float, n: int) -> np.ndarray:
         g = m
     else:
         g = np.expm1(-mu * m) / np.expm1(-mu)
-    return np.concatenate([[0.0], np.cumsum(g)])
+    table = np.concatenate([[0.0], np.cumsum(g)])
+    table.setflags(write=False)  # cached: callers share it (a slider keeps mu and n fixed)
+    return table
 
 
-def _refinement(ref: Sequence[int], hyp: Sequence[int]) -> np.ndarray:
+def _boundaries(masses: np.ndarray) -> np.ndarray:
+    return np.cumsum(masses)[:-1]
+
+
+def _refinement(ref: np.ndarray, hyp: np.ndarray) -> np.ndarray:
     """Masses of the common refinement (the union of both boundary sets)."""
-    n = sum(ref)
-    edges = np.union1d(masses_to_boundaries(ref), masses_to_boundaries(hyp))
+    n = int(ref.sum())
+    edges = np.union1d(_boundaries(ref), _boundaries(hyp))
     return np.diff(np.concatenate([[0], edges, [n]]))
 
 
@@ -91,18 +117,20 @@ def p_mu(reference: Sequence[int], hypothesis: Sequence[int], mu: float | None =
         raise SegvizError(f"mu must be a non-negative finite number, got {mu}")
     weights = _within_weights(float(mu), n)
     total = float(weights[n])
-    w_ref = float(weights[np.asarray(ref)].sum())
-    w_hyp = float(weights[np.asarray(hyp)].sum())
+    w_ref = float(weights[ref].sum())
+    w_hyp = float(weights[hyp].sum())
     w_both = float(weights[_refinement(ref, hyp)].sum())
     disagreement = max(0.0, w_ref + w_hyp - 2.0 * w_both)
     return 1.0 - disagreement / total
 
 
-def _window_counts(masses: Sequence[int], k: int) -> np.ndarray:
+def _window_counts(masses: np.ndarray, k: int) -> np.ndarray:
     """Number of boundaries between sentence i and i + k, for i = 0 .. n-k-1."""
-    g = boundary_indicator(masses).astype(np.int64)
-    c = np.concatenate([[0], np.cumsum(g)])
-    return c[k:] - c[:-k]
+    n = int(masses.sum())
+    indicator = np.zeros(n, dtype=np.int32)
+    indicator[_boundaries(masses)] = 1  # boundary before sentence b
+    before = np.cumsum(indicator)  # before[j] = boundaries b <= j
+    return before[k:] - before[: n - k]
 
 
 def _check_k(k: int | None, reference: Sequence[int], n: int) -> int:
@@ -146,7 +174,7 @@ def boundary_prf(reference: Sequence[int], hypothesis: Sequence[int]) -> tuple[f
     With no hypothesised boundaries precision is 0 (the paper prints '---' for F; we return 0).
     """
     ref, hyp, _ = _check_pair(reference, hypothesis)
-    rb, hb = masses_to_boundaries(ref), masses_to_boundaries(hyp)
+    rb, hb = _boundaries(ref), _boundaries(hyp)
     hits = np.intersect1d(rb, hb, assume_unique=True).size
     precision = hits / hb.size if hb.size else 0.0
     recall = hits / rb.size if rb.size else (1.0 if hb.size == 0 else 0.0)
@@ -159,7 +187,7 @@ def score_row(reference: Sequence[int], hypothesis: Sequence[int], *, mu: float 
     ref, hyp, n = _check_pair(reference, hypothesis)
     precision, recall, f1 = boundary_prf(ref, hyp)
     return {
-        "hypothesis_segments": len(hyp),
+        "hypothesis_segments": int(hyp.size),
         "p_mu": p_mu(ref, hyp, mu),
         "p_k": p_k(ref, hyp, k) if n > 2 else 0.0,
         "window_diff": window_diff(ref, hyp, k) if n > 2 else 0.0,
