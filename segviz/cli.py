@@ -17,6 +17,8 @@ from .errors import SegvizError
 COMMAND_MODULES = [
     "segviz.commands.scoring",
     "segviz.commands.gui",
+    "segviz.commands.compare",
+    "segviz.commands.lm",
 ]
 
 

@@ -1,0 +1,102 @@
+"""``segviz compare CORPUS... [--model MODEL.json] [--json] [--stream]``: every segmenter, same documents, one table.
+
+Runs the trained model (with ``--model``), the peers TextTiling and C99 (:mod:`segviz.peers`) and the paper's
+baselines on the same units and prints P_mu, P_k, WindowDiff, precision, recall, F, segment counts and time per
+1,000 sentences.  Per-document evaluation (each file on its own, rates averaged over files) is the default;
+``--stream`` scores the concatenated stream as the paper does.  The engine is
+:func:`segviz.peers.harness.compare_segmenters`.
+"""
+from __future__ import annotations
+
+import argparse
+
+from ..corpus import read_corpus
+from ..errors import SegvizError
+from ..peers import PEERS
+from ..peers.harness import compare_segmenters
+from .common import format_table, print_json, progress_bar
+
+TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
+
+
+def _load_model(path: str):
+    try:
+        from ..segmenter import Segmenter
+    except ImportError:
+        raise SegvizError("--model needs segviz.segmenter, which is not available in this build") from None
+    return Segmenter.load(path)
+
+
+def _split_names(value: str | None, known, what: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    names = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise SegvizError(f"unknown {what} {', '.join(bad)}; choose from {', '.join(known)}")
+    return names
+
+
+def _with_progress(generator):
+    """Drive ``generator`` with a progress bar on stderr and return its ``return`` value."""
+    box = []
+
+    def keep():
+        box.append((yield from generator))
+
+    for _ in progress_bar(keep()):
+        pass
+    return box[0]
+
+
+def render(comparison) -> str:
+    rows = comparison.rows
+    if comparison.evaluation == "stream":
+        how = "stream (the corpus as one text, as the paper evaluates)"
+    else:
+        how = f"per document: each of {len(comparison.units)} files segmented on its own, rates averaged over files"
+    head = (f"{comparison.corpus}: {comparison.n_sentences} sentences, {comparison.reference_segments} reference "
+            f"segments; {how}")
+    text = head + "\n" + format_table(rows, reference_segments=comparison.reference_segments,
+                                      extra_columns=(TIME_COLUMN,))
+    notes = [f"{name}: skipped on {row['skipped']} unit(s): {'; '.join(row.get('errors', []))}"
+             for name, row in rows.items() if row.get("skipped")]
+    return text + ("\n" + "\n".join(notes) if notes else "")
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from ..baselines import BASELINES
+
+    peers = _split_names(args.peers, tuple(PEERS), "peer")
+    baselines = _split_names(args.baselines, BASELINES, "baseline")
+    model = _load_model(args.model) if args.model else None
+    corpus = read_corpus(args.corpus)
+    work = compare_segmenters(corpus, model=model, evaluation="stream" if args.stream else "per-document",
+                              peers=peers, baselines=baselines, seed=args.seed)
+    comparison = _with_progress(work)
+    if args.json:
+        print_json(comparison.to_json())
+    else:
+        print(render(comparison))
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "compare",
+        help="run the model, TextTiling, C99 and the baselines on the same documents; one table",
+        description=(
+            "Segment CORPUS with every available segmenter (the trained model with --model, TextTiling, C99 and "
+            "the paper's baselines) and print P_mu, P_k, WindowDiff, precision, recall, F, segment counts and "
+            "time per 1,000 sentences.  By default each file is segmented on its own and rates are averaged "
+            "over files (the Choi-corpus protocol); --stream scores the concatenated stream instead."
+        ),
+    )
+    p.add_argument("corpus", nargs="+", help="corpus files, directories or globs (Choi, Reuters SGML or plain text)")
+    p.add_argument("--model", metavar="MODEL.json", help="a trained segmenter (segviz train) to include")
+    p.add_argument("--stream", action="store_true", help="evaluate the concatenated stream, not each file")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.add_argument("--peers", metavar="NAMES", help=f"comma-separated peers to run (default: {','.join(PEERS)})")
+    p.add_argument("--baselines", metavar="NAMES", help="comma-separated baselines (default: all; '' for none)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
+    p.set_defaults(func=_cmd_compare)
