@@ -78,14 +78,14 @@ def cooccurrence_scan(x, r, window, n_vocab):
 
 
 @njit(cache=True)
-def _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, M):
+def _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, bucket):
     # Close the interval since t's state last changed: the "main" term a3 a2 p1(t) e^Lambda / Z of the
     # expected counts of every active feature into t, accumulated lazily through the running sum B.
     dB = B - Blast[t]
     Blast[t] = B
     if dB != 0.0 and nact[t] > 0:
         val = dB * puni[t] * np.exp(Lam[t])
-        m = min(nact[t], M) - 1
+        m = bucket[nact[t]]
         for q in range(in_ptr[t], in_ptr[t + 1]):
             k = in_k[q]
             if cnt[src[k]] > 0:
@@ -94,13 +94,13 @@ def _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, M):
 
 @njit(cache=True)
 def _toggle(s, sign, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-            accumulate, B, Blast, E, M):
+            accumulate, B, Blast, E, bucket):
     # Source s enters (sign=+1, called while cnt[s] == 0) or leaves (sign=-1, called while cnt[s] > 0).
     for q in range(out_ptr[s], out_ptr[s + 1]):
         k = out_k[q]
         t = tgt[k]
         if accumulate:
-            _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, M)
+            _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, bucket)
         old_g = G[t]
         nact[t] += sign
         if nact[t] == 0:
@@ -116,7 +116,7 @@ def _toggle(s, sign, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam
 def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
                  lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni,
                  c3_ptr, c3_t, c3_c, c2_ptr, c2_t, c2_c,
-                 window, accumulate, M):
+                 window, accumulate, bucket, M):
     """One pass of the trigger model over an encoded stream.
 
     Per predicted token j: ``wt[j]`` trigger index of the predicted word (-1 if none), ``push[j]`` what enters
@@ -125,8 +125,8 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
     trigram-continuation table (-1 if none), ``c2row`` its row in the bigram-continuation table.
 
     Returns ``logZ[j]``, ``lam_w[j]`` (= Lambda of the predicted word), and when ``accumulate`` the IIS
-    statistics: ``E[k, m]`` expected count of feature k at positions where m + 1 features fire for its target,
-    and ``obs[k]`` its observed count.
+    statistics: ``E[k, b]`` expected count of feature k at events whose number of active features f# falls in
+    bucket ``b = bucket[f#]`` (see :func:`segviz.lm.triggers.iis_buckets`), and ``obs[k]`` its observed count.
     """
     n = wt.shape[0]
     n_vocab = puni.shape[0]
@@ -177,7 +177,7 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
                     u = c3_t[q]
                     if nact[u] > 0:
                         val = c3_c[q] * np.exp(Lam[u]) / Z
-                        m = min(nact[u], M) - 1
+                        m = bucket[nact[u]]
                         for qq in range(in_ptr[u], in_ptr[u + 1]):
                             k = in_k[qq]
                             if cnt[src[k]] > 0:
@@ -186,7 +186,7 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
                 u = c2_t[q]
                 if nact[u] > 0:
                     val = a3 * c2_c[q] * np.exp(Lam[u]) / Z
-                    m = min(nact[u], M) - 1
+                    m = bucket[nact[u]]
                     for qq in range(in_ptr[u], in_ptr[u + 1]):
                         k = in_k[qq]
                         if cnt[src[k]] > 0:
@@ -201,14 +201,14 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
             if p >= 0:
                 if cnt[p] == 0:
                     _toggle(p, 1, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-                            accumulate, B, Blast, E, M)
+                            accumulate, B, Blast, E, bucket)
                 cnt[p] += 1
             if old >= 0:
                 if cnt[old] == 1:
                     _toggle(old, -1, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-                            accumulate, B, Blast, E, M)
+                            accumulate, B, Blast, E, bucket)
                 cnt[old] -= 1
     if accumulate:
         for t in range(n_vocab):
-            _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, M)
+            _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, bucket)
     return logZ, lam_w, E, obs

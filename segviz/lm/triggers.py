@@ -41,7 +41,25 @@ from ._scan import cooccurrence_scan, trigger_scan
 from .trigram import BOS_ID, EOS_ID, TokenStream, TrigramLM, _BITS, _MAX_IDS, _lookup, _validate_sentences
 
 _FIRST_WORD = 3  # ids 0..2 are <unk>, <s>, </s>; words follow in frequency order
-_M = 32  # IIS f# buckets; more simultaneous triggers of one target are pooled into the last bucket
+
+
+def iis_buckets(max_active: int) -> tuple[np.ndarray, np.ndarray]:
+    """IIS f# buckets: ``values[b]`` and ``bucket[f]`` for f = 0..max_active.
+
+    f# up to 16 is exact; larger f# (frequent targets such as "pct" have hundreds of sources) is rounded *up*
+    to the next of 24, 32, 48, 64, ...  Rounding up keeps the IIS auxiliary function a lower bound (a more
+    conservative, GIS-like step); rounding down would not, and made IIS diverge on Reuters.
+    """
+    vals = list(range(1, 17))
+    v = 16
+    while vals[-1] < max_active:
+        v = int(v * 1.5)
+        vals.append(v)
+    values = np.array(vals, dtype=float)
+    f = np.arange(max(max_active, 1) + 1)
+    bucket = np.searchsorted(values, f).astype(np.int64)
+    bucket[0] = 0  # unused: a feature with an inactive target never accumulates
+    return values, bucket
 
 
 @dataclass(frozen=True)
@@ -194,11 +212,14 @@ class TriggerLM:
         if inputs is None:
             inputs = self._stream_inputs(prior, stream, tables)
         pairs = self._pair_arrays(tables["n_tv"], tables["tvmap"], lam)
+        max_in = int(np.diff(pairs["in_ptr"]).max()) if lam.size else 1
+        values, bucket = iis_buckets(max_in)
+        self._bucket_values = values
         return trigger_scan(
             inputs["wt"], inputs["push"], inputs["lb3"], inputs["lb2"], inputs["c3row"], inputs["c2row"],
             pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], pairs["out_k"], pairs["in_ptr"],
             pairs["in_k"], tables["puni"], tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"],
-            tables["c2_t"], tables["c2_c"], int(self.window), accumulate, _M,
+            tables["c2_t"], tables["c2_c"], int(self.window), accumulate, bucket, values.size,
         )
 
     # ------------------------------------------------------------------ selection
@@ -290,7 +311,7 @@ class TriggerLM:
         for it in range(1, int(self.max_iter) + 1):
             yield Progress("triggers: IIS", it - 1, int(self.max_iter))
             logZ, lam_w, E, obs = self._run(prior, stream, lam, accumulate=True, inputs=train_in)
-            delta = _iis_deltas(E, obs, lam, sigma2)
+            delta = _iis_deltas(E, obs, lam, sigma2, self._bucket_values)
             new_lam = lam + delta
             logZ_t, lam_w_t, _, _ = self._run(prior, stream, new_lam, accumulate=False, inputs=train_in)
             train_ppl = float(np.exp(-(lp_tri + lam_w_t - logZ_t).mean()))
@@ -404,14 +425,15 @@ class TriggerLM:
         return lm
 
 
-def _iis_deltas(E: np.ndarray, obs: np.ndarray, lam: np.ndarray, sigma2: float, n_newton: int = 50) -> np.ndarray:
-    """Solve sum_m E[k,m] e^{(m+1) d} + (lam_k + d) / sigma2 = obs_k for every k (vectorised Newton).
+def _iis_deltas(E: np.ndarray, obs: np.ndarray, lam: np.ndarray, sigma2: float, values: np.ndarray,
+                n_newton: int = 60) -> np.ndarray:
+    """Solve sum_b E[k,b] e^{values[b] d} + (lam_k + d) / sigma2 = obs_k for every k (vectorised Newton).
 
     The left side is increasing and convex in d, so Newton from a point where the function is >= 0 converges
     monotonically; we start at d = 0, take bracketed steps and bisect when a step leaves the bracket.
     """
     E = np.maximum(E, 0.0)
-    m = np.arange(1, E.shape[1] + 1, dtype=float)
+    m = np.asarray(values, dtype=float)
     lo = np.full(lam.shape, -20.0)
     hi = np.full(lam.shape, 20.0)
     d = np.zeros_like(lam)

@@ -1,0 +1,151 @@
+"""``segviz lm train|eval|export-arpa|triggers`` and ``segviz relevance``: the language models of Section 3."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..corpus import read_corpus
+from ..errors import SegvizError
+from .common import print_json, progress_bar
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from ..lm import train_language_models
+
+    corpus = read_corpus(args.corpus)
+    sentences = corpus.sentences()
+    if not sentences:
+        raise SegvizError(f"{corpus.name}: no sentences to train on")
+    gen = train_language_models(
+        sentences, vocab_size=args.vocab, window=args.window, n_triggers=args.triggers,
+        trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
+        max_iter=args.max_iter, heldout_fraction=args.heldout,
+    )
+    result: list = []
+
+    def keep_result(g):
+        # progress_bar passes events through but cannot forward a generator's return value
+        result.append((yield from g))
+
+    for _ in progress_bar(keep_result(gen)):
+        pass
+    lms = result[0]
+    lms.save(args.out)
+    info = lms.info_
+    print(f"saved {args.out}: vocabulary {len(lms.vocab_) - 3} words + <unk> <s> </s>, "
+          f"{lms.trigger_.sources_.size} trigger pairs; {info.get('train_tokens')} training tokens, "
+          f"trigram {info.get('trigram_seconds')} s, triggers {info.get('trigger_seconds')} s", file=sys.stderr)
+    for h in lms.trigger_.history_:
+        held = "---" if h.heldout_perplexity is None else f"{h.heldout_perplexity:.2f}"
+        print(f"  IIS iteration {h.iteration}: held-out perplexity {held}", file=sys.stderr)
+    return 0
+
+
+def _load(path: str):
+    from ..lm import LanguageModels
+
+    return LanguageModels.load(path)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    lms = _load(args.lm_dir)
+    corpus = read_corpus(args.corpus)
+    result = lms.evaluate(corpus.sentences())
+    if args.json:
+        print_json(result)
+    else:
+        print(f"{corpus.name}: {result['tokens']} tokens, OOV rate {result['oov_rate']:.2%}")
+        print(f"  trigram perplexity  {result['trigram_perplexity']:.2f}")
+        print(f"  trigger perplexity  {result['trigger_perplexity']:.2f}  "
+              f"({1 - result['trigger_perplexity'] / result['trigram_perplexity']:.1%} lower)")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    lms = _load(args.lm_dir)
+    lms.trigram_.to_arpa(args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_triggers(args: argparse.Namespace) -> int:
+    lms = _load(args.lm_dir)
+    rows = lms.trigger_.pairs_table(args.top, sort=args.sort)
+    if args.json:
+        print_json(rows)
+        return 0
+    ws = max([len(r["s"]) for r in rows] + [1])
+    wt = max([len(r["t"]) for r in rows] + [1])
+    print(f"{'s'.ljust(ws)}  {'t'.ljust(wt)}  {'e^lambda':>9}  {'AMI score':>10}")
+    for r in rows:
+        print(f"{r['s'].ljust(ws)}  {r['t'].ljust(wt)}  {r['exp_lambda']:9.2f}  {r['score']:10.3g}")
+    return 0
+
+
+def _cmd_relevance(args: argparse.Namespace) -> int:
+    from ..relevance import relevance_profile
+
+    lms = _load(args.lm)
+    corpus = read_corpus(args.corpus)
+    if len(corpus) < 2:
+        raise SegvizError(f"{corpus.name}: needs at least two documents (segments) for a relevance profile")
+    prof = relevance_profile(lms, corpus, before=args.before, after=args.after)
+    if args.json:
+        print_json(prof)
+        return 0
+    print(f"{corpus.name}: mean sentence relevance by position relative to the segment start")
+    print(f"{'offset':>6}  {'mean R':>9}  {'count':>6}")
+    for o, m, c in zip(prof["offsets"], prof["mean"], prof["count"]):
+        print(f"{o:>6}  {'---' if m is None else f'{m:9.4f}':>9}  {c:>6}")
+    return 0
+
+
+def register(subparsers) -> None:
+    lm = subparsers.add_parser("lm", help="train, evaluate and export the language models (Section 3)",
+                               description="The Katz trigram and the trigger exponential model of Section 3.")
+    sub = lm.add_subparsers(dest="lm_command", metavar="LM_COMMAND")
+    lm.set_defaults(func=lambda args: (lm.print_help(), 0)[1])
+
+    t = sub.add_parser("train", help="train both models on CORPUS and save them to a directory")
+    t.add_argument("corpus", nargs="+", help="corpus files, directories or globs")
+    t.add_argument("--out", required=True, help="output directory (LM_DIR)")
+    t.add_argument("--vocab", type=int, default=20000, help="trigram vocabulary size (default 20000)")
+    t.add_argument("--window", type=int, default=500, help="trigger history length N in words (default 500)")
+    t.add_argument("--triggers", type=int, default=20000, help="number of trigger pairs K (default 20000)")
+    t.add_argument("--trigger-vocab", type=int, default=10000,
+                   help="trigger sources/targets among the top words (default 10000)")
+    t.add_argument("--ranking", choices=("residual", "mi"), default="residual",
+                   help="pair ranking: AMI of trigram-residual occurrences (default) or plain AMI")
+    t.add_argument("--prior-variance", type=float, default=1.0, help="Gaussian prior variance (default 1)")
+    t.add_argument("--max-iter", type=int, default=8, help="maximum IIS iterations (default 8)")
+    t.add_argument("--heldout", type=float, default=0.05, help="held-out fraction for IIS stopping (default 0.05)")
+    t.set_defaults(func=_cmd_train)
+
+    e = sub.add_parser("eval", help="perplexities of both models on CORPUS")
+    e.add_argument("lm_dir", metavar="LM_DIR")
+    e.add_argument("corpus", nargs="+")
+    e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.set_defaults(func=_cmd_eval)
+
+    x = sub.add_parser("export-arpa", help="write the trigram in ARPA format")
+    x.add_argument("lm_dir", metavar="LM_DIR")
+    x.add_argument("out", metavar="OUT.arpa")
+    x.set_defaults(func=_cmd_export)
+
+    g = sub.add_parser("triggers", help="list trigger pairs with e^lambda (the paper's Table 1)")
+    g.add_argument("lm_dir", metavar="LM_DIR")
+    g.add_argument("--top", type=int, default=20, help="number of pairs (default 20)")
+    g.add_argument("--sort", choices=("weight", "score"), default="weight",
+                   help="order by e^lambda (default) or by selection score")
+    g.add_argument("--json", action="store_true")
+    g.set_defaults(func=_cmd_triggers)
+
+    r = subparsers.add_parser("relevance", help="mean LM relevance against position relative to segment starts",
+                              description="The paper's relevance figure (Section 3.3) over CORPUS's documents.")
+    r.add_argument("corpus", nargs="+")
+    r.add_argument("--lm", required=True, help="language-model directory (from `segviz lm train`)")
+    r.add_argument("--before", type=int, default=10, help="sentences before the boundary (default 10)")
+    r.add_argument("--after", type=int, default=30, help="sentences after the boundary (default 30)")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=_cmd_relevance)
