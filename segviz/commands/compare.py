@@ -9,6 +9,7 @@ baselines on the same units and prints P_mu, P_k, WindowDiff, precision, recall,
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..corpus import read_corpus
 from ..errors import SegvizError
@@ -20,6 +21,8 @@ TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
 
 
 def _load_model(path: str):
+    if not Path(path).is_file():
+        raise SegvizError(f"model file not found: {path}")
     try:
         from ..segmenter import Segmenter
     except ImportError:

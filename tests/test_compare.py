@@ -1,0 +1,121 @@
+"""The comparison harness and ``segviz compare``."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz.baselines import BASELINES
+from segviz.cli import main
+from segviz.corpus import Corpus, Document, read_corpus
+from segviz.errors import SegvizError
+from segviz.events import Progress
+from segviz.metrics import p_k
+from segviz.peers.c99 import C99
+from segviz.peers.harness import compare_segmenters
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
+
+
+def _corpus(n_files=3, seed=0):
+    rng = np.random.default_rng(seed)
+    docs, files = [], []
+    for f in range(n_files):
+        for t in range(4):
+            vocab = [f"f{f}t{t}w{i}" for i in range(10)]
+            sents = tuple(tuple(rng.choice(vocab, 7)) for _ in range(int(rng.integers(4, 8))))
+            docs.append(Document(name=f"file{f}#seg{t}", sentences=sents, texts=tuple(" ".join(s) for s in sents)))
+            files.append(f"file{f}")
+    return Corpus(docs, name="synthetic", files=files)
+
+
+def _run(gen):
+    events = []
+    while True:
+        try:
+            events.append(next(gen))
+        except StopIteration as stop:
+            return events, stop.value
+
+
+def test_per_document_rows_are_means_over_files():
+    corpus = _corpus()
+    events, cmp = _run(compare_segmenters(corpus))
+    assert events == [Progress("compare", i, 3) for i in range(4)]
+    assert cmp.evaluation == "per-document" and len(cmp.units) == 3
+    assert cmp.segmenters == ["texttiling", "c99", *BASELINES]
+    rows = cmp.rows
+    expected = np.mean([p_k(part.masses(), C99().segment(part.sentences())) for part in corpus.by_file()])
+    assert rows["c99"]["p_k"] == pytest.approx(expected)
+    assert rows["all"]["hypothesis_segments"] == corpus.n_sentences
+    assert rows["none"]["hypothesis_segments"] == 3
+    for row in rows.values():
+        assert row["units"] == 3 and row["skipped"] == 0
+        assert row["seconds_per_1000_sentences"] >= 0
+
+
+def test_stream_evaluation_is_one_unit():
+    corpus = _corpus()
+    _, cmp = _run(compare_segmenters(corpus, evaluation="stream", peers=["c99"], baselines=["none"]))
+    assert cmp.units == ["synthetic"] and cmp.segmenters == ["c99", "none"]
+    assert cmp.rows["none"]["hypothesis_segments"] == 1
+    assert cmp.rows["c99"]["p_k"] == pytest.approx(p_k(corpus.masses(), C99().segment(corpus.sentences())))
+
+
+def test_a_segmenter_that_cannot_run_is_reported_as_skipped():
+    corpus = _corpus()
+    _, cmp = _run(compare_segmenters(corpus, evaluation="stream", peers=["c99"], baselines=[],
+                                     peer_params={"c99": {"max_sentences": 10}}))
+    row = cmp.rows["c99"]
+    assert row["skipped"] == 1 and row["p_k"] is None and "max_sentences" in row["errors"][0]
+    payload = cmp.to_json()
+    json.dumps(payload, allow_nan=False)
+    assert payload["format"] == "segviz-compare" and payload["version"] == 1
+
+
+def test_model_is_run_like_any_segmenter():
+    class Oracle:
+        def segment(self, corpus):
+            return corpus.masses()
+
+    _, cmp = _run(compare_segmenters(_corpus(), model=Oracle(), peers=[], baselines=["none"]))
+    assert cmp.segmenters == ["model", "none"]
+    assert cmp.rows["model"]["p_k"] == 0.0 and cmp.rows["model"]["f1"] == 1.0
+
+
+def test_bad_arguments():
+    with pytest.raises(SegvizError, match="evaluation"):
+        next(compare_segmenters(_corpus(), evaluation="bogus"))
+    with pytest.raises(SegvizError, match="unknown peer"):
+        next(compare_segmenters(_corpus(), peers=["nope"]))
+    tiny = Corpus([Document("d", (("a",), ("b",)), ("a", "b"))], name="tiny")
+    with pytest.raises(SegvizError, match="more than 2 sentences"):
+        next(compare_segmenters(tiny))
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="needs sample_corpora/choi")
+def test_cli_json_and_table(capsys):
+    path = str(SAMPLE / "3-11_0.ref")
+    assert main(["compare", path, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["evaluation"] == "per-document" and payload["units"] == 1
+    assert set(payload["rows"]) == {"texttiling", "c99", *BASELINES}
+    # P_k agrees with segeval's on the same masses (sanity check of the whole path)
+    segeval = pytest.importorskip("segeval")
+    corpus = read_corpus(path)
+    hyp = C99().segment(corpus.sentences())
+    assert payload["rows"]["c99"]["p_k"] == pytest.approx(float(segeval.pk(hyp, corpus.masses())))
+    assert main(["compare", path, "--stream", "--peers", "texttiling", "--baselines", "none,even"]) == 0
+    out = capsys.readouterr().out
+    assert "stream" in out and "texttiling" in out and "even" in out and "c99" not in out
+    assert "s / 1k sent." in out
+
+
+def test_cli_errors_are_one_line(capsys, tmp_path):
+    assert main(["compare", str(tmp_path / "missing.ref")]) == 2
+    assert main(["compare", str(SAMPLE), "--peers", "bogus"]) == 2
+    assert main(["compare", str(SAMPLE), "--model", str(tmp_path / "nope.json")]) == 2
+    err = capsys.readouterr().err
+    assert "segviz: error:" in err and "Traceback" not in err and "unknown peer bogus" in err and "model file not found" in err
