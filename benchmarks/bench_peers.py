@@ -1,0 +1,132 @@
+"""Benchmark the peer segmenters against baselines measured in the same run.
+
+* TextTiling (ours, vectorised) vs NLTK's TextTilingTokenizer on the same documents (same stopwords); also
+  checks that the two agree on the boundary flags.
+* C99 (ours, vectorised) vs a straightforward loop implementation of the same algorithm (rank by scanning the
+  mask of each element, divisive clustering by summing each candidate square), checking identical output.
+* ``--segeval``: also score both peers on every matched document with our P_k and with segeval's, and report
+  the largest difference (a sanity check of the metric path used by ``segviz compare``).
+
+Usage:  python benchmarks/bench_peers.py [--docs N] [--segeval] [CHOI_GLOB ...]
+Timing uses the first N (default 20) matched files, --segeval all of them.  Default glob: the files of
+../shared/corpora/choi2000/1/3-11 (else sample_corpora/choi).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from segviz.corpus import read_corpus  # noqa: E402
+from segviz.peers._text import default_stopwords, resolve_stopwords  # noqa: E402
+from segviz.peers.c99 import C99, _content_words, choose_splits, cosine_matrix  # noqa: E402
+from segviz.peers.texttiling import TextTiling  # noqa: E402
+
+
+def loop_c99(sentences, mask=11, c=1.2):
+    """C99 written the obvious way (Python loops), the speed baseline for the vectorised version."""
+    stop = resolve_stopwords(None)
+    sim = cosine_matrix([_content_words(s, stop, True) for s in sentences])
+    n = len(sentences)
+    r = mask // 2
+    rank = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            lower = examined = 0
+            for a in range(max(0, i - r), min(n, i + r + 1)):
+                for b in range(max(0, j - r), min(n, j + r + 1)):
+                    if (a, b) != (i, j):
+                        examined += 1
+                        lower += sim[a, b] < sim[i, j]
+            rank[i, j] = lower / max(examined, 1)
+    bounds, density, splits = [0, n], [rank.sum() / (n * n)], []
+    for _ in range(n - 1):
+        best, best_p, best_sa = -1.0, None, None
+        for p in range(1, n):
+            if p in bounds:
+                continue
+            edges = sorted(bounds + [p])
+            s = sum(rank[x:y, x:y].sum() for x, y in zip(edges[:-1], edges[1:]))
+            a = sum((y - x) ** 2 for x, y in zip(edges[:-1], edges[1:]))
+            if s / a > best:
+                best, best_p = s / a, p
+        bounds.append(best_p)
+        splits.append(best_p)
+        density.append(best)
+    k, _, _ = choose_splits(np.array(density), c=c)
+    b = sorted(splits[:k])
+    return tuple(int(m) for m in np.diff([0, *b, n]))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("patterns", nargs="*", help="globs of Choi-format files")
+    ap.add_argument("--docs", type=int, default=20)
+    ap.add_argument("--segeval", action="store_true", help="compare our P_k with segeval's on every document")
+    args = ap.parse_args()
+    patterns = args.patterns or [str(ROOT.parent / "shared" / "corpora" / "choi2000" / "1" / "3-11" / "*.ref")]
+    all_files = [f for p in patterns for f in sorted(glob.glob(p), key=lambda p: (len(p), p))]
+    files = all_files[:args.docs]
+    if not files:
+        files = sorted(glob.glob(str(ROOT / "sample_corpora" / "choi" / "*.ref")))[:args.docs]
+    docs = [read_corpus(f).sentences() for f in files]
+    n_sent = sum(len(d) for d in docs)
+    print(f"{len(docs)} documents, {n_sent} sentences")
+
+    from nltk.tokenize.texttiling import TextTilingTokenizer
+    stop = sorted(default_stopwords())
+    TextTiling().fit(docs[0])                       # warm caches (word filter)
+    t0 = time.perf_counter()
+    ours = [TextTiling().fit(d).gap_flags_ for d in docs]
+    t_ours = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    theirs = [np.asarray(TextTilingTokenizer(stopwords=stop, demo_mode=True).tokenize(
+        "\n\n".join(" ".join(s) for s in d))[3], bool) for d in docs]
+    t_nltk = time.perf_counter() - t0
+    agree = all(np.array_equal(a, b) for a, b in zip(ours, theirs))
+    print(f"TextTiling  ours {1000 * t_ours / n_sent:8.2f} s/1k sent   NLTK {1000 * t_nltk / n_sent:8.2f} s/1k sent"
+          f"   speed-up x{t_nltk / t_ours:.1f}   flags identical: {agree}")
+
+    small = docs[:max(1, min(3, len(docs)))]
+    n_small = sum(len(d) for d in small)
+    C99().fit(small[0])                              # warm the stemmer cache
+    t0 = time.perf_counter()
+    ours_c = [C99().segment(d) for d in small]
+    t_c = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    loop_c = [loop_c99(d) for d in small]
+    t_loop = time.perf_counter() - t0
+    print(f"C99         ours {1000 * t_c / n_small:8.2f} s/1k sent   loops {1000 * t_loop / n_small:8.2f} s/1k sent"
+          f"   speed-up x{t_loop / t_c:.0f}   output identical: {ours_c == loop_c}  ({len(small)} documents)")
+    t0 = time.perf_counter()
+    for d in docs:
+        C99().segment(d)
+    print(f"C99 on all {len(docs)} documents: {1000 * (time.perf_counter() - t0) / n_sent:.2f} s/1k sentences")
+    if args.segeval:
+        import segeval
+
+        from segviz.metrics import p_k
+        worst = 0.0
+        means = {"texttiling": [], "c99": []}
+        for f in all_files:
+            corpus = read_corpus(f)
+            ref = corpus.masses()
+            for name, est in (("texttiling", TextTiling()), ("c99", C99())):
+                hyp = est.segment(corpus.sentences())
+                ours, theirs = p_k(ref, hyp), float(segeval.pk(hyp, ref))
+                worst = max(worst, abs(ours - theirs))
+                means[name].append(ours)
+        print(f"P_k over {len(all_files)} documents: " + ", ".join(f"{k} {100 * np.mean(v):.1f}%" for k, v in means.items())
+              + f"; largest |ours - segeval| = {worst:.2e}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
