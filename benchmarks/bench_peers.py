@@ -6,8 +6,10 @@
   mask of each element, divisive clustering by summing each candidate square), checking identical output.
 * ``--segeval``: also score both peers on every matched document with our P_k and with segeval's, and report
   the largest difference (a sanity check of the metric path used by ``segviz compare``).
+* ``--nltk-pk``: also segment every matched document with NLTK's TextTilingTokenizer as is (our stopword list,
+  each sentence its own paragraph) and report its mean P_k (slow: ~15 s per 1,000 sentences).
 
-Usage:  python benchmarks/bench_peers.py [--docs N] [--segeval] [CHOI_GLOB ...]
+Usage:  python benchmarks/bench_peers.py [--docs N] [--segeval] [--nltk-pk] [CHOI_GLOB ...]
 Timing uses the first N (default 20) matched files, --segeval all of them.  Default glob: the files of
 ../shared/corpora/choi2000/1/3-11 (else sample_corpora/choi).
 """
@@ -70,6 +72,7 @@ def main() -> int:
     ap.add_argument("patterns", nargs="*", help="globs of Choi-format files")
     ap.add_argument("--docs", type=int, default=20)
     ap.add_argument("--segeval", action="store_true", help="compare our P_k with segeval's on every document")
+    ap.add_argument("--nltk-pk", action="store_true", help="P_k of NLTK's TextTiling as is on every document")
     args = ap.parse_args()
     patterns = args.patterns or [str(ROOT.parent / "shared" / "corpora" / "choi2000" / "1" / "3-11" / "*.ref")]
     all_files = [f for p in patterns for f in sorted(glob.glob(p), key=lambda p: (len(p), p))]
@@ -125,6 +128,17 @@ def main() -> int:
                 means[name].append(ours)
         print(f"P_k over {len(all_files)} documents: " + ", ".join(f"{k} {100 * np.mean(v):.1f}%" for k, v in means.items())
               + f"; largest |ours - segeval| = {worst:.2e}")
+    if args.nltk_pk:
+        from segviz.metrics import p_k
+        scores = []
+        for f in all_files:
+            corpus = read_corpus(f)
+            text = "\n\n".join(" ".join(s) for s in corpus.sentences())
+            pieces = TextTilingTokenizer(stopwords=stop).tokenize(text)
+            # a piece is one or more "\n\n"-separated sentences; NLTK merges paragraphs under 100 characters
+            hyp = tuple(m for m in (len([ln for ln in p.split("\n\n") if ln.strip()]) for p in pieces) if m)
+            scores.append(p_k(corpus.masses(), hyp))
+        print(f"NLTK TextTiling as is, P_k over {len(all_files)} documents: {100 * np.mean(scores):.1f}%")
     return 0
 
 
