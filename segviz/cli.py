@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "segviz.commands.gui",
     "segviz.commands.compare",
     "segviz.commands.lm",
+    "segviz.commands.segment",
 ]
 
 

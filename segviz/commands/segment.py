@@ -1,0 +1,385 @@
+"""``segviz train``, ``segviz segment``, ``segviz reproduce`` and the model form of ``segviz evaluate``.
+
+* ``segviz train TRAIN... --heldout HELD... [--lm LM_DIR] --out MODEL.json [--features 100]``
+* ``segviz segment MODEL.json CORPUS... [--alpha A] [--epsilon E] [-o OUT]`` (Choi format)
+* ``segviz evaluate MODEL.json CORPUS... [--json]`` -> :func:`evaluate_model` (the lead's ``evaluate`` dispatches here)
+* ``segviz reproduce [reuters|choi|all] [--json] [--out DIR] [--data DIR]``: the protocols of docs/protocols.md
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Generator
+
+import numpy as np
+
+from ..corpus import Corpus, read_corpus, write_choi
+from ..errors import SegvizError
+from ..events import Progress
+from ..metrics import default_mu, score_row
+from ..persist import atomic_write_json, atomic_write_text
+from .common import format_table, print_json, progress_bar
+from .scoring import average_rows, baseline_rows, render, table_payload
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "corpora"
+
+
+def _run(gen: Generator, *, quiet: bool = False) -> Any:
+    """Drive an engine generator with a progress bar on stderr; return its value."""
+    result: list = []
+
+    def keep(g):
+        result.append((yield from g))
+
+    events = keep(gen) if quiet else progress_bar(keep(gen))
+    for _ in events:
+        pass
+    return result[0]
+
+
+def _load_lms(path: str | Path):
+    from ..lm.models import LanguageModels
+
+    p = Path(path)
+    if not p.is_dir():
+        raise SegvizError(f"{p}: no such language-model directory (make one with `segviz lm train`)")
+    return LanguageModels.load(p)
+
+
+def _train_lms(sentences, **params) -> Generator:
+    from ..lm.models import train_language_models
+
+    return train_language_models(sentences, **params)
+
+
+def feature_lines(segmenter, limit: int | None = 20) -> list[str]:
+    """The paper's Figures 5/6 as text: features in order of induction with e^lambda."""
+    out = []
+    for i, (f, w) in enumerate(zip(segmenter.features_, segmenter.weights_), start=1):
+        if limit is not None and i > limit:
+            break
+        out.append(f"{i:3d}. {f.short:<28} e^lambda = {w:9.4g}   {f.description}")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- train
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from ..segmenter import train_segmenter
+
+    train = read_corpus(args.train)
+    held = read_corpus(args.heldout) if args.heldout else None
+    if len(train) < 2:
+        raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
+    lms = None
+    if not args.no_relevance:
+        if args.lm:
+            lms = _load_lms(args.lm)
+        else:
+            print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
+            lms = _run(_train_lms(train.sentences(), vocab_size=args.lm_vocab))
+    seg = _run(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
+                               use_relevance=not args.no_relevance, stopping=args.stopping), quiet=args.quiet)
+    if args.lm and lms is not None:
+        seg.lm_dir_ = str(Path(args.lm).resolve())
+    seg.save(args.out)
+    info = seg.info_
+    print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
+          f"alpha = {seg.alpha_:g}, epsilon = {seg.epsilon_}, 1/mu = {1 / seg.mu_:.1f} sentences, "
+          f"{info.get('tuned_on')} P_mu = {info.get('tuned_p_mu', float('nan')):.4f}, "
+          f"induction {info.get('induction_seconds')} s", file=sys.stderr)
+    for line in feature_lines(seg, limit=args.show):
+        print(line, file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- segment
+
+def _load_model(path: str):
+    from ..segmenter import Segmenter
+
+    return Segmenter.load(path)
+
+
+def _cmd_segment(args: argparse.Namespace) -> int:
+    seg = _load_model(args.model)
+    corpus = read_corpus(args.corpus)
+    if corpus.n_sentences < 2:
+        raise SegvizError(f"{corpus.name}: fewer than 2 sentences; nothing to segment")
+    masses = seg.segment(corpus, alpha=args.alpha, epsilon=args.epsilon)
+    text = write_choi(masses, corpus.sentence_texts())
+    if args.output and args.output != "-":
+        atomic_write_text(args.output, text)
+        print(f"wrote {args.output}: {len(masses)} segments over {corpus.n_sentences} sentences", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# -------------------------------------------------------------------------------------------- evaluate
+
+def model_rows(seg, corpus: Corpus, *, alpha=None, epsilon=None, seed: int = 0) -> dict[str, dict]:
+    """The paper's table: the model row then the baselines, all with mu = 1/mean reference segment length."""
+    ref = corpus.masses()
+    mu = default_mu(ref)
+    rows = {"model": score_row(ref, seg.segment(corpus, alpha=alpha, epsilon=epsilon), mu=mu)}
+    rows.update(baseline_rows(ref, seed=seed, mu=mu))
+    return rows
+
+
+def evaluate_model(args: argparse.Namespace) -> int:
+    """``segviz evaluate MODEL.json CORPUS... [--json]`` (dispatched by segviz.commands.scoring)."""
+    if len(args.paths) < 2:
+        raise SegvizError("usage: segviz evaluate MODEL.json CORPUS...")
+    seg = _load_model(args.paths[0])
+    corpus = read_corpus(args.paths[1:])
+    if corpus.n_sentences < 3:
+        raise SegvizError(f"{corpus.name}: too few sentences to evaluate")
+    rows = model_rows(seg, corpus, alpha=getattr(args, "alpha", None), epsilon=getattr(args, "epsilon", None),
+                      seed=getattr(args, "seed", 0))
+    payload = table_payload(corpus, rows, evaluation="stream")
+    payload["model_file"] = str(args.paths[0])
+    payload["alpha"] = seg.alpha_ if getattr(args, "alpha", None) is None else args.alpha
+    payload["epsilon"] = seg.epsilon_ if getattr(args, "epsilon", None) is None else args.epsilon
+    if args.json:
+        print_json(payload)
+    else:
+        print(render(payload, rows))
+    return 0
+
+
+# ------------------------------------------------------------------------------------------- reproduce
+
+REUTERS_LM = [f"reut2-{i:03d}.sgm" for i in range(0, 14)]
+REUTERS_TRAIN = [f"reut2-{i:03d}.sgm" for i in (14, 15, 16)]
+REUTERS_HELD = ["reut2-017.sgm"]
+REUTERS_TEST = [f"reut2-{i:03d}.sgm" for i in (18, 19, 20, 21)]
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        raise SegvizError(f"{path}: missing (pass --data DIR pointing at the shared corpora)")
+    return path
+
+
+def _lms_for(name: str, out: Path | None, sentences_fn, lm_params: dict, lm_dir: str | None):
+    """Load LMs from --lm, from a previous run's cache in --out, or train them (and cache them in --out)."""
+    if lm_dir:
+        return (yield from _nothing(_load_lms(lm_dir)))
+    cache = out / f"lm-{name}" if out else None
+    if cache is not None and (cache / "models.json").is_file():
+        return (yield from _nothing(_load_lms(cache)))
+    lms = yield from _train_lms(sentences_fn(), **lm_params)
+    if cache is not None:
+        lms.save(cache)
+    return lms
+
+
+def _nothing(value):
+    return value
+    yield  # pragma: no cover - makes this a generator
+
+
+def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
+                      lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
+                      use_relevance: bool = True) -> Generator[Any, None, dict]:
+    """The Reuters protocol (docs/protocols.md): LMs 000-013, train 014-016, tune 017, test 018-021."""
+    from ..segmenter import train_segmenter
+
+    root = _need(data / "reuters21578")
+    t0 = time.perf_counter()
+    yield Progress("reading Reuters", 0, 1)
+    train = read_corpus([_need(root / f) for f in REUTERS_TRAIN], name="reut2-014..016")
+    held = read_corpus([_need(root / f) for f in REUTERS_HELD], name="reut2-017")
+    test = read_corpus([_need(root / f) for f in REUTERS_TEST], name="reut2-018..021")
+    yield Progress("reading Reuters", 1, 1)
+    lms = None
+    if use_relevance:
+        lms = yield from _lms_for("reuters", out, lambda: read_corpus([_need(root / f) for f in REUTERS_LM]).sentences(),
+                                  lm_params or {}, lm_dir)
+    t1 = time.perf_counter()
+    seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
+                                     use_relevance=use_relevance, stopping=stopping)
+    t2 = time.perf_counter()
+    yield Progress("segmenting test", 0, 1)
+    rows = model_rows(seg, test)
+    yield Progress("segmenting test", 1, 1)
+    if out is not None:
+        seg.save(out / "reuters-model.json")
+    return {
+        "protocol": "reuters",
+        "train": train.name, "heldout": held.name, "test": test.name,
+        "train_words": train.n_tokens, "test_sentences": test.n_sentences,
+        "table": table_payload(test, rows, evaluation="stream"),
+        "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
+        "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
+                     for f, w in zip(seg.features_, seg.weights_)],
+        "heldout_p_mu_by_round": [h.get("heldout_p_mu") for h in seg.history_],
+        "info": seg.info_,
+        "seconds": {"language_models": round(t1 - t0, 1), "segmenter": round(t2 - t1, 1),
+                    "total": round(time.perf_counter() - t0, 1)},
+        "_segmenter": seg,
+    }
+
+
+CHOI_TEST_SETS = ("3-11", "3-5", "6-8", "9-11")
+
+
+def _choi_lm_sentences(root: Path, exclude: list[Corpus]) -> list:
+    """LM text for Choi: sets 3 and 4, minus every sentence that also occurs in the tuning or test sets.
+
+    Choi documents are excerpts of the same Brown texts, so an excerpt in set 3 or 4 can repeat sentences of a
+    test document; dropping every sentence seen in sets 1 and 2 guarantees the LMs never saw test text.
+    """
+    banned = {s for c in exclude for s in c.sentences()}
+    lm_corpus = read_corpus([root / "3", root / "4"], kind="choi")
+    return [s for s in lm_corpus.sentences() if s not in banned]
+
+
+def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
+                   lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
+                   use_relevance: bool = True) -> Generator[Any, None, dict]:
+    """The Choi protocol: train on 3/3-11, tune on 1/3-11, test on 2/{3-11,3-5,6-8,9-11} file by file."""
+    from ..segmenter import train_segmenter
+
+    root = _need(data / "choi2000")
+    t0 = time.perf_counter()
+    yield Progress("reading Choi", 0, 1)
+    train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
+    held = read_corpus(_need(root / "1" / "3-11"), kind="choi", name="choi 1/3-11")
+    tests = {s: read_corpus(_need(root / "2" / s), kind="choi", name=f"choi 2/{s}") for s in CHOI_TEST_SETS}
+    yield Progress("reading Choi", 1, 1)
+    lms = None
+    if use_relevance:
+        excl = [read_corpus(root / "1", kind="choi"), read_corpus(root / "2", kind="choi")]
+        lms = yield from _lms_for("choi", out, lambda: _choi_lm_sentences(root, excl), lm_params or {}, lm_dir)
+    t1 = time.perf_counter()
+    seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
+                                     use_relevance=use_relevance, stopping=stopping)
+    t2 = time.perf_counter()
+    tables = {}
+    for i, (name, test) in enumerate(tests.items()):
+        yield Progress("segmenting Choi test sets", i, len(tests))
+        files = [c for c in test.by_file() if c.n_sentences > 2]
+        per_file = [model_rows(seg, c) for c in files]
+        rows = average_rows(per_file)
+        tables[name] = table_payload(test, rows, evaluation=f"mean over {len(files)} files")
+    yield Progress("segmenting Choi test sets", len(tests), len(tests))
+    if out is not None:
+        seg.save(out / "choi-model.json")
+    return {
+        "protocol": "choi",
+        "train": train.name, "heldout": held.name,
+        "tables": tables,
+        "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
+        "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
+                     for f, w in zip(seg.features_, seg.weights_)],
+        "heldout_p_mu_by_round": [h.get("heldout_p_mu") for h in seg.history_],
+        "info": seg.info_,
+        "seconds": {"language_models": round(t1 - t0, 1), "segmenter": round(t2 - t1, 1),
+                    "total": round(time.perf_counter() - t0, 1)},
+        "_segmenter": seg,
+    }
+
+
+def _render_result(res: dict) -> str:
+    seg = res["_segmenter"]
+    lines = []
+    if res["protocol"] == "reuters":
+        payload = res["table"]
+        rows = {k: v for k, v in payload.items() if isinstance(v, dict)}
+        lines.append(f"== Reuters (the paper's Table 5 layout): train {res['train']}, tune {res['heldout']}")
+        lines.append(render(payload, rows))
+    else:
+        lines.append(f"== Choi (train {res['train']}, tune {res['heldout']}); per-file means, P_k as in the literature")
+        for name, payload in res["tables"].items():
+            rows = {k: v for k, v in payload.items() if isinstance(v, dict)}
+            lines.append(render(payload, rows))
+    lines.append(f"alpha = {res['alpha']:g}, epsilon = {res['epsilon']}, "
+                 f"{res['info'].get('candidates')} candidates, {len(seg.features_)} features, "
+                 f"induction {res['info'].get('induction_seconds')} s, total {res['seconds']['total']} s")
+    lines.append("first features induced (the paper's Figures 5/6 as text):")
+    lines.extend(feature_lines(seg, limit=20))
+    return "\n".join(lines)
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    data = Path(args.data) if args.data else DEFAULT_DATA
+    if not data.is_dir():
+        raise SegvizError(f"{data}: data directory not found (pass --data DIR)")
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    which = ["reuters", "choi"] if args.which == "all" else [args.which]
+    lm_params = {"vocab_size": args.lm_vocab}
+    results = {}
+    for name in which:
+        fn = reproduce_reuters if name == "reuters" else reproduce_choi
+        res = _run(fn(data, out=out, n_features=args.features, vocabulary=args.vocabulary, lm_dir=args.lm,
+                      lm_params=lm_params, stopping=args.stopping, use_relevance=not args.no_relevance),
+                   quiet=args.json and not sys.stderr.isatty())
+        results[name] = res
+        if not args.json:
+            print(_render_result(res))
+            print()
+    clean = {k: {kk: vv for kk, vv in v.items() if not kk.startswith("_")} for k, v in results.items()}
+    if out is not None:
+        atomic_write_json(out / "reproduce.json", clean)
+        atomic_write_text(out / "reproduce.txt", "\n\n".join(_render_result(r) for r in results.values()) + "\n")
+    if args.json:
+        print_json(clean)
+    return 0
+
+
+# -------------------------------------------------------------------------------------------- register
+
+def _common_training(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--features", type=int, default=100, help="features to induce (default 100, as in the paper)")
+    p.add_argument("--vocabulary", type=int, default=20000,
+                   help="candidate vocabulary: the N most frequent training words (default 20000)")
+    p.add_argument("--no-relevance", action="store_true", help="vocabulary questions only (no language models)")
+    p.add_argument("--stopping", choices=("last", "heldout"), default="last",
+                   help="keep all induced features (last) or the round with the best held-out P_mu")
+    p.add_argument("--lm-vocab", type=int, default=20000, help="trigram vocabulary when LMs are trained here")
+
+
+def register(subparsers) -> None:
+    t = subparsers.add_parser(
+        "train", help="induce a boundary model (Sections 4-5) and tune alpha/epsilon (Section 7)",
+        description="Train a segmenter: candidate features on TRAIN, greedy feature induction, alpha/epsilon "
+                    "tuned on --heldout to maximise P_mu.  Without --lm the language models are trained on TRAIN "
+                    "first and saved beside the model as MODEL.lm/.")
+    t.add_argument("train", nargs="+", metavar="TRAIN_CORPUS", help="training corpus files, directories or globs")
+    t.add_argument("--heldout", nargs="+", metavar="CORPUS", help="held-out corpus for P_mu per round and tuning")
+    t.add_argument("--lm", metavar="LM_DIR", help="language models from `segviz lm train`")
+    t.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the model")
+    t.add_argument("--show", type=int, default=20, help="features to list at the end (default 20)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    _common_training(t)
+    t.set_defaults(func=_cmd_train)
+
+    s = subparsers.add_parser(
+        "segment", help="segment a corpus with a trained model; writes Choi format",
+        description="Place boundaries where q(yes) > alpha, at least epsilon sentences apart (Section 7).")
+    s.add_argument("model", metavar="MODEL.json")
+    s.add_argument("corpus", nargs="+", metavar="CORPUS")
+    s.add_argument("--alpha", type=float, default=None, help="override the model's threshold")
+    s.add_argument("--epsilon", type=int, default=None, help="override the model's minimum separation")
+    s.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
+    s.set_defaults(func=_cmd_segment)
+
+    r = subparsers.add_parser(
+        "reproduce", help="run the documented Reuters / Choi protocols end to end (docs/protocols.md)",
+        description="Train LMs and a segmenter on the documented splits and print the paper's Tables 5/6 layout "
+                    "plus the first induced features (Figures 5/6 as text).")
+    r.add_argument("which", nargs="?", choices=("reuters", "choi", "all"), default="all")
+    r.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    r.add_argument("--out", metavar="DIR", help="write models, cached LMs, reproduce.json and reproduce.txt here")
+    r.add_argument("--data", metavar="DIR", help=f"corpora directory (default {DEFAULT_DATA})")
+    r.add_argument("--lm", metavar="LM_DIR", help="use these language models instead of training them")
+    _common_training(r)
+    r.set_defaults(func=_cmd_reproduce)
