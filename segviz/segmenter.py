@@ -335,7 +335,7 @@ class InductionSession:
         history = [{
             "round": e.round, "feature": e.feature.description, "gain": e.gain,
             "weight": e.weights[-1], "train_loglik": e.train_loglik, "heldout_p_mu": e.heldout_p_mu,
-            "seconds": round(e.seconds, 4),
+            "seconds": round(e.seconds, 4), "iis_iterations": e.iis_iterations,
         } for e in model.history_]
         info = dict(self.info, rounds_induced=len(model.features_), rounds_kept=rounds,
                     tuned_on="heldout" if self.Xh is not None else "train", tuned_p_mu=pmu)
