@@ -83,6 +83,10 @@ def test_model_is_run_like_any_segmenter():
     _, cmp = _run(compare_segmenters(_corpus(), model=Oracle(), peers=[], baselines=["none"]))
     assert cmp.segmenters == ["model", "none"]
     assert cmp.rows["model"]["p_k"] == 0.0 and cmp.rows["model"]["f1"] == 1.0
+    _, cmp = _run(compare_segmenters(_corpus(), model=Oracle(), model_name="oracle", baselines=[]))
+    assert cmp.segmenters == ["oracle", "texttiling", "c99"]
+    with pytest.raises(SegvizError, match="clashes"):
+        next(compare_segmenters(_corpus(), model=Oracle(), model_name="c99"))
 
 
 def test_bad_arguments():

@@ -74,8 +74,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     baselines = _split_names(args.baselines, BASELINES, "baseline")
     model = _load_model(args.model) if args.model else None
     corpus = read_corpus(args.corpus)
-    work = compare_segmenters(corpus, model=model, evaluation="stream" if args.stream else "per-document",
-                              peers=peers, baselines=baselines, seed=args.seed)
+    model_name = f"model {Path(args.model).name}" if args.model else "model"
+    work = compare_segmenters(corpus, model=model, model_name=model_name,
+                              evaluation="stream" if args.stream else "per-document", peers=peers,
+                              baselines=baselines, seed=args.seed)
     comparison = _with_progress(work)
     if args.json:
         print_json(comparison.to_json())

@@ -102,7 +102,7 @@ def _model_segmenter(model) -> Callable:
     return run
 
 
-def available_segmenters(model=None, *, peers: Sequence[str] | None = None,
+def available_segmenters(model=None, *, model_name: str = "model", peers: Sequence[str] | None = None,
                          baselines: Sequence[str] | None = None, seed: int = 0,
                          peer_params: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Callable]:
     """name -> function(corpus part) -> masses, in table order: model, peers, baselines."""
@@ -117,7 +117,9 @@ def available_segmenters(model=None, *, peers: Sequence[str] | None = None,
             raise SegvizError(f"unknown baseline {name!r}; choose from {', '.join(BASELINES)}")
     out: dict[str, Callable] = {}
     if model is not None:
-        out["model"] = _model_segmenter(model)
+        if model_name in PEERS or model_name in BASELINES:
+            raise SegvizError(f"model name {model_name!r} clashes with a peer or baseline name")
+        out[model_name] = _model_segmenter(model)
     for name in peers:
         params = dict(peer_params.get(name, {}))
 
@@ -131,18 +133,20 @@ def available_segmenters(model=None, *, peers: Sequence[str] | None = None,
     return out
 
 
-def compare_segmenters(corpus, *, model=None, evaluation: str = "per-document", peers: Sequence[str] | None = None,
-                       baselines: Sequence[str] | None = None, seed: int = 0,
+def compare_segmenters(corpus, *, model=None, model_name: str = "model", evaluation: str = "per-document",
+                       peers: Sequence[str] | None = None, baselines: Sequence[str] | None = None, seed: int = 0,
                        peer_params: Mapping[str, Mapping[str, Any]] | None = None,
                        ) -> Generator[Progress, None, Comparison]:
     """Segment ``corpus`` with every segmenter and score each against the reference (module docstring).
 
-    ``model`` is anything with ``segment(corpus) -> masses`` (a :class:`segviz.segmenter.Segmenter`).
+    ``model`` is anything with ``segment(corpus) -> masses`` (a :class:`segviz.segmenter.Segmenter`); its row is
+    called ``model_name``.
     Yields ``Progress("compare", units_done, n_units)``; returns the :class:`Comparison`.
     """
     if evaluation not in EVALUATIONS:
         raise SegvizError(f"evaluation must be one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
-    segmenters = available_segmenters(model, peers=peers, baselines=baselines, seed=seed, peer_params=peer_params)
+    segmenters = available_segmenters(model, model_name=model_name, peers=peers, baselines=baselines, seed=seed,
+                                      peer_params=peer_params)
     units = [corpus] if evaluation == "stream" else list(corpus.by_file())
     # a unit needs at least 3 sentences for P_k's window to be defined
     units = [u for u in units if u.n_sentences > 2]
