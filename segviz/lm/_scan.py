@@ -78,29 +78,36 @@ def cooccurrence_scan(x, r, window, n_vocab):
 
 
 @njit(cache=True)
-def _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, bucket):
-    # Close the interval since t's state last changed: the "main" term a3 a2 p1(t) e^Lambda / Z of the
-    # expected counts of every active feature into t, accumulated lazily through the running sum B.
-    dB = B - Blast[t]
-    Blast[t] = B
-    if dB != 0.0 and nact[t] > 0:
-        val = dB * puni[t] * np.exp(Lam[t])
-        m = bucket[nact[t]]
-        for q in range(in_ptr[t], in_ptr[t + 1]):
-            k = in_k[q]
-            if cnt[src[k]] > 0:
-                E[k, m] += val
+def _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket):
+    # Between two changes of t's state (Lambda(t), f#(t) and the set of active features into t are all
+    # constant) every active feature into t receives the same expected count: the main term
+    # (B - B_last) p1(t) e^Lambda plus the pending continuation corrections, times e^Lambda.  We add it to the
+    # features only when the state changes, so the per-token cost does not depend on in-degrees.
+    dB = B - acc[0, t]
+    acc[0, t] = B
+    if nact[t] > 0:
+        val = (dB * puni[t] + acc[1, t]) * np.exp(Lam[t])
+        o = acc[2, t]
+        if val != 0.0 or o != 0.0:
+            m = bucket[nact[t]]
+            for q in range(in_ptr[t], in_ptr[t + 1]):
+                k = in_k[q]
+                if cnt[src[k]] > 0:
+                    E[k, m] += val
+                    obs[k] += o
+    acc[1, t] = 0.0
+    acc[2, t] = 0.0
 
 
 @njit(cache=True)
 def _toggle(s, sign, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-            accumulate, B, Blast, E, bucket):
+            accumulate, B, acc, E, obs, bucket):
     # Source s enters (sign=+1, called while cnt[s] == 0) or leaves (sign=-1, called while cnt[s] > 0).
     for q in range(out_ptr[s], out_ptr[s + 1]):
         k = out_k[q]
         t = tgt[k]
         if accumulate:
-            _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, bucket)
+            _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket)
         old_g = G[t]
         nact[t] += sign
         if nact[t] == 0:
@@ -110,6 +117,8 @@ def _toggle(s, sign, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam
             Lam[t] += sign * lam[k]
             G[t] = np.expm1(Lam[t])
         S_box[0] += puni[t] * (G[t] - old_g)
+        # track the largest magnitude seen since S was last recomputed (cancellation guard)
+        S_box[1] = max(S_box[1], abs(S_box[0]), abs(puni[t] * old_g))
 
 
 @njit(cache=True)
@@ -137,17 +146,25 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
     nact = np.zeros(n_vocab, dtype=np.int32)
     ring = np.full(max(window, 1), -1, dtype=np.int32)
     nw = 0
-    S_box = np.zeros(1)
-    Blast = np.zeros(n_vocab)
+    S_box = np.zeros(2)  # [S, largest |term| since the last exact recomputation]
+    acc = np.zeros((3, n_vocab))  # per target: B at last flush, pending corrections, pending observations
     if accumulate:
         E = np.zeros((K, M))
+        obs = np.zeros(K)
     else:
         E = np.zeros((1, M))
-    obs = np.zeros(K)
+        obs = np.zeros(1)
     logZ = np.empty(n)
     lam_w = np.zeros(n)
     B = 0.0
     for j in range(n):
+        if S_box[1] > 1e6 * abs(S_box[0]) and S_box[1] > 1e-12:
+            # Incremental updates lost precision (terms far larger than the sum): recompute S exactly.
+            tot = 0.0
+            for t in range(n_vocab):
+                tot += puni[t] * G[t]
+            S_box[0] = tot
+            S_box[1] = abs(tot)
         a3 = np.exp(lb3[j])
         a2 = np.exp(lb2[j])
         r2 = c2row[j]
@@ -166,31 +183,20 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
         if t >= 0 and nact[t] > 0:
             lam_w[j] = Lam[t]
             if accumulate:
-                for q in range(in_ptr[t], in_ptr[t + 1]):
-                    k = in_k[q]
-                    if cnt[src[k]] > 0:
-                        obs[k] += 1.0
+                acc[2, t] += 1.0
         if accumulate:
             B += a3 * a2 / Z
+            inv = 1.0 / Z
             if r3 >= 0:
                 for q in range(c3_ptr[r3], c3_ptr[r3 + 1]):
                     u = c3_t[q]
                     if nact[u] > 0:
-                        val = c3_c[q] * np.exp(Lam[u]) / Z
-                        m = bucket[nact[u]]
-                        for qq in range(in_ptr[u], in_ptr[u + 1]):
-                            k = in_k[qq]
-                            if cnt[src[k]] > 0:
-                                E[k, m] += val
+                        acc[1, u] += c3_c[q] * inv
+            f2 = a3 * inv
             for q in range(c2_ptr[r2], c2_ptr[r2 + 1]):
                 u = c2_t[q]
                 if nact[u] > 0:
-                    val = a3 * c2_c[q] * np.exp(Lam[u]) / Z
-                    m = bucket[nact[u]]
-                    for qq in range(in_ptr[u], in_ptr[u + 1]):
-                        k = in_k[qq]
-                        if cnt[src[k]] > 0:
-                            E[k, m] += val
+                    acc[1, u] += c2_c[q] * f2
         p = push[j]
         if p != -2 and window > 0:
             pos = nw % window
@@ -201,14 +207,14 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
             if p >= 0:
                 if cnt[p] == 0:
                     _toggle(p, 1, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-                            accumulate, B, Blast, E, bucket)
+                            accumulate, B, acc, E, obs, bucket)
                 cnt[p] += 1
             if old >= 0:
                 if cnt[old] == 1:
                     _toggle(old, -1, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-                            accumulate, B, Blast, E, bucket)
+                            accumulate, B, acc, E, obs, bucket)
                 cnt[old] -= 1
     if accumulate:
         for t in range(n_vocab):
-            _flush(t, B, Blast, Lam, nact, cnt, src, in_ptr, in_k, puni, E, bucket)
+            _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket)
     return logZ, lam_w, E, obs

@@ -156,7 +156,7 @@ def good_turing_discounts(counts: np.ndarray, k: int = 5) -> np.ndarray:
     Falls back to absolute discounting for the whole order if any Good--Turing ratio is outside ``(0, 1)``.
     """
     counts = np.asarray(counts, dtype=np.int64)
-    nr = np.bincount(np.minimum(counts, k + 1), minlength=k + 2).astype(float)
+    nr = np.bincount(counts[counts <= k + 1], minlength=k + 2).astype(float)
     d = np.ones(k + 1)
     if counts.size == 0 or nr[1] == 0:
         return d

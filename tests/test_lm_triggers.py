@@ -1,0 +1,173 @@
+"""Trigger model: Z(H) and expected counts against brute force over the vocabulary, selection counts, IIS."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from segviz.errors import SegvizError
+from segviz.lm._scan import cooccurrence_scan
+from segviz.lm.trigram import TrigramLM
+from segviz.lm.triggers import TriggerLM, _iis_deltas, average_mutual_information, iis_buckets
+
+WINDOW = 7
+
+
+def corpus(seed=1, n=220, types=25):
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(types)]
+    return [[words[j] for j in rng.zipf(1.3, size=rng.integers(0, 8)) % types] for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    sents = corpus()
+    prior = TrigramLM(vocab_size=15).fit(sents[:160])
+    model = TriggerLM(window=WINDOW, n_triggers=50, trigger_vocab=11, min_cooccurrence=1, max_iter=2,
+                      cv_folds=2).fit(sents[:160], prior=prior, heldout=sents[160:190])
+    # random weights of both signs exercise the normaliser far from lambda = 0
+    model.weights_ = np.random.default_rng(0).normal(0, 0.8, model.weights_.size)
+    return model, sents[190:]
+
+
+def brute_force(model, stream):
+    """Per predicted token: log Z(H) as the sum over the vocabulary, log p_exp, and expected counts by f#."""
+    prior = model.prior_
+    pairs = list(zip(model.sources_, model.targets_, model.weights_))
+    values, bucket = iis_buckets(len(pairs))
+    E = np.zeros((len(pairs), values.size))
+    obs = np.zeros(len(pairs))
+    logZ, lp = [], []
+    history = []
+    for j in range(len(stream)):
+        H = set(history[-WINDOW:])
+        lam = np.zeros(prior.n_ids)
+        nf = np.zeros(prior.n_ids, dtype=int)
+        for s, t, w in pairs:
+            if s in H:
+                lam[t] += w
+                nf[t] += 1
+        p = prior.prob_vector_ids(stream.h2[j], stream.h1[j])
+        Z = float(np.sum(np.exp(lam) * p))
+        logZ.append(np.log(Z))
+        pe = np.exp(lam) * p / Z
+        lp.append(np.log(pe[stream.w[j]]))
+        for k, (s, t, _) in enumerate(pairs):
+            if s in H:
+                E[k, bucket[nf[t]]] += pe[t]
+                obs[k] += stream.w[j] == t
+        if stream.is_word[j]:
+            history.append(stream.w[j])
+    return np.array(logZ), np.array(lp), E, obs
+
+
+def test_normaliser_and_probabilities_match_brute_force(fitted):
+    model, test = fitted
+    stream = model.prior_.encode(test)
+    logZ_bf, lp_bf, _, _ = brute_force(model, stream)
+    assert np.abs(logZ_bf).max() > 0.05  # the cache really changes the distribution
+    assert np.allclose(model.log_normalizers(stream), logZ_bf, atol=1e-12)
+    lp, lp_tri = model.score_stream(stream)
+    assert np.allclose(lp, lp_bf, atol=1e-12)
+    assert np.allclose(lp_tri, model.prior_.logprob_stream(stream))
+
+
+def test_iis_statistics_match_brute_force(fitted):
+    model, test = fitted
+    stream = model.prior_.encode(test)
+    _, _, E_bf, obs_bf = brute_force(model, stream)
+    _, _, E, obs = model._run(model.prior_, stream, model.weights_, accumulate=True)
+    assert obs.sum() > 0
+    assert np.allclose(obs, obs_bf)
+    m = min(E.shape[1], E_bf.shape[1])  # the bucket lists differ only in their (empty) tail
+    assert np.allclose(E[:, :m], E_bf[:, :m], atol=1e-12)
+    assert E[:, m:].sum() == 0 and E_bf[:, m:].sum() == 0
+
+
+def test_probabilities_normalised_at_every_position(fitted):
+    model, test = fitted
+    prior = model.prior_
+    stream = prior.encode(test[:15])
+    logZ = model.log_normalizers(stream)
+    pairs = list(zip(model.sources_, model.targets_, model.weights_))
+    history = []
+    for j in range(len(stream)):
+        lam = np.zeros(prior.n_ids)
+        for s, t, w in pairs:
+            if s in set(history[-WINDOW:]):
+                lam[t] += w
+        p = np.exp(lam) * prior.prob_vector_ids(stream.h2[j], stream.h1[j]) / np.exp(logZ[j])
+        assert abs(p.sum() - 1) < 1e-12
+        if stream.is_word[j]:
+            history.append(stream.w[j])
+
+
+def test_cooccurrence_scan_counts():
+    rng = np.random.default_rng(3)
+    x = rng.integers(-1, 6, size=400)
+    r = rng.random(400)
+    C, hist, target = cooccurrence_scan(x, r, 9, 6)
+    C_bf = np.zeros((6, 6))
+    hist_bf = np.zeros(6)
+    for i in range(400):
+        H = set(v for v in x[max(0, i - 9):i] if v >= 0)
+        for s in H:
+            hist_bf[s] += 1
+            if x[i] >= 0:
+                C_bf[x[i], s] += r[i]
+    assert np.allclose(C, C_bf, atol=1e-4)
+    assert np.allclose(hist, hist_bf)
+    assert np.allclose(target, np.bincount(x[x >= 0], weights=r[x >= 0], minlength=6))
+
+
+def test_average_mutual_information_matches_table():
+    n, c_s, c_t, c_st = 1000.0, 120.0, 40.0, 15.0
+    table = np.array([[c_st, c_s - c_st], [c_t - c_st, n - c_s - c_t + c_st]]) / n
+    ps, pt = table.sum(1), table.sum(0)
+    expected = sum(table[a, b] * np.log(table[a, b] / (ps[a] * pt[b])) for a in range(2) for b in range(2))
+    assert average_mutual_information(c_st, c_s, c_t, n) == pytest.approx(expected)
+    assert average_mutual_information(c_s * c_t / n, c_s, c_t, n) == pytest.approx(0, abs=1e-12)
+
+
+def test_iis_buckets_round_up_and_solver():
+    values, bucket = iis_buckets(300)
+    f = np.arange(1, 301)
+    assert np.all(values[bucket[f]] >= f)
+    assert np.all(values[bucket[1:17]] == np.arange(1, 17))
+    rng = np.random.default_rng(0)
+    E = rng.random((50, values.size)) * (rng.random((50, values.size)) < 0.2)
+    obs = rng.random(50) * 3
+    lam = rng.normal(0, 1, 50)
+    d = _iis_deltas(E, obs, lam, 2.0, values)
+    resid = (E * np.exp(np.outer(d, values))).sum(1) + (lam + d) / 2.0 - obs
+    assert np.abs(resid).max() < 1e-8
+
+
+def test_one_iis_step_increases_training_likelihood():
+    sents = corpus(seed=5, n=300)
+    prior = TrigramLM(vocab_size=15).fit(sents)
+    model = TriggerLM(window=WINDOW, n_triggers=60, trigger_vocab=12, min_cooccurrence=1, max_iter=1, cv_folds=1,
+                      prior_variance=1e6).fit(sents, prior=prior)
+    stream = prior.encode(sents)
+    lam0 = np.zeros(model.sources_.size)
+
+    def loglik(lam):
+        logZ, lam_w, _, _ = model._run(prior, stream, lam, accumulate=False)
+        return float((prior.logprob_stream(stream) + lam_w - logZ).sum())
+
+    assert loglik(model.weights_) > loglik(lam0) + 1.0
+
+
+def test_training_records_history_and_errors():
+    sents = corpus(seed=7)
+    prior = TrigramLM(vocab_size=15).fit(sents)
+    model = TriggerLM(window=WINDOW, n_triggers=30, trigger_vocab=10, min_cooccurrence=1, max_iter=3)
+    events = list(model.fit_iter(sents[:180], prior=prior, heldout=sents[180:]))
+    assert any(getattr(e, "stage", "") == "triggers: IIS" for e in events)
+    assert model.history_[0].iteration == 0 and model.history_[0].heldout_perplexity > 0
+    table = model.pairs_table(5)
+    assert len(table) == 5 and {"s", "t", "exp_lambda", "score"} <= set(table[0])
+    assert [r["exp_lambda"] for r in table] == sorted((r["exp_lambda"] for r in table), reverse=True)
+    with pytest.raises(SegvizError, match="not fitted"):
+        TriggerLM().score_stream(prior.encode(sents[:3]))
+    with pytest.raises(SegvizError, match="ranking"):
+        TriggerLM(ranking="nope").fit(sents, prior=prior)
