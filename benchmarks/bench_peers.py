@@ -112,6 +112,13 @@ def main() -> int:
     for d in docs:
         C99().segment(d)
     print(f"C99 on all {len(docs)} documents: {1000 * (time.perf_counter() - t0) / n_sent:.2f} s/1k sentences")
+    stream = [sent for d in docs for sent in d]
+    for n in (1000, 3000):
+        if len(stream) >= n:
+            C99().fit(stream[:n])                 # stemmer cache warm: time the matrices, not the stemming
+            t0 = time.perf_counter()
+            C99().fit(stream[:n])
+            print(f"C99 on one {n}-sentence stream: {time.perf_counter() - t0:.2f} s")
     if args.segeval:
         import segeval
 

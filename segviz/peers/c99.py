@@ -16,11 +16,13 @@
    convolves the gradient with the kernel ``[1, 2, 4, 8, 4, 2, 1] / 22`` used in Choi's C99 release (off by
    default: the paper states the plain threshold).
 
-The matrices are dense ``n x n``; ``max_sentences`` (default 5,000: ~200 MB at float64 x 1) refuses larger
-inputs with a clear error instead of exhausting memory.  C99 is meant for documents, not whole corpora.
+The matrices are dense ``n x n`` (similarity, padded copy, rank, prefix sums: ~1 GB at n = 5,000);
+``max_sentences`` (default 5,000) refuses larger inputs with a clear error instead of exhausting memory.  C99 is
+meant for documents, not whole corpora (Choi's documents have ~70 sentences).
 """
 from __future__ import annotations
 
+import bisect
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -79,12 +81,21 @@ def rank_transform(sim: np.ndarray, mask: int = 11) -> np.ndarray:
     r = mask // 2
     padded = np.full((n + 2 * r, n + 2 * r), np.nan)   # NaN never compares lower: outside cells are not counted
     padded[r:r + n, r:r + n] = s
-    lower = np.zeros((n, n), dtype=np.int32)
-    for di in range(mask):
-        for dj in range(mask):
-            if di == r and dj == r:
-                continue
-            lower += padded[di:di + n, dj:dj + n] < s
+    lower = np.zeros((n, n), dtype=np.int16 if mask * mask < 2**15 else np.int32)
+    # 120 shifted comparisons, done a band of rows at a time so that the operands stay in cache (3x faster
+    # than whole-matrix passes at n = 3,000, where the loop is memory-bound)
+    rows = max(1, (1 << 18) // max(n, 1))
+    for i0 in range(0, n, rows):
+        i1 = min(n, i0 + rows)
+        s_band, lower_band = s[i0:i1], lower[i0:i1]
+        buf = np.empty((i1 - i0, n), dtype=bool)
+        for di in range(mask):
+            shifted_rows = padded[i0 + di:i1 + di]
+            for dj in range(mask):
+                if di == r and dj == r:
+                    continue
+                np.less(shifted_rows[:, dj:dj + n], s_band, out=buf)
+                lower_band += buf
     # neighbours examined = (rows inside the window) x (cols inside the window) - the element itself
     inside = np.minimum(np.arange(n), r) + np.minimum(np.arange(n)[::-1], r) + 1
     examined = np.outer(inside, inside) - 1
@@ -107,25 +118,30 @@ def divisive_clustering(rank: np.ndarray, max_splits: int | None = None) -> tupl
         return P[hi, hi] - P[lo, hi] - P[hi, lo] + P[lo, lo]
 
     n_steps = n - 1 if max_splits is None else min(max_splits, n - 1)
-    is_boundary = np.zeros(n + 1, dtype=bool)
-    is_boundary[[0, n]] = True
-    pos = np.arange(1, n)                               # candidate positions
+    pos = np.arange(1, n)                               # candidate positions b = 1..n-1
     total_s, total_a = square(0, n), float(n * n)
+    # change in (rank sum, area) if b were added, given the segment [lo, hi) that currently contains it; only
+    # the candidates inside the segment just split need recomputing after each step
+    gain_s = square(0, pos) + square(pos, n) - total_s
+    gain_a = (pos.astype(np.float64) ** 2 + (n - pos) ** 2 - n * n)
+    boundaries = [0, n]
     density = [total_s / total_a]
     splits = []
     for _ in range(n_steps):
-        b_idx = np.flatnonzero(is_boundary)
-        seg = np.searchsorted(b_idx, pos, side="right") - 1   # the segment [lo, hi) containing each candidate
-        lo, hi = b_idx[seg], b_idx[seg + 1]
-        s_new = total_s - square(lo, hi) + square(lo, pos) + square(pos, hi)
-        a_new = total_a - (hi - lo) ** 2 + (pos - lo) ** 2 + (hi - pos) ** 2
-        d = np.where(is_boundary[pos], -np.inf, s_new / a_new)
-        j = int(np.argmax(d))
+        j = int(np.argmax((total_s + gain_s) / (total_a + gain_a)))
         p = int(pos[j])
-        is_boundary[p] = True
-        total_s, total_a = float(s_new[j]), float(a_new[j])
+        total_s += gain_s[j]
+        total_a += gain_a[j]
         density.append(total_s / total_a)
         splits.append(p)
+        k = bisect.bisect(boundaries, p)
+        lo, hi = boundaries[k - 1], boundaries[k]
+        boundaries.insert(k, p)
+        for a, b in ((lo, p), (p, hi)):                  # candidates strictly inside the two new segments
+            q = pos[a:b - 1]                             # positions a+1 .. b-1 (pos[i] == i + 1)
+            gain_s[a:b - 1] = square(a, q) + square(q, b) - square(a, b)
+            gain_a[a:b - 1] = (q - a) ** 2 + (b - q) ** 2 - (b - a) ** 2
+        gain_s[j], gain_a[j] = -np.inf, 0.0             # a boundary cannot be added twice
     return np.asarray(splits, dtype=np.int64), np.asarray(density)
 
 
