@@ -141,3 +141,27 @@ def test_cli_train_segment_evaluate(sample, tmp_path, capsys):
         assert {"p_mu", "p_k", "precision", "recall", "f1"} <= set(payload[row])
     assert main(["segment", str(tmp_path / "missing.json"), str(SAMPLE)]) == 2
     assert "segviz: error:" in capsys.readouterr().err
+
+
+def test_cli_reproduce_smoke(tmp_path, capsys):
+    """The Reuters protocol end to end on a fake data directory made of the bundled sample."""
+    if not SAMPLE.exists():
+        pytest.skip("bundled sample corpus absent")
+    data = tmp_path / "data" / "reuters21578"
+    data.mkdir(parents=True)
+    raw = SAMPLE.read_bytes()
+    small = data / "small.sgm"
+    cut = raw.index(b"</REUTERS>", len(raw) // 5) + len(b"</REUTERS>")  # ~60 stories keep the test fast
+    small.write_bytes(raw[:cut] + b"\n")
+    for i in range(22):
+        (data / f"reut2-{i:03d}.sgm").symlink_to(small)
+    out = tmp_path / "out"
+    rc = main(["reproduce", "reuters", "--data", str(tmp_path / "data"), "--no-relevance", "--features", "2",
+               "--vocabulary", "200", "--out", str(out), "--json"])
+    assert rc == 0
+    res = json.loads(capsys.readouterr().out)["reuters"]
+    assert {"model", "random", "all", "none", "even"} <= set(res["table"])
+    assert len(res["features"]) == 2 and (out / "reuters-model.json").is_file()
+    assert (out / "reproduce.txt").read_text().count("e^lambda") == 2
+    assert main(["reproduce", "choi", "--data", str(tmp_path / "data")]) == 2  # no choi2000 there
+    assert "choi2000" in capsys.readouterr().err
