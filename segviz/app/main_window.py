@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox,
@@ -51,6 +52,7 @@ class MainWindow(QMainWindow):
     modelApplied = Signal()
     trainingFinished = Signal(str)   # "done", "cancelled" or the error message
     peersComputed = Signal()
+    roundShown = Signal(int)         # an induced feature is in the table and its curve is drawn
 
     def __init__(self, *, settings: QSettings | None = None, parent=None):
         super().__init__(parent)
@@ -316,13 +318,14 @@ class MainWindow(QMainWindow):
                      on_result: Callable | None = None, on_error: Callable | None = None,
                      show_progress: bool = True) -> GeneratorWorker:
         """Start ``worker`` with its signals wired; the window tracks it until it finishes."""
+        guard = self._alive_only
         if on_event is not None:
-            worker.yielded.connect(on_event)
-        worker.yielded.connect(self._progress_event)
+            worker.yielded.connect(guard(on_event))
+        worker.yielded.connect(guard(self._progress_event))
         if on_result is not None:
-            worker.returned.connect(on_result)
-        worker.errored.connect(on_error or (lambda msg: self.show_error("segviz", msg)))
-        worker.finished.connect(lambda w=worker: self._worker_finished(w))
+            worker.returned.connect(guard(on_result))
+        worker.errored.connect(guard(on_error or (lambda msg: self.show_error("segviz", msg))))
+        worker.finished.connect(guard(lambda w=worker: self._worker_finished(w)))
         self._workers.add(worker)
         if show_progress:
             self.progress.setVisible(True)
@@ -331,6 +334,13 @@ class MainWindow(QMainWindow):
         self.busyChanged.emit(True)
         worker.start()
         return worker
+
+    def _alive_only(self, fn: Callable) -> Callable:
+        """Wrap a slot so a late queued signal after the window was destroyed is dropped, not an error."""
+        def call(*args):
+            if shiboken6.isValid(self):
+                fn(*args)
+        return call
 
     def _progress_event(self, event) -> None:
         if isinstance(event, Progress):
@@ -571,7 +581,7 @@ class MainWindow(QMainWindow):
         if step:
             worker.step()
         self.training_worker = worker
-        worker.paused.connect(lambda _p: self._update_actions())
+        worker.paused.connect(self._alive_only(lambda _p: self._update_actions()))
 
         def on_event(event):
             if self.state.corpus is not corpus:
@@ -592,6 +602,7 @@ class MainWindow(QMainWindow):
                     self.state.epsilon = int(event.epsilon)
                 self.state.set_probabilities(event.probabilities)
                 self.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
+                self.roundShown.emit(int(event.added.round))
 
         def on_result(segmenter):
             if self.state.corpus is corpus and segmenter is not None:
@@ -603,7 +614,7 @@ class MainWindow(QMainWindow):
             self.show_error("Training failed", msg)
             self.trainingFinished.emit(msg)
 
-        worker.aborted.connect(lambda: self.trainingFinished.emit("cancelled"))
+        worker.aborted.connect(self._alive_only(lambda: self.trainingFinished.emit("cancelled")))
         self.start_worker(worker, on_event=on_event, on_result=on_result, on_error=on_error)
         self._update_actions()
         return worker

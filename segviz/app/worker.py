@@ -13,10 +13,11 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
+import weakref
 from collections.abc import Callable, Generator
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QThread, QTimer, Signal
 
 from ..errors import SegvizError
 
@@ -34,6 +35,9 @@ class GeneratorWorker(QThread):
     QThread.finished  always last
     """
 
+    #: every worker ever created and still alive (tests fail when one is left running)
+    instances: "weakref.WeakSet[GeneratorWorker]" = weakref.WeakSet()
+
     yielded = Signal(object)
     returned = Signal(object)
     errored = Signal(str)
@@ -41,7 +45,8 @@ class GeneratorWorker(QThread):
     paused = Signal(bool)
 
     def __init__(self, factory: Callable[[], Generator[Any, None, Any]], *,
-                 is_step: Callable[[Any], bool] | None = None, name: str = "work", parent=None):
+                 is_step: Callable[[Any], bool] | None = None, name: str = "work", max_pending: int = 4,
+                 parent=None):
         super().__init__(parent)
         self.setObjectName(f"segviz-{name}")
         self._factory = factory
@@ -52,7 +57,22 @@ class GeneratorWorker(QThread):
         self._stepping = False
         self.result: Any = None
         self.error: str | None = None
+        # Back-pressure: at most ``max_pending`` yielded events may wait in the GUI's queue.  A generator that
+        # yields faster than the GUI redraws would otherwise flood the event loop (and a cancel would sit
+        # behind thousands of queued events).
+        self._slots = threading.Semaphore(max_pending)
+        GeneratorWorker.instances.add(self)
 
+    def start(self, *args) -> None:
+        # connected last, so the acknowledgement runs after every handler connected before start()
+        self.yielded.connect(self._acknowledge)
+        super().start(*args)
+
+    def _acknowledge(self, _event) -> None:
+        # Released from a zero-timer, not here: Qt keeps delivering posted events while new ones arrive, so a
+        # producer refilled from inside that delivery could starve timers and input.  The timer runs after the
+        # queue drained, giving paint, input and timers their turn between events.
+        QTimer.singleShot(0, self._slots.release)
     @classmethod
     def from_function(cls, fn: Callable[..., Any], *args, name: str = "task", parent=None, **kwargs):
         """Run a one-shot function (no progress, cancellation only before it starts)."""
@@ -109,6 +129,9 @@ class GeneratorWorker(QThread):
                     self.result = stop.value
                     self.returned.emit(stop.value)
                     return
+                while not self._slots.acquire(timeout=0.05):
+                    if self._abort:
+                        break
                 self.yielded.emit(event)
                 if self._is_step(event):
                     with self._cond:

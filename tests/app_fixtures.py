@@ -1,0 +1,70 @@
+"""pytest-qt fixtures for the app tests (usable as a plugin: ``pytest_plugins = ["tests.app_fixtures"]``).
+
+* ``no_leaked_workers`` fails any test that leaves a :class:`GeneratorWorker` thread running (after stopping
+  it, so one leak does not cascade into the next tests).
+* ``app_settings`` is a QSettings ini file in the test's temp dir, so tests never read or write the user's.
+* ``window`` is a shown MainWindow with ``QMessageBox.critical`` patched; ``window.dialogs`` lists the
+  (title, message) pairs that would have been shown.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _running_workers():
+    from segviz.app.worker import GeneratorWorker
+
+    running = []
+    for worker in list(GeneratorWorker.instances):
+        try:
+            if worker.isRunning():
+                running.append(worker)
+        except RuntimeError:  # the C++ object is already deleted: it finished
+            pass
+    return running
+
+
+@pytest.fixture
+def no_leaked_workers(qtbot):
+    yield
+    leaked = _running_workers()
+    for worker in leaked:
+        worker.abort()
+        worker.resume()
+    if leaked:
+        # never thread.wait() on the GUI thread: let the event loop run until they are done
+        qtbot.waitUntil(lambda: not _running_workers(), timeout=30000)
+        pytest.fail(f"test left {len(leaked)} worker thread(s) running: "
+                    + ", ".join(w.objectName() for w in leaked))
+
+
+@pytest.fixture
+def app_settings(tmp_path):
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(tmp_path / "segviz-test.ini"), QSettings.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, app_settings, monkeypatch, no_leaked_workers):
+    from PySide6.QtWidgets import QMessageBox
+
+    from segviz.app.main_window import MainWindow
+
+    dialogs: list[tuple[str, str]] = []
+
+    def fake_critical(parent, title, message, *args, **kwargs):
+        dialogs.append((title, message))
+        return QMessageBox.Ok
+
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(fake_critical))
+    win = MainWindow(settings=app_settings)
+    win.dialogs = dialogs
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    # no cleanup of workers here on purpose: a test that leaves one running must fail (no_leaked_workers)

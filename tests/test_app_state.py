@@ -1,0 +1,95 @@
+"""The Qt-free session model: every derived number equals what the engine computes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from segviz.app.state import MODEL_ROW, SessionState
+from segviz.corpus import Corpus, Document, boundaries_to_masses
+from segviz.decode import decode
+from segviz.metrics import score_row
+
+
+def tiny_corpus(masses=(3, 5, 2, 4, 6)) -> Corpus:
+    docs = []
+    for d, m in enumerate(masses):
+        sents = tuple(tuple(f"w{d}_{i}".split()) for i in range(m))
+        docs.append(Document(f"doc{d}", sents, tuple(" ".join(s) for s in sents)))
+    return Corpus(docs, name="tiny")
+
+
+def test_corpus_sets_reference_and_baselines():
+    state = SessionState()
+    topics = []
+    state.subscribe(topics.append)
+    state.set_corpus(tiny_corpus())
+    assert state.reference_masses == (3, 5, 2, 4, 6)
+    assert list(state.reference_boundaries) == [3, 8, 10, 14]
+    assert set(state.baseline_masses) == {"random", "all", "none", "even"}
+    for name, masses in state.baseline_masses.items():
+        assert state.metrics[name] == score_row(state.reference_masses, masses)
+    assert MODEL_ROW not in state.metrics
+    assert topics[0] == "corpus"
+    assert state.visible_rows() == ["random", "all", "none", "even"]
+
+
+@pytest.mark.parametrize("alpha,epsilon", [(0.1, 1), (0.5, 2), (0.8, 3), (0.0, 5), (1.0, 1)])
+def test_alpha_epsilon_give_engine_decoding_and_metrics(alpha, epsilon):
+    rng = np.random.default_rng(3)
+    state = SessionState()
+    state.set_corpus(tiny_corpus())
+    probs = rng.random(state.n_sentences - 1)
+    state.set_probabilities(probs)
+    state.set_decision(alpha, epsilon)
+    expected = decode(probs, alpha, epsilon)
+    np.testing.assert_array_equal(state.hypothesis_boundaries, expected)
+    hyp = boundaries_to_masses(expected, state.n_sentences)
+    assert state.hypothesis_masses == tuple(hyp)
+    assert state.metrics[MODEL_ROW] == score_row(state.reference_masses, hyp)
+    assert state.visible_rows()[0] == MODEL_ROW
+
+
+def test_set_alpha_notifies_once_and_clamps():
+    state = SessionState(alpha=0.5)
+    state.set_corpus(tiny_corpus())
+    state.set_probabilities(np.linspace(0, 1, state.n_sentences - 1))
+    topics = []
+    state.subscribe(topics.append)
+    state.set_alpha(0.5)          # unchanged: no notification
+    state.set_alpha(1.7)          # clamped
+    assert state.alpha == 1.0 and topics == ["hypothesis"]
+    assert len(state.hypothesis_boundaries) == 0
+
+
+def test_bad_probability_shape_is_rejected():
+    state = SessionState()
+    state.set_corpus(tiny_corpus())
+    with pytest.raises(ValueError, match="expected 19 probabilities"):
+        state.set_probabilities(np.zeros(5))
+
+
+def test_peers_and_rounds():
+    state = SessionState()
+    state.set_corpus(tiny_corpus())
+    state.set_peer("c99", (10, 10))
+    assert state.metrics["c99"] == score_row(state.reference_masses, (10, 10))
+    assert "c99" in state.visible_rows()
+    state.show_peer("c99", False)
+    assert "c99" not in state.visible_rows()
+    with pytest.raises(ValueError, match="masses cover"):
+        state.set_peer("c99", (3, 3))
+
+    from segviz.features import FeatureSpec, Window
+    from segviz.induction import FeatureAdded
+
+    spec = FeatureSpec("sentences", "mr.", Window("sentence", 0, 1))
+    state.add_round(FeatureAdded(1, spec, 0.5, (0.07,), -100.0, 0.8))
+    assert state.rounds[0].weight == pytest.approx(0.07)   # weights are already e^lambda
+    assert state.rounds[0].heldout_p_mu == 0.8
+
+
+def test_document_lookup():
+    state = SessionState()
+    state.set_corpus(tiny_corpus())
+    assert [state.document_of(i) for i in (0, 2, 3, 7, 8, 19)] == [0, 0, 1, 1, 2, 4]
+    assert list(state.document_starts()) == [0, 3, 8, 10, 14]

@@ -1,0 +1,211 @@
+"""pytest-qt tests of the main window: signals and state, no sleeps."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from segviz.app.panels import METRIC_COLUMNS, SLIDER_STEPS  # noqa: E402
+from segviz.app.state import MODEL_ROW  # noqa: E402
+from segviz.corpus import boundaries_to_masses, read_corpus  # noqa: E402
+from segviz.decode import decode  # noqa: E402
+from segviz.metrics import score_row  # noqa: E402
+from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+
+ROOT = Path(__file__).resolve().parents[1]
+CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
+CHOI2 = ROOT / "sample_corpora" / "choi" / "3-11_1.ref"
+
+
+def load_with_probs(win, qtbot, path=CHOI, seed=0):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=5000):
+        assert win.open_corpus(str(path))
+    qtbot.waitUntil(lambda: not win.busy, timeout=30000)  # peers run in a worker
+    rng = np.random.default_rng(seed)
+    probs = rng.random(win.state.n_sentences - 1) ** 3
+    win.state.set_probabilities(probs)
+    return probs
+
+
+def hyp_tick_positions(win) -> np.ndarray:
+    x, _ = win.block_view.hyp_ticks.getData()
+    return np.asarray(x[::2] if x is not None else [], dtype=np.int64)
+
+
+def test_slider_updates_ticks_and_metrics_to_engine_values(window, qtbot):
+    probs = load_with_probs(window, qtbot)
+    n = window.state.n_sentences
+    for alpha in (0.05, 0.3, 0.62):
+        with qtbot.waitSignal(window.session.hypothesisChanged, timeout=1000):
+            window.decision.alpha_slider.setValue(round(alpha * SLIDER_STEPS))
+        expected = decode(probs, alpha, window.state.epsilon)
+        assert window.state.alpha == pytest.approx(alpha)
+        np.testing.assert_array_equal(hyp_tick_positions(window), expected)
+        row = score_row(read_corpus(CHOI).masses(), boundaries_to_masses(expected, n))
+        for _, key, _ in METRIC_COLUMNS:
+            shown = window.decision.metric_text(MODEL_ROW, key)
+            want = str(int(row[key])) if key == "hypothesis_segments" else f"{row[key]:.3f}"
+            assert shown == want, key
+        # the view's alpha line and spin box follow the model without echoing
+        assert window.block_view.alpha_line.value() == pytest.approx(alpha)
+        assert window.decision.alpha_spin.value() == pytest.approx(alpha)
+
+
+def test_epsilon_and_dragging_the_alpha_line(window, qtbot):
+    probs = load_with_probs(window, qtbot)
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=1000):
+        window.decision.epsilon_spin.setValue(4)
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=1000):
+        window.block_view.alpha_line.setValue(0.2)   # what a drag does: sigPositionChanged
+    assert window.state.alpha == pytest.approx(0.2)
+    assert window.state.epsilon == 4
+    np.testing.assert_array_equal(hyp_tick_positions(window), decode(probs, 0.2, 4))
+    assert window.decision.alpha_slider.value() == round(0.2 * SLIDER_STEPS)
+
+
+def test_tune_sets_the_engines_best_values(window, qtbot):
+    from segviz.decode import tune
+
+    probs = load_with_probs(window, qtbot)
+    alpha, epsilon, pmu = tune(probs, read_corpus(CHOI).masses())
+    window.tune_action.trigger()
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(alpha), epsilon)
+    assert window.state.metrics[MODEL_ROW]["p_mu"] == pytest.approx(pmu)
+
+
+def test_block_navigation_and_jumps(window, qtbot):
+    load_with_probs(window, qtbot)
+    bv = window.block_view
+    window.block_size_spin.setValue(50)
+    assert bv.block_size == 50 and bv.n_blocks == -(-window.state.n_sentences // 50)
+    with qtbot.waitSignal(bv.blockChanged, timeout=1000) as blocker:
+        window.next_action.trigger()
+    assert blocker.args == [1]
+    lo, hi = bv.plot.vb.viewRange()[0]
+    assert lo <= 50 and hi >= min(100, window.state.n_sentences)
+    window.prev_action.trigger()
+    assert bv.block == 0
+    starts = window.state.document_starts()
+    window.doc_spin.setValue(len(starts))
+    assert bv.block == int(starts[-1]) // 50
+    assert "document %d" % len(starts) in window.context.toPlainText()
+    window.sentence_spin.setValue(window.state.n_sentences - 1)
+    assert bv.block == bv.n_blocks - 1
+    assert int(window.settings.value("view/block_size")) == 50
+
+
+def test_hover_shows_sentences_around_the_position(window, qtbot):
+    load_with_probs(window, qtbot)
+    b = int(window.state.reference_boundaries[0])
+    with qtbot.waitSignal(window.block_view.positionClicked, timeout=1000):
+        scene_pos = window.block_view.plot.vb.mapViewToScene(
+            __import__("PySide6.QtCore", fromlist=["QPointF"]).QPointF(b, 0.5))
+        event = type("E", (), {"scenePos": lambda self: scene_pos, "button": lambda self: Qt.LeftButton})()
+        window.block_view._mouse_clicked(event)
+    text = window.context.toPlainText()
+    texts = read_corpus(CHOI).sentence_texts()
+    assert f"position {b}" in text
+    assert texts[b][:40] in text and texts[b - 1][:40] in text
+    assert "reference boundary" in text
+
+
+@pytest.mark.parametrize("content,label", [
+    (None, "missing"),
+    (b"", "empty"),
+    (b"\x00\x01\x02\xff\xfe" * 200, "binary"),
+    (b"<html><body>not a corpus</body></html>\n", "wrong format"),
+])
+def test_bad_corpus_shows_dialog_and_keeps_the_loaded_one(window, qtbot, tmp_path, content, label):
+    load_with_probs(window, qtbot)
+    before = window.state.corpus
+    bad = tmp_path / f"bad_{label.replace(' ', '_')}.ref"
+    if content is not None:
+        bad.write_bytes(content)
+    ok = window.open_corpus(str(bad))
+    if ok:   # a lenient reader may accept some text as one document; then it must be a real corpus
+        pytest.skip(f"reader accepted the {label} file")
+    assert len(window.dialogs) == 1
+    title, message = window.dialogs[0]
+    assert title == "Cannot open corpus" and str(bad.name) in message
+    assert window.state.corpus is before and window.state.probabilities is not None
+
+
+def test_corrupt_and_foreign_models_show_dialog(window, qtbot, tmp_path):
+    load_with_probs(window, qtbot)
+    probs = window.state.probabilities
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text("{ this is not json")
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text('{"format": "something-else", "version": 1}')
+    for path in (corrupt, foreign, tmp_path / "missing.json"):
+        assert not window.open_model(str(path))
+    assert len(window.dialogs) == 3
+    assert all(title == "Cannot open model" for title, _ in window.dialogs)
+    assert window.state.probabilities is probs
+
+
+def test_export_hypothesis_choi_and_csv(window, qtbot, tmp_path):
+    probs = load_with_probs(window, qtbot)
+    window.state.set_decision(0.3, 2)
+    choi = tmp_path / "hyp.ref"
+    assert window.export_hypothesis(str(choi))
+    assert read_corpus(choi).masses() == window.state.hypothesis_masses
+    table = tmp_path / "hyp.csv"
+    assert window.export_hypothesis(str(table))
+    rows = list(csv.DictReader(table.open()))
+    assert len(rows) == window.state.n_sentences - 1
+    assert [int(r["position"]) for r in rows if r["hypothesis"] == "1"] == list(decode(probs, 0.3, 2))
+    assert [int(r["position"]) for r in rows if r["reference"] == "1"] == list(window.state.reference_boundaries)
+    assert float(rows[4]["probability"]) == pytest.approx(probs[4], abs=1e-6)
+
+
+def test_export_plot_png_and_svg(window, qtbot, tmp_path):
+    load_with_probs(window, qtbot)
+    png = tmp_path / "plot.png"
+    assert window.export_plot(str(png))
+    from PySide6.QtGui import QImage
+    image = QImage(str(png))
+    assert image.width() > 100 and image.height() > 100
+    svg = tmp_path / "plot.svg"
+    assert window.export_plot(str(svg)), window.dialogs
+    assert "<svg" in svg.read_text()[:2000]
+
+
+def test_recent_files_and_settings_persist(window, qtbot, app_settings):
+    load_with_probs(window, qtbot, CHOI)
+    load_with_probs(window, qtbot, CHOI2)
+    assert window.recent_files()[:2] == [str(CHOI2), str(CHOI)]
+    window.state.set_alpha(0.42)
+    window.save_settings()
+    from segviz.app.main_window import MainWindow
+    other = MainWindow(settings=app_settings)
+    qtbot.addWidget(other)
+    assert other.state.alpha == pytest.approx(0.42)
+    assert other.recent_files()[0] == str(CHOI2)
+
+
+def test_peers_as_tick_rows_and_metrics(window, qtbot):
+    from segviz.app import engine
+
+    if "c99" not in engine.peer_names():
+        pytest.skip("segviz.peers has no c99")
+    load_with_probs(window, qtbot)
+    state = window.state
+    assert "c99" in state.peer_masses   # computed in the worker on load (shown by default)
+    masses = state.peer_masses["c99"]
+    assert state.metrics["c99"] == score_row(state.reference_masses, masses)
+    item = window.block_view._peer_items["c99"]
+    x, _ = item.getData()
+    np.testing.assert_array_equal(x[::2], np.cumsum(masses)[:-1])
+    rows = state.visible_rows()
+    assert rows.index(MODEL_ROW) < rows.index("c99") < rows.index("none")
+    window.decision.peer_checks["c99"].setChecked(False)
+    assert "c99" not in window.block_view._peer_items and "c99" not in state.visible_rows()
+    window.decision.peer_checks["c99"].setChecked(True)
+    assert "c99" in window.block_view._peer_items
