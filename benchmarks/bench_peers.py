@@ -6,10 +6,12 @@
   mask of each element, divisive clustering by summing each candidate square), checking identical output.
 * ``--segeval``: also score both peers on every matched document with our P_k and with segeval's, and report
   the largest difference (a sanity check of the metric path used by ``segviz compare``).
+* ``--variants``: mean P_k on every matched document of C99 (automatic stop, known number of segments,
+  smoothed gradient) and TextTiling (Hearst's placement, NLTK's placement) -- the variant rows of docs/peers.md.
 * ``--nltk-pk``: also segment every matched document with NLTK's TextTilingTokenizer as is (our stopword list,
   each sentence its own paragraph) and report its mean P_k (slow: ~15 s per 1,000 sentences).
 
-Usage:  python benchmarks/bench_peers.py [--docs N] [--segeval] [--nltk-pk] [CHOI_GLOB ...]
+Usage:  python benchmarks/bench_peers.py [--docs N] [--segeval] [--variants] [--nltk-pk] [CHOI_GLOB ...]
 Timing uses the first N (default 20) matched files, --segeval all of them.  Default glob: the files of
 ../shared/corpora/choi2000/1/3-11 (else sample_corpora/choi).
 """
@@ -72,6 +74,7 @@ def main() -> int:
     ap.add_argument("patterns", nargs="*", help="globs of Choi-format files")
     ap.add_argument("--docs", type=int, default=20)
     ap.add_argument("--segeval", action="store_true", help="compare our P_k with segeval's on every document")
+    ap.add_argument("--variants", action="store_true", help="P_k of the C99 and TextTiling variants")
     ap.add_argument("--nltk-pk", action="store_true", help="P_k of NLTK's TextTiling as is on every document")
     args = ap.parse_args()
     patterns = args.patterns or [str(ROOT.parent / "shared" / "corpora" / "choi2000" / "1" / "3-11" / "*.ref")]
@@ -135,6 +138,23 @@ def main() -> int:
                 means[name].append(ours)
         print(f"P_k over {len(all_files)} documents: " + ", ".join(f"{k} {100 * np.mean(v):.1f}%" for k, v in means.items())
               + f"; largest |ours - segeval| = {worst:.2e}")
+    if args.variants:
+        from segviz.metrics import p_k
+        variants = {
+            "c99 auto": lambda ref: C99(),
+            "c99 known count": lambda ref: C99(n_segments=len(ref)),
+            "c99 smoothed gradient": lambda ref: C99(smooth_gradient=True),
+            "texttiling": lambda ref: TextTiling(),
+            "texttiling nltk placement": lambda ref: TextTiling(placement="nltk"),
+        }
+        scores = {k: [] for k in variants}
+        for f in all_files:
+            corpus = read_corpus(f)
+            ref = corpus.masses()
+            for name, make in variants.items():
+                scores[name].append(p_k(ref, make(ref).segment(corpus.sentences())))
+        print(f"P_k over {len(all_files)} documents: "
+              + ", ".join(f"{k} {100 * np.mean(v):.1f}%" for k, v in scores.items()))
     if args.nltk_pk:
         from segviz.metrics import p_k
         scores = []
