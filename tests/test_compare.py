@@ -94,6 +94,8 @@ def test_bad_arguments():
         next(compare_segmenters(_corpus(), evaluation="bogus"))
     with pytest.raises(SegvizError, match="unknown peer"):
         next(compare_segmenters(_corpus(), peers=["nope"]))
+    with pytest.raises(SegvizError, match="nothing to compare"):
+        next(compare_segmenters(_corpus(), peers=[], baselines=[]))
     tiny = Corpus([Document("d", (("a",), ("b",)), ("a", "b"))], name="tiny")
     with pytest.raises(SegvizError, match="more than 2 sentences"):
         next(compare_segmenters(tiny))

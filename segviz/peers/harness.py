@@ -147,6 +147,8 @@ def compare_segmenters(corpus, *, model=None, model_name: str = "model", evaluat
         raise SegvizError(f"evaluation must be one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
     segmenters = available_segmenters(model, model_name=model_name, peers=peers, baselines=baselines, seed=seed,
                                       peer_params=peer_params)
+    if not segmenters:
+        raise SegvizError("nothing to compare: no model, peers or baselines selected")
     units = [corpus] if evaluation == "stream" else list(corpus.by_file())
     # a unit needs at least 3 sentences for P_k's window to be defined
     units = [u for u in units if u.n_sentences > 2]
