@@ -30,6 +30,9 @@ Training
 """
 from __future__ import annotations
 
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Generator, Sequence
 
@@ -103,6 +106,7 @@ class IISIteration:
     train_perplexity: float | None  # cross-fitted (see TriggerLM.cv_folds); None until measured
     heldout_perplexity: float | None
     mean_abs_weight: float
+    seconds: float = 0.0  # wall time of the iteration (accumulating pass over the folds + held-out pass)
 
 
 def _csr(keys: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -359,17 +363,19 @@ class TriggerLM:
         sigma2 = float(self.prior_variance)
         for it in range(1, int(self.max_iter) + 1):
             yield Progress("triggers: IIS", it - 1, int(self.max_iter))
+            t_start = time.perf_counter()
             # One accumulating pass gives the IIS statistics *and* the training likelihood of the current lam.
-            E = obs = None
-            train_ll = 0.0
-            for (sub, fp), inputs, lp_f in zip(folds, fold_inputs, lp_folds):
-                logZ, lam_w, E_f, obs_f = self._run(fp, sub, lam, accumulate=True, inputs=inputs)
-                E = E_f if E is None else E + E_f
-                obs = obs_f if obs is None else obs + obs_f
-                train_ll += float((lp_f + lam_w - logZ).sum())
+            # The folds are independent scans; numba releases the GIL, so they run on all cores.
+            with ThreadPoolExecutor(max_workers=min(len(folds), os.cpu_count() or 1)) as pool:
+                runs = list(pool.map(lambda job: self._run(job[0][1], job[0][0], lam, accumulate=True,
+                                                           inputs=job[1]), zip(folds, fold_inputs)))
+            E = sum(r[2] for r in runs)
+            obs = sum(r[3] for r in runs)
+            train_ll = sum(float((lp_f + r[1] - r[0]).sum()) for r, lp_f in zip(runs, lp_folds))
             train_ppl = float(np.exp(-train_ll / n_train))
             last = self.history_[-1]
-            self.history_[-1] = IISIteration(last.iteration, train_ppl, last.heldout_perplexity, last.mean_abs_weight)
+            self.history_[-1] = IISIteration(last.iteration, train_ppl, last.heldout_perplexity, last.mean_abs_weight,
+                                             last.seconds)
             new_lam = lam + _iis_deltas(E, obs, lam, sigma2, self._bucket_values)
             held_ppl = None
             if held is not None:
@@ -377,7 +383,8 @@ class TriggerLM:
                 ll = float((held_lp + hl - hz).sum())
                 held_ppl = float(np.exp(-ll / len(held)))
             # train perplexity of new_lam is known only after the next pass: NaN until then
-            self.history_.append(IISIteration(it, None, held_ppl, float(np.abs(new_lam).mean())))
+            self.history_.append(IISIteration(it, None, held_ppl, float(np.abs(new_lam).mean()),
+                                              round(time.perf_counter() - t_start, 3)))
             yield self.history_[-1]
             if held is not None:
                 if ll < best_ll:
