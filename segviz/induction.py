@@ -326,12 +326,15 @@ def iis_refit(
     tol: float = 1e-6,
     max_iter: int = 5000,
     overrelax: bool = True,
+    ll_rtol: float = 1e-9,
 ) -> tuple[np.ndarray, int]:
     """Maximum-likelihood weights of the active features by Improved Iterative Scaling.
 
     ``Xa`` is events x active features (binary); ``lambdas`` the starting point.
     Each iteration computes the IIS update ``delta`` (see the module docstring);
-    it stops when ``max |delta| < tol``.
+    it stops when ``max |delta| < tol``, or when 20 iterations together raised
+    the log-likelihood by less than ``ll_rtol * |loglik|`` (nearly separable
+    features creep towards the cap forever otherwise).
 
     With ``overrelax`` (default) the update is extrapolated, ``lambda + w delta``
     with ``w`` growing by 1.5x while the log-likelihood keeps rising and reset
@@ -355,6 +358,7 @@ def iis_refit(
     Xr = Xa.T.tocsr()
     onehot = sp.csr_matrix((np.ones(n), (np.arange(n), fsharp)), shape=(n, M + 1))
     w = 1.0
+    lls: list[float] = []  # log-likelihood per iteration, for the stall test
     base_lam = None        # the point the current extrapolated step started from
     base_ll = -np.inf
     base_delta = None
@@ -368,6 +372,11 @@ def iis_refit(
             w = 1.0
             s = offset + Xa @ lam
             ll = log_likelihood(s, yv > 0.5)
+        lls.append(ll)
+        # stall test: a feature that (nearly) separates the data drifts towards the cap with ever smaller
+        # steps; once 20 iterations gain less than ll_rtol * |ll| in total, the fit is converged for any use
+        if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
+            break
         p = _sigmoid(s)
         C = (Xr @ onehot.multiply(p[:, None]).tocsr()).toarray()
         d = _iis_deltas(C, A, mvals, 2 * lambda_max)

@@ -236,7 +236,7 @@ def _choi_lm_sentences(root: Path, exclude: list[Corpus]) -> list:
     test document; dropping every sentence seen in sets 1 and 2 guarantees the LMs never saw test text.
     """
     banned = {s for c in exclude for s in c.sentences()}
-    lm_corpus = read_corpus([root / "3", root / "4"], kind="choi")
+    lm_corpus = read_corpus([str(root / "3" / "*" / "*.ref"), str(root / "4" / "*" / "*.ref")], kind="choi")
     return [s for s in lm_corpus.sentences() if s not in banned]
 
 
@@ -255,7 +255,8 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
     yield Progress("reading Choi", 1, 1)
     lms = None
     if use_relevance:
-        excl = [read_corpus(root / "1", kind="choi"), read_corpus(root / "2", kind="choi")]
+        excl = [read_corpus(str(root / "1" / "*" / "*.ref"), kind="choi"),
+                read_corpus(str(root / "2" / "*" / "*.ref"), kind="choi")]
         lms = yield from _lms_for("choi", out, lambda: _choi_lm_sentences(root, excl), lm_params or {}, lm_dir)
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
