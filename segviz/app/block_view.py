@@ -104,7 +104,8 @@ class BlockView(QWidget):
         self.plot.setLabel("bottom", "sentence")
         self.plot.getAxis("left").setWidth(60)
         self.plot.hideButtons()
-        self.plot.addLegend(offset=(-10, 5), labelTextSize="8pt", colCount=4)
+        self.plot.addLegend(offset=(-10, 5), labelTextSize="8pt", colCount=4,
+                            brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#dddddd"))
         self.axis_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", width=1))
         self.plot.addItem(self.axis_line, ignoreBounds=True)
         self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=1.5), name="P(boundary)")
@@ -143,7 +144,8 @@ class BlockView(QWidget):
         self.rel_plot.setXLink(self.plot)
         self.rel_plot.setMouseEnabled(x=True, y=False)
         self.rel_plot.hideButtons()
-        self.rel_plot.setLabel("left", "relevance")
+        self.rel_plot.setLabel("left", "relevance R")
+        self.rel_plot.getAxis("left").enableAutoSIPrefix(False)
         self.rel_plot.getAxis("left").setWidth(60)
         self.rel_plot.showGrid(x=True, y=True, alpha=0.15)
         self.rel_zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888"))
@@ -274,13 +276,13 @@ class BlockView(QWidget):
         state = self.session.state
         x, y = tick_segments(state.hypothesis_boundaries, *HYP_TICKS)
         self.hyp_ticks.setData(x, y)
+        self.alpha_line.setVisible(state.probabilities is not None)
         if abs(self.alpha_line.value() - state.alpha) > 1e-9:
             # pushing the model's value into the view must not echo back as a drag
             self.alpha_line.blockSignals(True)
             self.alpha_line.setValue(state.alpha)
             self.alpha_line.blockSignals(False)
-            self.alpha_line.label.valueChanged()
-        self.alpha_line.setVisible(state.probabilities is not None)
+        self.alpha_line.label.setText(f"α = {state.alpha:.2f}")
 
     def refresh_peers(self) -> None:
         state = self.session.state

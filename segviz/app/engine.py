@@ -229,17 +229,16 @@ def split_for_training(corpus, heldout_fraction: float = 0.2):
     return corpus[:-k], corpus[-k:]
 
 
-def sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
-def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 0.2, **params):
+def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 0.2, lms=None,
+                     lm_params: dict | None = None, **params):
     """A factory for the app's training generator on ``corpus`` (validated now, run later on the worker).
 
     The generator forwards the engine's Progress events, yields :class:`RelevanceReady` once the language models
     exist, and turns every ``FeatureAdded`` into a :class:`CurveUpdate` with the boundary probabilities of the
-    whole shown corpus under the model of that round (the induced columns are evaluated once each and kept, so a
-    round costs one sparse column and one mat-vec).  Returns the trained Segmenter.
+    whole shown corpus under the engine's model of that round (``BoundaryModel.predict_proba`` on the induced
+    columns, evaluated once each and kept, so a round costs one sparse column and one mat-vec).  Returns the
+    tuned Segmenter (:meth:`InductionSession.segmenter`).  The session object is published on the factory as
+    ``factory.session`` so a stopped run can still hand over the model of its last round.
     """
     if not has_segmenter():
         raise SegvizError("this build has no segmenter yet (segviz.segmenter is missing)")
@@ -250,35 +249,34 @@ def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 
 
         from ..features import evaluate_features
         from ..lm.models import train_language_models
-        from ..segmenter import train_segmenter
+        from ..segmenter import InductionSession
 
         sentences = corpus.sentences()
-        yield Progress("training language models", 0, 0)
-        lms = yield from train_language_models(train.sentences(), **params.pop("lm_params", {}))
+        models = lms
+        if models is None:
+            yield Progress("training language models", 0, 0)
+            models = yield from train_language_models(train.sentences(), **(lm_params or {}))
         yield Progress("relevance of the shown corpus", 0, 0)
-        rel = sentence_relevance(lms, sentences)
-        profile = relevance_profile(lms, corpus)
+        rel = sentence_relevance(models, sentences)
+        profile = relevance_profile(models, corpus)
         yield RelevanceReady(rel, profile)
-        # q0(yes) = training base rate of boundaries (Section 4's prior, as segviz.induction fits it)
-        prior = (len(train) - 1) / (train.n_sentences - 1)
-        offset = np.log(prior / (1.0 - prior))
+        session = InductionSession(train, heldout, models, n_features=n_features, **params)
+        run.session = session
+        yield from session.prepare()
         columns = []
-        gen = train_segmenter(train, heldout, lms, n_features=n_features, **params)
-        try:
-            while True:
-                event = next(gen)
-                if hasattr(event, "feature") and hasattr(event, "weights"):
-                    columns.append(evaluate_features([event.feature], sentences, rel).tocsc())
-                    X = sp.hstack(columns, format="csr")
-                    lambdas = np.log(np.asarray(event.weights, dtype=np.float64))
-                    probs = sigmoid(offset + np.asarray(X @ lambdas).ravel())
-                    yield CurveUpdate(event, probs, getattr(event, "heldout_alpha", None),
-                                      getattr(event, "heldout_epsilon", None))
-                else:
-                    yield event
-        except StopIteration as stop:
-            return stop.value
+        for event in session.rounds():
+            if hasattr(event, "feature") and hasattr(event, "weights"):
+                columns.append(evaluate_features([event.feature], sentences, rel).tocsc())
+                X = sp.hstack(columns, format="csr")
+                probs = np.asarray(session.model.predict_proba(X), dtype=np.float64)
+                yield CurveUpdate(event, probs, getattr(event, "heldout_alpha", None),
+                                  getattr(event, "heldout_epsilon", None))
+            else:
+                yield event
+        yield Progress("tuning alpha/epsilon", 0, 1)
+        return session.segmenter()
 
+    run.session = None
     return run
 
 

@@ -32,6 +32,7 @@ class FeatureTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.session = session
         self._count = 0
+        self._rounds_id = id(session.state.rounds)
         session.featuresChanged.connect(self.sync)
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
@@ -47,9 +48,11 @@ class FeatureTableModel(QAbstractTableModel):
 
     def sync(self) -> None:
         rounds = self.session.state.rounds
-        if len(rounds) < self._count:
+        if len(rounds) < self._count or id(rounds) != self._rounds_id:
+            # a new list (reset, or a loaded model's history): rebuild
             self.beginResetModel()
             self._count = len(rounds)
+            self._rounds_id = id(rounds)
             self.endResetModel()
             return
         if len(rounds) > self._count:
@@ -80,7 +83,7 @@ class FeatureTableModel(QAbstractTableModel):
             if col == 3:
                 return f"{self.current_factor(index.row()):.3g}"
             if col == 4:
-                return f"{r.gain:.4g}"
+                return "" if r.gain != r.gain else f"{r.gain:.4g}"
             return None
         if role == Qt.UserRole:
             return r.feature
@@ -246,6 +249,7 @@ class FeaturePanel(QWidget):
         self.run_button.clicked.connect(self.runRequested)
         self.pause_button.clicked.connect(self.pauseRequested)
         self.stop_button.clicked.connect(self.stopRequested)
+        self.follow = False
         session.featuresChanged.connect(self.refresh_plots)
         self.set_running(False)
 
@@ -257,6 +261,7 @@ class FeaturePanel(QWidget):
         self.pause_button.setEnabled(running and not paused)
         self.stop_button.setEnabled(running)
         self.n_features.setEnabled(not running)
+        self.follow = running
 
     def refresh_plots(self) -> None:
         rounds = self.session.state.rounds
@@ -264,8 +269,10 @@ class FeaturePanel(QWidget):
         self.loglik_curve.setData(x, [r.train_loglik for r in rounds])
         pmu = [(r.round, r.heldout_p_mu) for r in rounds if r.heldout_p_mu is not None]
         self.pmu_curve.setData([p[0] for p in pmu], [p[1] for p in pmu])
-        if rounds:
-            self.table.scrollToBottom()
+        if rounds and self.follow:
+            self.table.scrollToBottom()   # live training: keep the newest feature in view
+        elif rounds:
+            self.table.scrollToTop()      # a loaded model: the first (strongest) features first
 
     def _selection_changed(self, *_):
         rows = self.table.selectionModel().selectedRows()

@@ -520,6 +520,8 @@ class MainWindow(QMainWindow):
                 return
             probs, rel, profile = result
             self.state.set_segmenter(segmenter, path)
+            if self.training_worker is None:
+                self.state.load_history(segmenter)
             self.state.set_probabilities(probs, rel, profile)
             self.modelApplied.emit()
             self._update_actions()
@@ -614,7 +616,18 @@ class MainWindow(QMainWindow):
             self.show_error("Training failed", msg)
             self.trainingFinished.emit(msg)
 
-        worker.aborted.connect(self._alive_only(lambda: self.trainingFinished.emit("cancelled")))
+        def on_aborted():
+            # Stop keeps what was learned: the model of the last finished round, tuned on the held-out part
+            session = getattr(factory, "session", None)
+            if session is not None and self.state.corpus is corpus and self.state.rounds:
+                try:
+                    self.state.set_segmenter(session.segmenter(), None)
+                except Exception as exc:  # e.g. stopped before the first round: nothing to keep
+                    self.info_label.setText(f"stopped; no model kept ({exc})")
+                self._update_actions()
+            self.trainingFinished.emit("cancelled")
+
+        worker.aborted.connect(self._alive_only(on_aborted))
         self.start_worker(worker, on_event=on_event, on_result=on_result, on_error=on_error)
         self._update_actions()
         return worker

@@ -18,15 +18,21 @@ from .state import MODEL_ROW
 
 SLIDER_STEPS = 1000
 
-METRIC_COLUMNS = (
-    ("P_mu", "p_mu", True),
+METRIC_COLUMNS = (   # header, score_row key, higher is better (None: not ranked)
+    ("P_μ", "p_mu", True),
     ("P_k", "p_k", False),
-    ("WindowDiff", "window_diff", False),
-    ("precision", "precision", True),
-    ("recall", "recall", True),
+    ("WD", "window_diff", False),
+    ("P", "precision", True),
+    ("R", "recall", True),
     ("F", "f1", True),
-    ("segments", "hypothesis_segments", None),
+    ("segs", "hypothesis_segments", None),
 )
+METRIC_TIPS = ("P_mu (Section 5): probability that two sentences a mean segment length apart are correctly "
+               "classified as same/different segment; higher is better",
+               "P_k (Beeferman et al. 1999): error rate with k = half the mean segment length; lower is better",
+               "WindowDiff (Pevzner & Hearst 2002): lower is better",
+               "precision of exact boundary matches", "recall of exact boundary matches", "F-measure",
+               "number of hypothesised segments")
 
 
 class DecisionPanel(QWidget):
@@ -87,7 +93,11 @@ class DecisionPanel(QWidget):
         self.table = QTableWidget(0, len(METRIC_COLUMNS))
         self.table.setObjectName("metricsTable")
         self.table.setHorizontalHeaderLabels([c[0] for c in METRIC_COLUMNS])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        for j, tip in enumerate(METRIC_TIPS):
+            self.table.horizontalHeaderItem(j).setToolTip(tip)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.NoSelection)
@@ -142,6 +152,10 @@ class DecisionPanel(QWidget):
                 f"1/μ = {state.n_sentences / max(len(state.reference_masses), 1):.1f}")
         rows = state.visible_rows()
         self.table.setRowCount(len(rows))
+        # every row visible without scrolling: the comparison is the point of the table
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.verticalHeader().sectionSize(i) for i in range(len(rows)))
+        self.table.setMinimumHeight(max(height, 60))
         self.table.setVerticalHeaderLabels(rows)
         best = {}
         for _, key, higher in METRIC_COLUMNS:
@@ -275,7 +289,8 @@ class RelevanceProfileView(pg.PlotWidget):
         self.setObjectName("relevanceProfile")
         self.session = session
         self.setLabel("bottom", "sentences from segment start")
-        self.setLabel("left", "mean relevance")
+        self.setLabel("left", "mean relevance R")
+        self.getAxis("left").enableAutoSIPrefix(False)
         self.showGrid(x=True, y=True, alpha=0.2)
         self.addItem(pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#222222", style=Qt.DashLine)))
         self.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888")))

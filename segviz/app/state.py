@@ -216,6 +216,22 @@ class SessionState:
         self._notify(FEATURES)
         return row
 
+    def load_history(self, segmenter) -> None:
+        """Show a loaded model's induction history (its features, final e^λ, gains, held-out P_mu per round)."""
+        features = list(getattr(segmenter, "features_", []))
+        weights = list(np.asarray(getattr(segmenter, "weights_", []), dtype=np.float64))
+        history = list(getattr(segmenter, "history_", []) or [])
+        rounds = []
+        for i, feature in enumerate(features):
+            h = history[i] if i < len(history) and isinstance(history[i], dict) else {}
+            rounds.append(InductionRound(
+                round=int(h.get("round", i + 1)), feature=feature, gain=float(h.get("gain", float("nan"))),
+                weight=float(weights[i]) if i < len(weights) else float("nan"),
+                train_loglik=float(h.get("train_loglik", float("nan"))),
+                heldout_p_mu=None if h.get("heldout_p_mu") is None else float(h["heldout_p_mu"])))
+        self.rounds = rounds
+        self._notify(FEATURES)
+
     def reset_rounds(self) -> None:
         self.rounds = []
         self._notify(FEATURES)
