@@ -2,8 +2,8 @@
 
 * TextTiling (ours, vectorised) vs NLTK's TextTilingTokenizer on the same documents (same stopwords); also
   checks that the two agree on the boundary flags.
-* C99 (ours, vectorised) vs a straightforward loop implementation of the same algorithm (rank by scanning the
-  mask of each element, divisive clustering by summing each candidate square), checking identical output.
+* C99 (ours, vectorised) vs a straightforward loop implementation of the same algorithm (Choi's release: rank by
+  scanning the mask of each element, each region's best split by summing squares), checking identical output.
 * ``--segeval``: also score both peers on every matched document with our P_k and with segeval's, and report
   the largest difference (a sanity check of the metric path used by ``segviz compare``).
 * ``--variants``: mean P_k on every matched document of C99 (automatic stop, known number of segments,
@@ -50,20 +50,36 @@ def loop_c99(sentences, mask=11, c=1.2):
                         examined += 1
                         lower += sim[a, b] < sim[i, j]
             rank[i, j] = lower / max(examined, 1)
-    bounds, density, splits = [0, n], [rank.sum() / (n * n)], []
+    def ssum(a, b):                                   # rank sum of the square [a, b] (inclusive), by loops
+        return sum(rank[i, j] for i in range(a, b + 1) for j in range(a, b + 1))
+
+    def best_split(a, b):                             # Choi's bestBoundary_max: density of the two halves
+        best, d_max = a, 0.0
+        for i in range(b - 1, a - 1, -1):
+            d = (ssum(a, i) + ssum(i + 1, b)) / ((i - a + 1) ** 2 + (b - i) ** 2)
+            if d > d_max:
+                d_max, best = d, i
+        return best + 1
+
+    regions = [(0, n - 1, best_split(0, n - 1) if n > 1 else None)]
+    tot_s, tot_a = ssum(0, n - 1), n * n
+    splits, density = [], [tot_s / tot_a]
     for _ in range(n - 1):
-        best, best_p, best_sa = -1.0, None, None
-        for p in range(1, n):
-            if p in bounds:
-                continue
-            edges = sorted(bounds + [p])
-            s = sum(rank[x:y, x:y].sum() for x, y in zip(edges[:-1], edges[1:]))
-            a = sum((y - x) ** 2 for x, y in zip(edges[:-1], edges[1:]))
-            if s / a > best:
-                best, best_p = s / a, p
-        bounds.append(best_p)
-        splits.append(best_p)
-        density.append(best)
+        max_d, index = -1.0, None
+        for j in range(len(regions) - 1, -1, -1):
+            a, b, q = regions[j]
+            if a < b:
+                d = (tot_s - ssum(a, b) + ssum(a, q - 1) + ssum(q, b)) / (
+                    tot_a - (b - a + 1) ** 2 + (q - a) ** 2 + (b - q + 1) ** 2)
+                if d > max_d:
+                    max_d, index = d, j
+        a, b, q = regions[index]
+        tot_s += ssum(a, q - 1) + ssum(q, b) - ssum(a, b)
+        tot_a += (q - a) ** 2 + (b - q + 1) ** 2 - (b - a + 1) ** 2
+        regions[index:index + 1] = [(a, q - 1, best_split(a, q - 1) if q - 1 > a else None),
+                                    (q, b, best_split(q, b) if b > q else None)]
+        splits.append(q)
+        density.append(tot_s / tot_a)
     k, _, _ = choose_splits(np.array(density), c=c)
     b = sorted(splits[:k])
     return tuple(int(m) for m in np.diff([0, *b, n]))
@@ -143,7 +159,8 @@ def main() -> int:
         variants = {
             "c99 auto": lambda ref: C99(),
             "c99 known count": lambda ref: C99(n_segments=len(ref)),
-            "c99 smoothed gradient": lambda ref: C99(smooth_gradient=True),
+            "c99 unsmoothed, last-above stop": lambda ref: C99(smooth_gradient=False, stop="last"),
+            "c99 global split": lambda ref: C99(split="global"),
             "texttiling": lambda ref: TextTiling(),
             "texttiling nltk placement": lambda ref: TextTiling(placement="nltk"),
         }

@@ -4,17 +4,21 @@
    stopword, Porter-stemmed when ``stem=True`` as Choi did); ``sim_`` is the cosine matrix.
 2. **Rank transform.** Each element is replaced by the fraction of its neighbours in an ``mask x mask`` window
    (11 x 11 for C99) whose similarity is lower; near the edges only the neighbours inside the matrix are
-   examined, which is Choi's normalisation ``r = #lower / #examined``.  120 shifted comparisons of the whole
-   matrix, no loops over elements.
-3. **Divisive clustering.** Starting from one segment, each step adds the boundary that maximises the inside
+   examined (excluding the element itself), as Choi's release does.  120 shifted comparisons of whole bands of
+   rows, no loops over elements.
+3. **Divisive clustering.** Starting from one segment, each step adds one boundary to increase the inside
    density ``D = sum_k s_k / sum_k a_k`` (``s_k`` the rank sum of segment k's square on the diagonal, ``a_k`` its
-   area).  Region sums come from a 2-D prefix sum of the rank matrix, so one step scores every candidate
-   position at once (O(n) per step).
+   area), down to single sentences.  ``split="choi"`` (default) follows Choi's C99 release: every segment
+   proposes the split that maximises the density of its own two halves, and the step takes the proposal that
+   maximises D; ``split="global"`` takes the best of *all* candidate positions for D.  Region sums come from a
+   2-D prefix sum of the rank matrix, and after each step only the candidates inside the split segment are
+   re-scored, so a step is one O(n) argmax.
 4. **Stopping.** With ``n_segments`` given, the first ``n_segments - 1`` splits are kept.  Otherwise the
-   gradient ``dD(m) = D(m) - D(m-1)`` over all steps is thresholded at ``mean + c * sd`` (c = 1.2, Choi) and
-   the splits up to the last step whose gradient exceeds it are kept.  ``smooth_gradient=True`` first
-   convolves the gradient with the kernel ``[1, 2, 4, 8, 4, 2, 1] / 22`` used in Choi's C99 release (off by
-   default: the paper states the plain threshold).
+   gradient ``dD(m) = D(m) - D(m-1)`` is smoothed with the kernel ``[1, 2, 4, 8, 4, 2, 1]`` (renormalised at the
+   ends) and thresholded at ``mean + c * sd`` with c = 1.2; the splits made before the gradient first falls to
+   the threshold are kept (``stop="leading"``).  These are the choices of Choi's release (its ``C99.java``);
+   ``smooth_gradient=False`` and ``stop="last"`` (keep up to the last step above the threshold, as the PyPI
+   ``uts`` package) are the alternatives measured in docs/peers.md.
 
 The matrices are dense ``n x n`` (similarity, padded copy, rank, prefix sums: ~1 GB at n = 5,000);
 ``max_sentences`` (default 5,000) refuses larger inputs with a clear error instead of exhausting memory.  C99 is
@@ -32,7 +36,7 @@ import scipy.sparse as sp
 from ..errors import SegvizError
 from ._text import resolve_stopwords, validate_sentences
 
-__all__ = ["C99", "cosine_matrix", "rank_transform", "divisive_clustering", "choose_splits"]
+__all__ = ["C99", "cosine_matrix", "rank_transform", "divisive_clustering", "choose_splits", "smooth_choi"]
 
 
 @lru_cache(maxsize=1)
@@ -102,12 +106,20 @@ def rank_transform(sim: np.ndarray, mask: int = 11) -> np.ndarray:
     return lower / np.maximum(examined, 1)
 
 
-def divisive_clustering(rank: np.ndarray, max_splits: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def divisive_clustering(rank: np.ndarray, max_splits: int | None = None, *,
+                        split: str = "choi") -> tuple[np.ndarray, np.ndarray]:
     """Greedy divisive clustering maximising the inside density (Choi 2000, Section 3.3).
+
+    ``split="global"``: each step adds the boundary, among all candidates, that maximises the overall density D.
+    ``split="choi"`` (Choi's C99 release): each segment proposes its own best split -- the one maximising the
+    density of its two halves alone (ties to the later position) -- and the step takes the proposal that
+    maximises D (ties to the later segment).
 
     Returns ``(splits, density)``: ``splits[j]`` is the sentence position b (boundary before sentence b) added at
     step j+1, and ``density[m]`` is D with m+1 segments (``density[0]`` for the whole text).
     """
+    if split not in ("choi", "global"):
+        raise SegvizError(f"C99: split must be 'choi' or 'global', got {split!r}")
     rk = np.asarray(rank, dtype=np.float64)
     n = rk.shape[0]
     # P[i, j] = sum of rk[:i, :j]; the square [l, r) x [l, r) sums to P[r,r] - P[l,r] - P[r,l] + P[l,l]
@@ -124,11 +136,28 @@ def divisive_clustering(rank: np.ndarray, max_splits: int | None = None) -> tupl
     # the candidates inside the segment just split need recomputing after each step
     gain_s = square(0, pos) + square(pos, n) - total_s
     gain_a = (pos.astype(np.float64) ** 2 + (n - pos) ** 2 - n * n)
+    # Choi's rule: only each segment's own best split is eligible
+    eligible = np.ones(n - 1, dtype=bool) if split == "global" else np.zeros(n - 1, dtype=bool)
+
+    def propose(a: int, b: int) -> None:
+        # the best split of segment [a, b) by the density of its two halves alone (Choi's bestBoundary_max)
+        if b - a < 2:
+            return
+        q = pos[a:b - 1]
+        local = (gain_s[a:b - 1] + square(a, b)) / ((q - a) ** 2 + (b - q) ** 2)
+        best = local.size - 1 - int(np.argmax(local[::-1]))   # ties to the later position
+        if not local[best] > 0:                                # Choi starts from D_max = 0 and B = start
+            best = 0
+        eligible[a + best] = True
+
+    if split == "choi":
+        propose(0, n)
     boundaries = [0, n]
     density = [total_s / total_a]
     splits = []
     for _ in range(n_steps):
-        j = int(np.argmax((total_s + gain_s) / (total_a + gain_a)))
+        d = np.where(eligible, (total_s + gain_s) / (total_a + gain_a), -np.inf)
+        j = d.size - 1 - int(np.argmax(d[::-1])) if split == "choi" else int(np.argmax(d))
         p = int(pos[j])
         total_s += gain_s[j]
         total_a += gain_a[j]
@@ -141,26 +170,49 @@ def divisive_clustering(rank: np.ndarray, max_splits: int | None = None) -> tupl
             q = pos[a:b - 1]                             # positions a+1 .. b-1 (pos[i] == i + 1)
             gain_s[a:b - 1] = square(a, q) + square(q, b) - square(a, b)
             gain_a[a:b - 1] = (q - a) ** 2 + (b - q) ** 2 - (b - a) ** 2
+            if split == "choi":
+                eligible[a:b - 1] = False
+                propose(a, b)
         gain_s[j], gain_a[j] = -np.inf, 0.0             # a boundary cannot be added twice
+        eligible[j] = False
     return np.asarray(splits, dtype=np.int64), np.asarray(density)
 
 
-_CHOI_KERNEL = np.array([1, 2, 4, 8, 4, 2, 1], dtype=np.float64) / 22.0
+_CHOI_KERNEL = np.array([1, 2, 4, 8, 4, 2, 1], dtype=np.float64)
 
 
-def choose_splits(density: np.ndarray, *, c: float = 1.2, smooth: bool = False) -> tuple[int, np.ndarray, float]:
-    """Number of splits to keep from the density curve: the last step whose gradient exceeds mean + c*sd.
+def smooth_choi(values: np.ndarray) -> np.ndarray:
+    """Convolution with ``[1, 2, 4, 8, 4, 2, 1]``, renormalised by the weights inside the series at the ends
+    (Choi's ``Statx.convolve``)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return v.copy()
+    num = np.convolve(v, _CHOI_KERNEL, mode="full")[3:3 + v.size]
+    den = np.convolve(np.ones_like(v), _CHOI_KERNEL, mode="full")[3:3 + v.size]
+    return num / den
 
-    Returns ``(n_splits, gradient, threshold)``.
+
+def choose_splits(density: np.ndarray, *, c: float = 1.2, smooth: bool = True,
+                  stop: str = "leading") -> tuple[int, np.ndarray, float]:
+    """Number of splits to keep from the density curve (Choi 2000, Section 3.4).
+
+    The gradient ``dD`` (optionally smoothed by :func:`smooth_choi`) is thresholded at ``mean + c * sd``;
+    ``stop="leading"`` keeps the steps before the gradient first drops to the threshold (Choi's release),
+    ``stop="last"`` keeps the steps up to the last one above it.  Returns ``(n_splits, gradient, threshold)``.
     """
+    if stop not in ("leading", "last"):
+        raise SegvizError(f"C99: stop must be 'leading' or 'last', got {stop!r}")
     grad = np.diff(np.asarray(density, dtype=np.float64))
     if grad.size == 0:
         return 0, grad, 0.0
-    if smooth and grad.size >= _CHOI_KERNEL.size:
-        grad = np.convolve(grad, _CHOI_KERNEL, mode="same")
+    if smooth:
+        grad = smooth_choi(grad)
     threshold = float(grad.mean() + c * grad.std())
-    above = np.flatnonzero(grad > threshold)
-    return (int(above[-1]) + 1 if above.size else 0), grad, threshold
+    above = grad > threshold
+    if stop == "last":
+        idx = np.flatnonzero(above)
+        return (int(idx[-1]) + 1 if idx.size else 0), grad, threshold
+    return (int(np.argmin(above)) if not above.all() else int(above.size)), grad, threshold
 
 
 class C99:
@@ -168,20 +220,24 @@ class C99:
 
     Parameters (keyword-only, stored verbatim): ``n_segments`` (None = automatic stopping), ``mask`` (rank window,
     11), ``c`` (threshold coefficient, 1.2), ``stem`` (Porter stemming, True), ``stopwords`` (None = bundled list),
-    ``smooth_gradient`` (False), ``max_sentences`` (5,000).
+    ``split`` ("choi" or "global"), ``smooth_gradient`` (True), ``stop`` ("leading" or "last"), ``max_sentences``
+    (5,000).  The defaults are Choi's C99 release.
 
     ``fit(sentences)`` sets ``sim_``, ``rank_``, ``splits_`` (boundaries in the order found), ``density_``,
     ``gradient_``, ``threshold_``, ``n_splits_``, ``boundaries_`` (sorted sentence positions) and ``masses_``.
     """
 
     def __init__(self, *, n_segments: int | None = None, mask: int = 11, c: float = 1.2, stem: bool = True,
-                 stopwords: Iterable[str] | None = None, smooth_gradient: bool = False, max_sentences: int = 5000):
+                 stopwords: Iterable[str] | None = None, split: str = "choi", smooth_gradient: bool = True,
+                 stop: str = "leading", max_sentences: int = 5000):
         self.n_segments = n_segments
         self.mask = mask
         self.c = c
         self.stem = stem
         self.stopwords = stopwords
+        self.split = split
         self.smooth_gradient = smooth_gradient
+        self.stop = stop
         self.max_sentences = max_sentences
 
     def fit(self, sentences: Sequence[Sequence[str]]) -> "C99":
@@ -200,10 +256,10 @@ class C99:
         self.sim_ = cosine_matrix(words)
         self.rank_ = rank_transform(self.sim_, self.mask)
         max_splits = None if self.n_segments is None else self.n_segments - 1
-        self.splits_, self.density_ = divisive_clustering(self.rank_, max_splits)
+        self.splits_, self.density_ = divisive_clustering(self.rank_, max_splits, split=self.split)
         if self.n_segments is None:
             self.n_splits_, self.gradient_, self.threshold_ = choose_splits(
-                self.density_, c=self.c, smooth=self.smooth_gradient)
+                self.density_, c=self.c, smooth=self.smooth_gradient, stop=self.stop)
         else:
             self.n_splits_, self.gradient_, self.threshold_ = self.n_segments - 1, np.diff(self.density_), float("nan")
         self.boundaries_ = np.sort(self.splits_[:self.n_splits_])
