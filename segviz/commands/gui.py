@@ -50,6 +50,7 @@ def run_gui(args: argparse.Namespace) -> int:
         if not out_dir.is_dir():
             raise SegvizError(f"{screenshot}: directory {out_dir} does not exist")
 
+    _quiet_qt_messages()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segviz"])
     app.setOrganizationName("segviz")
     app.setApplicationName("segviz")
@@ -69,12 +70,14 @@ def run_gui(args: argparse.Namespace) -> int:
 
     default_corpus = corpus is None
     path = corpus or str(SAMPLE_CORPUS)
-    if not window.open_corpus(path):
-        if screenshot is not None:
-            raise SegvizError(window.last_error or f"{path}: cannot open corpus")
-    if model is not None:
-        if not window.open_model(model) and screenshot is not None:
-            raise SegvizError(window.last_error or f"{model}: cannot open model")
+    # headless, a bad file ends the run (the message is already on stderr); interactive, the dialog was shown
+    # and the window stays open with whatever did load
+    if not window.open_corpus(path) and screenshot is not None:
+        window.close()
+        return 2
+    if model is not None and not window.open_model(model) and screenshot is not None:
+        window.close()
+        return 2
     elif train is not None:
         window.features.n_features.setValue(int(train))
         window.start_training(int(train))
@@ -114,3 +117,17 @@ def _interesting_position(window) -> int:
         if start < b < end:
             return int(b)
     return max(start, 1)
+
+
+_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
+def _quiet_qt_messages() -> None:
+    """Drop the offscreen platform's harmless 'propagateSizeHints' warning; pass everything else on."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message):
+        if not message.startswith(_NOISE):
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(handler)
