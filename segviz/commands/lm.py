@@ -115,8 +115,8 @@ def register(subparsers) -> None:
     t.add_argument("--triggers", type=int, default=20000, help="number of trigger pairs K (default 20000)")
     t.add_argument("--trigger-vocab", type=int, default=10000,
                    help="trigger sources/targets among the top words (default 10000)")
-    t.add_argument("--ranking", choices=("residual", "mi"), default="residual",
-                   help="pair ranking: AMI of trigram-residual occurrences (default) or plain AMI")
+    t.add_argument("--ranking", choices=("gain", "residual", "mi"), default="residual",
+                   help="pair ranking: AMI of trigram-residual occurrences (default), likelihood gain over the trigram, or plain AMI")
     t.add_argument("--prior-variance", type=float, default=1.0, help="Gaussian prior variance (default 1)")
     t.add_argument("--max-iter", type=int, default=8, help="maximum IIS iterations (default 8)")
     t.add_argument("--heldout", type=float, default=0.05, help="held-out fraction for IIS stopping (default 0.05)")

@@ -145,8 +145,11 @@ class TriggerLM:
         K, the number of (s, t) pairs kept.
     trigger_vocab : int
         Sources and targets are restricted to this many most frequent words.
-    ranking : {"residual", "mi"}
+    ranking : {"gain", "residual", "mi"}
         How candidate pairs are ranked (see the module docstring).
+    gain_candidates : int
+        With ``ranking="gain"``, the top ``gain_candidates * n_triggers`` pairs by residual AMI are re-ranked
+        by their single-feature likelihood gain over the trigram prior.
     min_cooccurrence : float
         A pair needs at least this (weighted) co-occurrence count to qualify.
     prior_variance : float
@@ -167,7 +170,7 @@ class TriggerLM:
 
     def __init__(self, *, window: int = 500, n_triggers: int = 20000, trigger_vocab: int = 10000,
                  ranking: str = "residual", min_cooccurrence: float = 2.0, prior_variance: float = 1.0,
-                 max_iter: int = 8, tol: float = 1e-4, cv_folds: int = 4):
+                 max_iter: int = 8, tol: float = 1e-4, cv_folds: int = 4, gain_candidates: int = 4):
         self.window = window
         self.n_triggers = n_triggers
         self.trigger_vocab = trigger_vocab
@@ -177,14 +180,15 @@ class TriggerLM:
         self.max_iter = max_iter
         self.tol = tol
         self.cv_folds = cv_folds
+        self.gain_candidates = gain_candidates
 
     def _check_params(self):
-        for name in ("window", "n_triggers", "trigger_vocab", "max_iter", "cv_folds"):
+        for name in ("window", "n_triggers", "trigger_vocab", "max_iter", "cv_folds", "gain_candidates"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise SegvizError(f"{name} must be a positive integer, got {v!r}")
-        if self.ranking not in ("residual", "mi"):
-            raise SegvizError(f"ranking must be 'residual' or 'mi', got {self.ranking!r}")
+        if self.ranking not in ("gain", "residual", "mi"):
+            raise SegvizError(f"ranking must be 'gain', 'residual' or 'mi', got {self.ranking!r}")
         if not float(self.prior_variance) > 0:
             raise SegvizError(f"prior_variance must be positive, got {self.prior_variance!r}")
 
@@ -269,13 +273,17 @@ class TriggerLM:
         )
 
     # ------------------------------------------------------------------ selection
-    def select_pairs(self, prior: TrigramLM, stream: TokenStream, lp_tri: np.ndarray | None = None) -> None:
-        """Choose the top ``n_triggers`` pairs by (residual) average MI; sets ``sources_``/``targets_``/``scores_``."""
+    def select_pairs(self, prior: TrigramLM, stream: TokenStream, lp_tri: np.ndarray | None = None,
+                     n_pairs: int | None = None) -> None:
+        """Choose the top ``n_pairs`` (default ``n_triggers``) pairs by (residual) average MI.
+
+        Sets ``sources_``/``targets_``/``scores_`` (and zero ``weights_``).
+        """
         tables = self._tables(prior)
         n_tv = tables["n_tv"]
         words = stream.is_word
         x = tables["tvmap"][stream.w[words]]
-        if self.ranking == "residual":
+        if self.ranking in ("residual", "gain"):
             if lp_tri is None:
                 lp_tri = prior.logprob_stream(stream)
             r = 1.0 - np.exp(lp_tri[words])
@@ -283,7 +291,7 @@ class TriggerLM:
             r = np.ones(x.size)
         C, hist, target = cooccurrence_scan(x.astype(np.int64), r.astype(np.float64), int(self.window), n_tv)
         n = float(x.size)
-        k = int(self.n_triggers)
+        k = int(self.n_triggers if n_pairs is None else n_pairs)
         best_s = np.empty(0, dtype=np.int64)
         best_t = np.empty(0, dtype=np.int64)
         best_v = np.empty(0)
@@ -341,9 +349,14 @@ class TriggerLM:
             yield Progress("triggers: cross-fit priors", f + 1, n_folds)
         lp_folds = [fp.logprob_stream(sub) for sub, fp in folds]
         yield Progress("triggers: select pairs", 0, 1)
-        self.select_pairs(prior, stream, np.concatenate(lp_folds))
+        n_cand = int(self.n_triggers) * (self.gain_candidates if self.ranking == "gain" else 1)
+        self.select_pairs(prior, stream, np.concatenate(lp_folds), n_pairs=n_cand)
         yield Progress("triggers: select pairs", 1, 1)
         fold_inputs = [self._stream_inputs(fp, sub, self._tables(fp)) for sub, fp in folds]
+        if self.ranking == "gain":
+            E, obs, _ = self._fold_pass(folds, fold_inputs, lp_folds, np.zeros(self.sources_.size))
+            self._keep_by_gain(E.sum(axis=1), obs)
+            yield Progress("triggers: rank by gain", 1, 1)
         n_train = len(stream)
         held = held_in = None
         if heldout is not None:
@@ -365,13 +378,7 @@ class TriggerLM:
             yield Progress("triggers: IIS", it - 1, int(self.max_iter))
             t_start = time.perf_counter()
             # One accumulating pass gives the IIS statistics *and* the training likelihood of the current lam.
-            # The folds are independent scans; numba releases the GIL, so they run on all cores.
-            with ThreadPoolExecutor(max_workers=min(len(folds), os.cpu_count() or 1)) as pool:
-                runs = list(pool.map(lambda job: self._run(job[0][1], job[0][0], lam, accumulate=True,
-                                                           inputs=job[1]), zip(folds, fold_inputs)))
-            E = sum(r[2] for r in runs)
-            obs = sum(r[3] for r in runs)
-            train_ll = sum(float((lp_f + r[1] - r[0]).sum()) for r, lp_f in zip(runs, lp_folds))
+            E, obs, train_ll = self._fold_pass(folds, fold_inputs, lp_folds, lam)
             train_ppl = float(np.exp(-train_ll / n_train))
             last = self.history_[-1]
             self.history_[-1] = IISIteration(last.iteration, train_ppl, last.heldout_perplexity, last.mean_abs_weight,
@@ -399,6 +406,34 @@ class TriggerLM:
         self.weights_ = lam
         yield Progress("triggers: IIS", int(self.max_iter), int(self.max_iter))
         return self
+
+    def _fold_pass(self, folds, fold_inputs, lp_folds, lam):
+        """IIS statistics summed over the cross-fitted folds, and the training log-likelihood of ``lam``."""
+        # The folds are independent scans; numba releases the GIL, so they run on all cores.
+        with ThreadPoolExecutor(max_workers=min(len(folds), os.cpu_count() or 1)) as pool:
+            runs = list(pool.map(lambda job: self._run(job[0][1], job[0][0], lam, accumulate=True, inputs=job[1]),
+                                 zip(folds, fold_inputs)))
+        E = sum(r[2] for r in runs)
+        obs = sum(r[3] for r in runs)
+        train_ll = sum(float((lp_f + r[1] - r[0]).sum()) for r, lp_f in zip(runs, lp_folds))
+        return E, obs, train_ll
+
+    def _keep_by_gain(self, expected: np.ndarray, observed: np.ndarray) -> None:
+        """Keep the ``n_triggers`` candidates with the largest single-feature likelihood gain over the prior.
+
+        For one feature alone, max over lambda of the log-likelihood gain is, for small probabilities, the Poisson
+        divergence ``obs log(obs / E) - (obs - E)`` with ``E`` the prior's expected count of the feature (the
+        IIS statistic at lambda = 0).  A pair the trigram already predicts (E ~ obs) gains nothing, however
+        high its mutual information.  Only positive associations (obs > E) are kept.
+        """
+        e = np.maximum(expected, 1e-12)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gain = np.where(observed > e, observed * np.log(observed / e) - (observed - e), 0.0)
+        order = np.argsort(-gain, kind="stable")[: int(self.n_triggers)]
+        order = order[gain[order] > 0]
+        self.sources_, self.targets_ = self.sources_[order], self.targets_[order]
+        self.scores_ = gain[order]
+        self.weights_ = np.zeros(order.size)
 
     # ------------------------------------------------------------------ scoring
     def _check_fitted(self):
@@ -458,7 +493,7 @@ class TriggerLM:
             "window": int(self.window), "n_triggers": int(self.n_triggers), "trigger_vocab": int(self.trigger_vocab),
             "ranking": self.ranking, "min_cooccurrence": float(self.min_cooccurrence),
             "prior_variance": float(self.prior_variance), "max_iter": int(self.max_iter), "tol": float(self.tol),
-            "cv_folds": int(self.cv_folds),
+            "cv_folds": int(self.cv_folds), "gain_candidates": int(self.gain_candidates),
             "history": [vars(h) for h in getattr(self, "history_", [])],
         }
 
@@ -469,7 +504,8 @@ class TriggerLM:
             lm = cls(window=int(meta["window"]), n_triggers=int(meta["n_triggers"]),
                      trigger_vocab=int(meta["trigger_vocab"]), ranking=str(meta["ranking"]),
                      min_cooccurrence=float(meta["min_cooccurrence"]), prior_variance=float(meta["prior_variance"]),
-                     max_iter=int(meta["max_iter"]), tol=float(meta["tol"]), cv_folds=int(meta.get("cv_folds", 1)))
+                     max_iter=int(meta["max_iter"]), tol=float(meta["tol"]), cv_folds=int(meta.get("cv_folds", 1)),
+                     gain_candidates=int(meta.get("gain_candidates", 4)))
             lm.history_ = [IISIteration(**h) for h in meta.get("history", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise SegvizError(f"{source}: trigger metadata is incomplete or malformed ({exc})") from None
