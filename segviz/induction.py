@@ -131,11 +131,13 @@ def _as_csc(X) -> sp.csc_matrix:
     return X
 
 
-def _gains_kernel_py(indptr, indices, scores, sp_scores, A, init, lambda_max, tol, max_iter, gains, alphas):
+def _gains_kernel_py(indptr, indices, probs, A, init, lambda_max, tol, max_iter, gains, alphas):
     """Per-candidate safeguarded Newton, one column at a time (compiled by numba when available).
 
-    Same mathematics as the vectorised numpy path of :func:`candidate_gains`; the
-    compiled loop keeps each column's nonzeros in cache and makes no temporaries.
+    Same mathematics as the vectorised numpy path of :func:`candidate_gains`, written with
+    the event probabilities p_i instead of log-odds: with e = e^a the updated probability is
+    r_i = p_i e / (1 + p_i (e - 1)), so Newton needs one exp per *candidate* and iteration,
+    not one per nonzero; the gain is a A - sum_i log(1 + p_i (e - 1)).
     """
     m = indptr.shape[0] - 1
     for c in _prange(m):
@@ -151,10 +153,13 @@ def _gains_kernel_py(indptr, indices, scores, sp_scores, A, init, lambda_max, to
         Ac = A[c]
         nc = s1 - s0
         for _ in range(max_iter):
+            em1 = math.expm1(a)
+            e = em1 + 1.0
             sr = 0.0
             srr = 0.0
             for k in range(s0, s1):
-                r = 1.0 / (1.0 + math.exp(-(a + scores[indices[k]])))
+                p = probs[indices[k]]
+                r = p * e / (1.0 + p * em1)
                 sr += r
                 srr += r * (1.0 - r)
             d1 = Ac - sr
@@ -171,12 +176,10 @@ def _gains_kernel_py(indptr, indices, scores, sp_scores, A, init, lambda_max, to
             a = new
             if step < tol or hi - lo < tol:
                 break
+        em1 = math.expm1(a)
         loss = 0.0
         for k in range(s0, s1):
-            x = a + scores[indices[k]]
-            # softplus(x) = log(1 + e^x), computed without overflow
-            sp = x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
-            loss += sp - sp_scores[indices[k]]
+            loss += math.log1p(probs[indices[k]] * em1)
         g = a * Ac - loss
         gains[c] = g if g > 0 else 0.0
         alphas[c] = a
@@ -226,7 +229,7 @@ def candidate_gains(
         a0 = np.zeros(m) if init is None else np.ascontiguousarray(init, dtype=np.float64)
         gains = np.empty(m)
         alphas = np.empty(m)
-        _gains_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), sc, _softplus(sc), A, a0,
+        _gains_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), _sigmoid(sc), A, a0,
                       float(lambda_max), float(tol), int(max_iter), gains, alphas)
         return gains, alphas
     counts = np.diff(X.indptr)
@@ -354,9 +357,10 @@ def iis_refit(
     fsharp = np.asarray(Xa.sum(axis=1)).ravel().astype(np.int64)
     M = int(fsharp.max())
     mvals = np.arange(M + 1, dtype=np.float64)
-    # one-hot of f# per event: C = Xa^T diag(p) onehot(f#) is one sparse product per iteration
-    Xr = Xa.T.tocsr()
-    onehot = sp.csr_matrix((np.ones(n), (np.arange(n), fsharp)), shape=(n, M + 1))
+    # C[j, m] = sum of p_i over the nonzeros (i, j) of Xa with f#_i = m: one bincount per iteration
+    nz_rows = Xa.indices
+    nz_cols = np.repeat(np.arange(k), np.diff(Xa.indptr))
+    bucket = nz_cols * (M + 1) + fsharp[nz_rows]
     w = 1.0
     lls: list[float] = []  # log-likelihood per iteration, for the stall test
     base_lam = None        # the point the current extrapolated step started from
@@ -378,7 +382,7 @@ def iis_refit(
         if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
             break
         p = _sigmoid(s)
-        C = (Xr @ onehot.multiply(p[:, None]).tocsr()).toarray()
+        C = np.bincount(bucket, weights=p[nz_rows], minlength=k * (M + 1)).reshape(k, M + 1)
         d = _iis_deltas(C, A, mvals, 2 * lambda_max)
         # features pinned at the cap stay there (their delta points outwards)
         d = np.clip(lam + d, -lambda_max, lambda_max) - lam
