@@ -149,6 +149,24 @@ class Segmenter:
         e = self.epsilon_ if epsilon is None else int(epsilon)
         return positions_to_masses(decode(p, a, e), len(p) + 1)
 
+    def truncated(self, rounds: int, *, heldout_corpus=None, heldout_relevance=None) -> "Segmenter":
+        """The model as it stood after ``rounds`` induction rounds (weights of that round, from history_);
+        alpha/epsilon re-tuned on ``heldout_corpus`` when given, else kept."""
+        if not 1 <= rounds <= len(self.features_):
+            raise SegvizError(f"rounds must be in 1..{len(self.features_)}")
+        try:
+            weights = self.history_[rounds - 1]["weights"]
+        except (IndexError, KeyError, TypeError):
+            raise SegvizError("this model has no per-round weights in its history; cannot truncate") from None
+        seg = Segmenter(features=self.features_[:rounds], lambdas=np.log(np.asarray(weights, dtype=np.float64)),
+                        prior=self.prior_, alpha=self.alpha_, epsilon=self.epsilon_, mu=self.mu_, lms=self.lms_,
+                        lm_dir=self.lm_dir_, history=self.history_[:rounds], info=dict(self.info_, rounds_kept=rounds))
+        if heldout_corpus is not None:
+            probs = seg.boundary_probabilities(heldout_corpus, relevance=heldout_relevance)
+            seg.alpha_, seg.epsilon_, pmu = tune(probs, heldout_corpus.masses(), mu=self.mu_)
+            seg.info_["tuned_p_mu"] = pmu
+        return seg
+
     # -- persistence
     def to_dict(self, *, lm_dir: str | None = None) -> dict:
         return {
@@ -336,6 +354,7 @@ class InductionSession:
             "round": e.round, "feature": e.feature.description, "gain": e.gain,
             "weight": e.weights[-1], "train_loglik": e.train_loglik, "heldout_p_mu": e.heldout_p_mu,
             "seconds": round(e.seconds, 4), "iis_iterations": e.iis_iterations,
+            "weights": [float(w) for w in e.weights],
         } for e in model.history_]
         info = dict(self.info, rounds_induced=len(model.features_), rounds_kept=rounds,
                     tuned_on="heldout" if self.Xh is not None else "train", tuned_p_mu=pmu)

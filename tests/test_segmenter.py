@@ -64,6 +64,12 @@ def test_train_events_and_model(trained, sample):
     assert np.all(probs[b - 1] > seg.alpha_)
     assert np.all(np.diff(b) >= seg.epsilon_)
     assert metrics.p_mu(held.masses(), masses) > metrics.p_mu(held.masses(), (held.n_sentences,))
+    # truncation restores an earlier round's weights (the held-out stopping rule)
+    t = seg.truncated(3, heldout_corpus=held)
+    assert len(t.features_) == 3
+    np.testing.assert_allclose(t.weights_, added[2].weights)
+    with pytest.raises(SegvizError, match="rounds"):
+        seg.truncated(0)
 
 
 def test_active_features_consistent_with_probability(trained, sample):

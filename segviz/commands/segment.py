@@ -207,6 +207,12 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     t2 = time.perf_counter()
     yield Progress("segmenting test", 0, 1)
     rows = model_rows(seg, test)
+    stop = _heldout_stop(seg, held)
+    if stop is not None:
+        rows = {"model": rows.pop("model"),
+                f"model@{len(stop.features_)} (held-out stop)": score_row(test.masses(), stop.segment(test),
+                                                                          mu=default_mu(test.masses())),
+                **rows}
     yield Progress("segmenting test", 1, 1)
     if out is not None:
         seg.save(out / "reuters-model.json")
@@ -224,6 +230,17 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
                     "total": round(time.perf_counter() - t0, 1)},
         "_segmenter": seg,
     }
+
+
+def _heldout_stop(seg, held):
+    """The model truncated at its best held-out round (the protocol's stopping rule), or None if that is the last."""
+    scores = [h.get("heldout_p_mu") for h in seg.history_]
+    if not scores or any(x is None for x in scores):
+        return None
+    best = int(np.argmax(scores)) + 1
+    if best == len(seg.features_):
+        return None
+    return seg.truncated(best, heldout_corpus=held)
 
 
 CHOI_TEST_SETS = ("3-11", "3-5", "6-8", "9-11")
@@ -263,11 +280,19 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
                                      use_relevance=use_relevance, stopping=stopping)
     t2 = time.perf_counter()
     tables = {}
+    stop = _heldout_stop(seg, held)
     for i, (name, test) in enumerate(tests.items()):
         yield Progress("segmenting Choi test sets", i, len(tests))
         files = [c for c in test.by_file() if c.n_sentences > 2]
         per_file = [model_rows(seg, c) for c in files]
+        if stop is not None:
+            for c, r in zip(files, per_file):
+                r[f"model@{len(stop.features_)} (held-out stop)"] = score_row(c.masses(), stop.segment(c),
+                                                                              mu=default_mu(c.masses()))
         rows = average_rows(per_file)
+        if stop is not None:  # table order: the model rows first
+            key = f"model@{len(stop.features_)} (held-out stop)"
+            rows = {"model": rows.pop("model"), key: rows.pop(key), **rows}
         tables[name] = table_payload(test, rows, evaluation=f"mean over {len(files)} files")
     yield Progress("segmenting Choi test sets", len(tests), len(tests))
     if out is not None:
