@@ -218,3 +218,14 @@ def test_bad_inputs_raise_clear_errors():
         C99().fit([])
     with pytest.raises(SegvizError, match="string"):
         C99().fit("text")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["cat", "dog", "the", ",", ".", "runs", "ran", "1990", "u.s.", "bird"]),
+                         min_size=0, max_size=8), min_size=1, max_size=40))
+def test_both_peers_always_return_a_partition(sentences):
+    from segviz.peers.texttiling import TextTiling
+
+    for est in (C99(), C99(split="global", stop="last", smooth_gradient=False), TextTiling(w=3, k=2)):
+        masses = est.segment(sentences)
+        assert sum(masses) == len(sentences) and all(m > 0 for m in masses)
