@@ -57,7 +57,9 @@ def render(comparison) -> str:
     if comparison.evaluation == "stream":
         how = "stream (the corpus as one text, as the paper evaluates)"
     else:
-        how = f"per document: each of {len(comparison.units)} files segmented on its own, rates averaged over files"
+        k = len(comparison.units)
+        how = (f"per document: each of {k} files segmented on its own, rates averaged over files" if k > 1
+               else "per document: one file")
     head = (f"{comparison.corpus}: {comparison.n_sentences} sentences, {comparison.reference_segments} reference "
             f"segments; {how}")
     text = head + "\n" + format_table(rows, reference_segments=comparison.reference_segments,
