@@ -31,6 +31,7 @@ never over tokens x candidates.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -48,6 +49,8 @@ __all__ = [
     "EXTENDED_TEMPLATES",
     "RELEVANCE_EDGES",
     "relevance_intervals",
+    "cohesion_values",
+    "COHESION_EDGES",
     "boundary_labels",
     "select_vocabulary",
     "build_candidates",
@@ -99,7 +102,7 @@ class Window:
 #: ``"sentences_not"``: it occurs in ``window`` but not in ``not_window``;
 #: ``"begins_previous"``: it is the first token of the preceding sentence;
 #: ``"relevance"``: the mean relevance of the sentences in ``window`` lies in (low, high].
-KINDS = ("sentences", "words", "sentences_not", "begins_previous", "relevance")
+KINDS = ("sentences", "words", "sentences_not", "begins_previous", "relevance", "cohesion")
 
 
 @dataclass(frozen=True)
@@ -121,9 +124,9 @@ class FeatureSpec:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise SegvizError(f"unknown feature kind {self.kind!r}")
-        if self.kind == "relevance":
+        if self.kind in ("relevance", "cohesion"):
             if self.low is None or self.high is None:
-                raise SegvizError("relevance features need low and high")
+                raise SegvizError(f"{self.kind} features need low and high")
         elif not self.word:
             raise SegvizError(f"{self.kind} features need a word")
         if self.kind == "sentences_not" and self.not_window is None:
@@ -141,6 +144,14 @@ class FeatureSpec:
             if hi == math.inf:
                 return f"is {what} R > {lo:g}?"
             return f"is {what} in {lo:g} < R <= {hi:g}?"
+        if self.kind == "cohesion":
+            k = self.window.end
+            what = f"the content-word overlap (cosine) of the previous {k} and next {k} sentences"
+            if self.low == -math.inf:
+                return f"is {what} C <= {self.high:g}?"
+            if self.high == math.inf:
+                return f"is {what} C > {self.low:g}?"
+            return f"is {what} in {self.low:g} < C <= {self.high:g}?"
         if self.kind == "begins_previous":
             return f'does "{self.word}" begin the preceding sentence?'
         text = f'does "{self.word}" appear in {self.window.phrase()}'
@@ -155,6 +166,8 @@ class FeatureSpec:
         w = self.window
         if self.kind == "relevance":
             return f"R[0,{w.end}) in ({self.low:g},{self.high:g}]"
+        if self.kind == "cohesion":
+            return f"C±{w.end} in ({self.low:g},{self.high:g}]"
         if self.kind == "begins_previous":
             return f"B-1 {self.word}"
         tag = "S" if w.unit == "sentence" else "W"
@@ -255,6 +268,12 @@ RELEVANCE_EDGES: tuple[float, ...] = (
 
 #: Relevance windows: the next sentence and the next two sentences.
 RELEVANCE_WINDOWS: tuple[Window, ...] = (_S(0, 1), _S(0, 2))
+
+
+#: Lexical cohesion (an addition to the paper, in the spirit of TextTiling): the cosine between the sets of
+#: content words of the previous k and the next k sentences, asked as intervals of this grid, for these k.
+COHESION_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, math.inf)
+COHESION_WINDOWS: tuple[int, ...] = (2, 5, 10)
 
 
 def relevance_intervals(edges: Sequence[float] = RELEVANCE_EDGES) -> list[tuple[float, float]]:
@@ -393,6 +412,49 @@ def _relevance_block(relevance: np.ndarray, n: int, specs: Sequence[FeatureSpec]
     return sp.csc_matrix(np.column_stack(cols).astype(np.int8))
 
 
+_CONTENT = re.compile(r"[a-z]")
+
+
+def cohesion_values(sentences: Sequence[Sequence[str]], k: int) -> np.ndarray:
+    """Cosine of the content-word sets of sentences [b-k, b) and [b, b+k) for b = 1..n-1 (0 if one is empty).
+
+    Content words: tokens with a letter that are not on the bundled English stopword list.  Built from the
+    sentence-by-word incidence matrix of the text itself, so no training vocabulary is needed.
+    """
+    from segviz.peers._text import default_stopwords
+
+    stop = default_stopwords()
+    content = sorted({t for s in sentences for t in s if t not in stop and _CONTENT.search(t)})
+    stream = _Stream(sentences, content)
+    P = stream.sentence_window(Window("sentence", -k, 0)).astype(np.float64)
+    N = stream.sentence_window(Window("sentence", 0, k)).astype(np.float64)
+    inter = np.asarray(P.multiply(N).sum(axis=1)).ravel()
+    sizes = np.sqrt(np.asarray(P.sum(axis=1)).ravel() * np.asarray(N.sum(axis=1)).ravel())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.where(sizes > 0, inter / np.where(sizes > 0, sizes, 1.0), 0.0)
+    return cos
+
+
+def cohesion_specs(edges: Sequence[float] = COHESION_EDGES,
+                   windows: Sequence[int] = COHESION_WINDOWS) -> list[FeatureSpec]:
+    return [FeatureSpec("cohesion", None, Window("sentence", -k, k), low=lo, high=hi)
+            for k in windows for lo, hi in relevance_intervals(edges)]
+
+
+def _cohesion_block(sentences, specs: Sequence[FeatureSpec]) -> sp.csc_matrix:
+    cache: dict[int, np.ndarray] = {}
+    cols = []
+    for s in specs:
+        k = s.window.end
+        if k not in cache:
+            cache[k] = cohesion_values(sentences, k)
+        c = cache[k]
+        cols.append((c > s.low) & (c <= s.high))
+    if not cols:
+        return sp.csc_matrix((max(len(sentences) - 1, 0), 0), dtype=np.int8)
+    return sp.csc_matrix(np.column_stack(cols).astype(np.int8))
+
+
 def _check_inputs(sentences, relevance) -> tuple[int, np.ndarray | None]:
     n = len(sentences)
     if n < 2:
@@ -418,6 +480,7 @@ def build_candidates(
     vocabulary: int | Sequence[str] = 20000,
     templates: Sequence[Template] = VOCABULARY_TEMPLATES,
     relevance_edges: Sequence[float] = RELEVANCE_EDGES,
+    cohesion: bool = False,
     drop_empty: bool = True,
 ) -> tuple[sp.csc_matrix, list[FeatureSpec]]:
     """Build the event-by-candidate binary matrix (Section 3.4).
@@ -427,6 +490,7 @@ def build_candidates(
     sentences : the tokenised sentence stream (n sentences -> n-1 events).
     relevance : per-sentence relevance (n,), or None for no relevance questions.
     vocabulary : the candidate words, or an int = that many most frequent words of ``sentences``.
+    cohesion : add the lexical-cohesion interval questions (not in the paper; see COHESION_EDGES).
     drop_empty : drop candidates that never fire on these events (they can have no gain).
 
     Returns
@@ -447,6 +511,10 @@ def build_candidates(
         rs = relevance_specs(relevance_edges)
         blocks.append(_relevance_block(r, n, rs))
         specs.extend(rs)
+    if cohesion:
+        cs = cohesion_specs()
+        blocks.append(_cohesion_block(sentences, cs))
+        specs.extend(cs)
     X = sp.hstack(blocks, format="csc", dtype=np.int8) if blocks else sp.csc_matrix((n - 1, 0), dtype=np.int8)
     if drop_empty:
         keep = np.flatnonzero(np.diff(X.indptr) > 0)
@@ -470,8 +538,9 @@ def evaluate_features(
     n_ev = n - 1
     if not specs:
         return sp.csr_matrix((n_ev, 0), dtype=np.int8)
-    word_specs = [(i, s) for i, s in enumerate(specs) if s.kind != "relevance"]
+    word_specs = [(i, s) for i, s in enumerate(specs) if s.kind not in ("relevance", "cohesion")]
     rel_specs = [(i, s) for i, s in enumerate(specs) if s.kind == "relevance"]
+    coh_specs = [(i, s) for i, s in enumerate(specs) if s.kind == "cohesion"]
     vocab = list(dict.fromkeys(s.word for _, s in word_specs))
     col_blocks: list[sp.csc_matrix] = []
     order: list[int] = []
@@ -490,6 +559,9 @@ def evaluate_features(
             raise SegvizError("these features ask about relevance, but no relevance values were given")
         col_blocks.append(_relevance_block(r, n, [s for _, s in rel_specs]))
         order.extend(i for i, _ in rel_specs)
+    if coh_specs:
+        col_blocks.append(_cohesion_block(sentences, [s for _, s in coh_specs]))
+        order.extend(i for i, _ in coh_specs)
     X = sp.hstack(col_blocks, format="csc", dtype=np.int8)
     inv = np.empty(len(order), dtype=np.int64)
     inv[np.asarray(order)] = np.arange(len(order))

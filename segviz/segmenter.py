@@ -245,7 +245,7 @@ class InductionSession:
                  templates=VOCABULARY_TEMPLATES, relevance_edges=RELEVANCE_EDGES, mu: float | None = None,
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0,
-                 iis_tol: float = 1e-6):
+                 iis_tol: float = 1e-6, cohesion: bool = False):
         if stopping not in ("last", "heldout"):
             raise SegvizError(f"stopping must be 'last' or 'heldout', not {stopping!r}")
         if int(n_features) < 1:
@@ -257,6 +257,7 @@ class InductionSession:
         self.vocabulary = vocabulary
         self.use_relevance = bool(use_relevance) and lms is not None
         self.templates = templates
+        self.cohesion = bool(cohesion)
         self.relevance_edges = relevance_edges
         self.mu = mu
         self.stopping = stopping
@@ -287,7 +288,7 @@ class InductionSession:
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
         self.X, self.specs = build_candidates(train_s, rel, vocabulary=self.vocabulary, templates=self.templates,
-                                              relevance_edges=self.relevance_edges)
+                                              relevance_edges=self.relevance_edges, cohesion=self.cohesion)
         yield Progress("candidate features", 1, 2)
         self.Xh = None
         if held_s is not None:
@@ -303,7 +304,7 @@ class InductionSession:
             "train_boundaries": int(self.y.sum()),
             "candidates": int(self.X.shape[1]), "candidate_nonzeros": int(self.X.nnz),
             "vocabulary": self.vocabulary if isinstance(self.vocabulary, int) else len(self.vocabulary),
-            "use_relevance": self.use_relevance, "stopping": self.stopping,
+            "use_relevance": self.use_relevance, "cohesion": self.cohesion, "stopping": self.stopping,
             "prepare_seconds": round(time.perf_counter() - t0, 3),
         })
         self._prepared = True
@@ -368,7 +369,7 @@ def train_segmenter(train_corpus, heldout_corpus, lms, *, n_features: int = 100,
     """Train a segmenter; a generator of Progress / FeatureAdded / InductionFinished events returning it.
 
     ``lms`` may be None (vocabulary questions only).  ``params``: see :class:`InductionSession`
-    (vocabulary, use_relevance, stopping, mu, alphas, epsilons, lambda_max, iis_tol, templates,
+    (vocabulary, use_relevance, cohesion, stopping, mu, alphas, epsilons, lambda_max, iis_tol, templates,
     relevance_edges).  One FeatureAdded is yielded per induction round, so a caller can pull one
     round at a time and stop whenever it likes.
     """

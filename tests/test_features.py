@@ -19,7 +19,7 @@ from segviz.features import (
 )
 
 
-def _random_stream(rng, n=30, vocab="abcdefg", max_len=6):
+def _random_stream(rng, n=30, vocab=("a", "b", "cat", "dog", "eel", "fox", "gnu", "the", "1"), max_len=6):
     # include empty and one-word sentences: edge cases for word windows
     return [tuple(rng.choice(list(vocab), size=rng.integers(0, max_len + 1))) for _ in range(n)]
 
@@ -37,6 +37,14 @@ def _slow_answer(spec: FeatureSpec, sentences, relevance, b: int) -> bool:
             return False
         r = float(np.mean([relevance[s] for s in idx]))
         return spec.low < r <= spec.high
+    if spec.kind == "cohesion":
+        from segviz.peers._text import default_stopwords
+        k = spec.window.end
+        content = lambda idx: {t for i in idx for t in sentences[i] if t not in default_stopwords() and t.isalpha()}
+        L = content([s for s in range(b - k, b) if 0 <= s < n])
+        R = content([s for s in range(b, b + k) if 0 <= s < n])
+        c = len(L & R) / np.sqrt(len(L) * len(R)) if L and R else 0.0
+        return spec.low < c <= spec.high
     if spec.kind == "begins_previous":
         prev = sentences[b - 1]
         return len(prev) > 0 and prev[0] == spec.word
@@ -58,7 +66,9 @@ def test_every_candidate_matches_slow_evaluation(seed):
     rng = np.random.default_rng(seed)
     sents = _random_stream(rng)
     rel = rng.normal(0, 0.3, size=len(sents))
-    X, specs = build_candidates(sents, rel, vocabulary=list("abcdefgz"), drop_empty=False)
+    X, specs = build_candidates(sents, rel, vocabulary=["a", "b", "cat", "dog", "the", "1", "zzz"],
+                                cohesion=True, drop_empty=False)
+    assert any(s.kind == "cohesion" for s in specs)
     assert X.shape == (len(sents) - 1, len(specs))
     dense = X.toarray()
     assert set(np.unique(dense)) <= {0, 1}
@@ -71,7 +81,7 @@ def test_drop_empty_and_evaluate_features_agree():
     rng = np.random.default_rng(5)
     sents = _random_stream(rng, n=40)
     rel = rng.normal(0, 0.5, size=len(sents))
-    X, specs = build_candidates(sents, rel, vocabulary=10)
+    X, specs = build_candidates(sents, rel, vocabulary=10, cohesion=True)
     assert np.all(np.diff(X.indptr) > 0)  # nothing empty kept
     # evaluate a shuffled subset on the same stream: same columns
     rng.shuffle(idx := np.arange(len(specs)))

@@ -83,7 +83,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
             lms = _run(_train_lms(train.sentences(), vocab_size=args.lm_vocab))
     seg = _run(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
-                               use_relevance=not args.no_relevance, stopping=args.stopping), quiet=args.quiet)
+                               use_relevance=not args.no_relevance, stopping=args.stopping,
+                               cohesion=args.cohesion), quiet=args.quiet)
     if args.lm and lms is not None:
         seg.lm_dir_ = str(Path(args.lm).resolve())
     seg.save(args.out)
@@ -186,7 +187,7 @@ def _nothing(value):
 
 def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
                       lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
-                      use_relevance: bool = True) -> Generator[Any, None, dict]:
+                      use_relevance: bool = True, cohesion: bool = False) -> Generator[Any, None, dict]:
     """The Reuters protocol (docs/protocols.md): LMs 000-013, train 014-016, tune 017, test 018-021."""
     from ..segmenter import train_segmenter
 
@@ -203,7 +204,7 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
                                   lm_params or {}, lm_dir)
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
-                                     use_relevance=use_relevance, stopping=stopping)
+                                     use_relevance=use_relevance, stopping=stopping, cohesion=cohesion)
     t2 = time.perf_counter()
     yield Progress("segmenting test", 0, 1)
     rows = model_rows(seg, test)
@@ -257,27 +258,51 @@ def _choi_lm_sentences(root: Path, exclude: list[Corpus]) -> list:
     return [s for s in lm_corpus.sentences() if s not in banned]
 
 
+def _choi_disjoint_training(root: Path, exclude: list[Corpus]) -> Corpus:
+    """Set 4 with every segment that shares a sentence with sets 1 or 2 removed (source-disjoint training).
+
+    Sets 1-3 are all cut from the same Brown sections: every test segment's first sentence is also a segment
+    start in set 3, so a model trained there can memorise the openings.  Set 4 also draws on other sections;
+    what survives the filter shares no sentence with tuning or test data.
+    """
+    from ..corpus import Document
+
+    banned = {s for c in exclude for s in c.sentences()}
+    src = read_corpus(str(root / "4" / "*" / "*.ref"), kind="choi")
+    docs, files = [], []
+    for d, f in zip(src.documents, src.files):
+        if not any(s in banned for s in d.sentences):
+            docs.append(d)
+            files.append(f)
+    return Corpus(docs, name="choi 4/* (source-disjoint segments)", files=files)
+
+
 def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
                    lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
-                   use_relevance: bool = True) -> Generator[Any, None, dict]:
-    """The Choi protocol: train on 3/3-11, tune on 1/3-11, test on 2/{3-11,3-5,6-8,9-11} file by file."""
+                   use_relevance: bool = True, cohesion: bool = False, train_on: str = "3-11"
+                   ) -> Generator[Any, None, dict]:
+    """The Choi protocol: train on 3/3-11 (or, with ``train_on="disjoint"``, on the source-disjoint part of
+    set 4), tune on 1/3-11, test on 2/{3-11,3-5,6-8,9-11} file by file."""
     from ..segmenter import train_segmenter
 
     root = _need(data / "choi2000")
     t0 = time.perf_counter()
     yield Progress("reading Choi", 0, 1)
-    train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
     held = read_corpus(_need(root / "1" / "3-11"), kind="choi", name="choi 1/3-11")
     tests = {s: read_corpus(_need(root / "2" / s), kind="choi", name=f"choi 2/{s}") for s in CHOI_TEST_SETS}
+    excl = [read_corpus(str(root / "1" / "*" / "*.ref"), kind="choi"),
+            read_corpus(str(root / "2" / "*" / "*.ref"), kind="choi")]
+    if train_on == "disjoint":
+        train = _choi_disjoint_training(root, excl)
+    else:
+        train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
     yield Progress("reading Choi", 1, 1)
     lms = None
     if use_relevance:
-        excl = [read_corpus(str(root / "1" / "*" / "*.ref"), kind="choi"),
-                read_corpus(str(root / "2" / "*" / "*.ref"), kind="choi")]
         lms = yield from _lms_for("choi", out, lambda: _choi_lm_sentences(root, excl), lm_params or {}, lm_dir)
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
-                                     use_relevance=use_relevance, stopping=stopping)
+                                     use_relevance=use_relevance, stopping=stopping, cohesion=cohesion)
     t2 = time.perf_counter()
     tables = {}
     stop = _heldout_stop(seg, held)
@@ -296,9 +321,9 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
         tables[name] = table_payload(test, rows, evaluation=f"mean over {len(files)} files")
     yield Progress("segmenting Choi test sets", len(tests), len(tests))
     if out is not None:
-        seg.save(out / "choi-model.json")
+        seg.save(out / ("choi-model.json" if train_on != "disjoint" else "choi-disjoint-model.json"))
     return {
-        "protocol": "choi",
+        "protocol": "choi" if train_on != "disjoint" else "choi-disjoint",
         "train": train.name, "heldout": held.name,
         "tables": tables,
         "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
@@ -321,7 +346,8 @@ def _render_result(res: dict) -> str:
         lines.append(f"== Reuters (the paper's Table 5 layout): train {res['train']}, tune {res['heldout']}")
         lines.append(render(payload, rows))
     else:
-        lines.append(f"== Choi (train {res['train']}, tune {res['heldout']}); per-file means, P_k as in the literature")
+        lines.append(f"== {res['protocol']} (train {res['train']}, tune {res['heldout']}); per-file means, "
+                     f"P_k as in the literature")
         for name, payload in res["tables"].items():
             rows = {k: v for k, v in payload.items() if isinstance(v, dict)}
             lines.append(render(payload, rows))
@@ -340,14 +366,19 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    which = ["reuters", "choi"] if args.which == "all" else [args.which]
+    which = {"all": ["reuters", "choi", "choi-disjoint"], "choi": ["choi", "choi-disjoint"]}.get(
+        args.which, [args.which])
     lm_params = {"vocab_size": args.lm_vocab}
     results = {}
     for name in which:
-        fn = reproduce_reuters if name == "reuters" else reproduce_choi
-        res = _run(fn(data, out=out, n_features=args.features, vocabulary=args.vocabulary, lm_dir=args.lm,
-                      lm_params=lm_params, stopping=args.stopping, use_relevance=not args.no_relevance),
-                   quiet=args.json and not sys.stderr.isatty())
+        kw = dict(out=out, n_features=args.features, vocabulary=args.vocabulary, lm_dir=args.lm,
+                  lm_params=lm_params, stopping=args.stopping, use_relevance=not args.no_relevance,
+                  cohesion=args.cohesion)
+        if name == "reuters":
+            gen = reproduce_reuters(data, **kw)
+        else:
+            gen = reproduce_choi(data, train_on="disjoint" if name == "choi-disjoint" else "3-11", **kw)
+        res = _run(gen, quiet=args.json and not sys.stderr.isatty())
         results[name] = res
         if not args.json:
             print(_render_result(res))
@@ -371,6 +402,8 @@ def _common_training(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stopping", choices=("last", "heldout"), default="last",
                    help="keep all induced features (last) or the round with the best held-out P_mu")
     p.add_argument("--lm-vocab", type=int, default=20000, help="trigram vocabulary when LMs are trained here")
+    p.add_argument("--cohesion", action="store_true",
+                   help="also offer lexical-cohesion interval questions (an addition to the paper)")
 
 
 def register(subparsers) -> None:
@@ -402,7 +435,8 @@ def register(subparsers) -> None:
         "reproduce", help="run the documented Reuters / Choi protocols end to end (docs/protocols.md)",
         description="Train LMs and a segmenter on the documented splits and print the paper's Tables 5/6 layout "
                     "plus the first induced features (Figures 5/6 as text).")
-    r.add_argument("which", nargs="?", choices=("reuters", "choi", "all"), default="all")
+    r.add_argument("which", nargs="?", choices=("reuters", "choi", "choi-disjoint", "all"), default="all",
+                   help="choi runs both Choi variants (the literature's 3/3-11 training and source-disjoint set 4)")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     r.add_argument("--out", metavar="DIR", help="write models, cached LMs, reproduce.json and reproduce.txt here")
     r.add_argument("--data", metavar="DIR", help=f"corpora directory (default {DEFAULT_DATA})")
