@@ -170,14 +170,15 @@ def _need(path: Path) -> Path:
 def _lms_for(name: str, out: Path | None, sentences_fn, lm_params: dict, lm_dir: str | None):
     """Load LMs from --lm, from a previous run's cache in --out, or train them (and cache them in --out)."""
     if lm_dir:
-        return (yield from _nothing(_load_lms(lm_dir)))
+        return (yield from _nothing((_load_lms(lm_dir), str(Path(lm_dir).resolve()))))
     cache = out / f"lm-{name}" if out else None
     if cache is not None and (cache / "models.json").is_file():
-        return (yield from _nothing(_load_lms(cache)))
+        return (yield from _nothing((_load_lms(cache), str(cache.resolve()))))
     lms = yield from _train_lms(sentences_fn(), **lm_params)
     if cache is not None:
         lms.save(cache)
-    return lms
+        return lms, str(cache.resolve())
+    return lms, None
 
 
 def _nothing(value):
@@ -198,13 +199,14 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     held = read_corpus([_need(root / f) for f in REUTERS_HELD], name="reut2-017")
     test = read_corpus([_need(root / f) for f in REUTERS_TEST], name="reut2-018..021")
     yield Progress("reading Reuters", 1, 1)
-    lms = None
+    lms = lm_path = None
     if use_relevance:
-        lms = yield from _lms_for("reuters", out, lambda: read_corpus([_need(root / f) for f in REUTERS_LM]).sentences(),
+        lms, lm_path = yield from _lms_for("reuters", out, lambda: read_corpus([_need(root / f) for f in REUTERS_LM]).sentences(),
                                   lm_params or {}, lm_dir)
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
                                      use_relevance=use_relevance, stopping=stopping, cohesion=cohesion)
+    seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     yield Progress("segmenting test", 0, 1)
     rows = model_rows(seg, test)
@@ -297,12 +299,13 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
     else:
         train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
     yield Progress("reading Choi", 1, 1)
-    lms = None
+    lms = lm_path = None
     if use_relevance:
-        lms = yield from _lms_for("choi", out, lambda: _choi_lm_sentences(root, excl), lm_params or {}, lm_dir)
+        lms, lm_path = yield from _lms_for("choi", out, lambda: _choi_lm_sentences(root, excl), lm_params or {}, lm_dir)
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
                                      use_relevance=use_relevance, stopping=stopping, cohesion=cohesion)
+    seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     tables = {}
     stop = _heldout_stop(seg, held)
