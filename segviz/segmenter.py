@@ -238,6 +238,12 @@ class InductionSession:
     ``step()`` induces exactly one more feature and returns its FeatureAdded
     (or an InductionFinished when nothing has gain left); ``segmenter()``
     snapshots a tuned :class:`Segmenter` of the current round at any time.
+
+    Candidates: the paper's vocabulary questions (Section 3.4) for the ``vocabulary``
+    most frequent training words, the relevance interval questions (Section 3.3) when
+    ``lms`` are given, and -- unless ``cohesion=False`` -- our lexical-cohesion
+    interval questions (not in the paper; on Reuters they lift test P_mu from 0.91
+    to 0.94, see docs/reproduction.md).
     """
 
     def __init__(self, train_corpus, heldout_corpus, lms, *, n_features: int = 100,
@@ -245,7 +251,7 @@ class InductionSession:
                  templates=VOCABULARY_TEMPLATES, relevance_edges=RELEVANCE_EDGES, mu: float | None = None,
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0,
-                 iis_tol: float = 1e-6, cohesion: bool = False):
+                 iis_tol: float = 1e-6, cohesion: bool = True):
         if stopping not in ("last", "heldout"):
             raise SegvizError(f"stopping must be 'last' or 'heldout', not {stopping!r}")
         if int(n_features) < 1:

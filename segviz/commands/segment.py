@@ -405,8 +405,8 @@ def _common_training(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stopping", choices=("last", "heldout"), default="last",
                    help="keep all induced features (last) or the round with the best held-out P_mu")
     p.add_argument("--lm-vocab", type=int, default=20000, help="trigram vocabulary when LMs are trained here")
-    p.add_argument("--cohesion", action="store_true",
-                   help="also offer lexical-cohesion interval questions (an addition to the paper)")
+    p.add_argument("--no-cohesion", dest="cohesion", action="store_false",
+                   help="the paper's candidates only: no lexical-cohesion interval questions (our addition)")
 
 
 def register(subparsers) -> None:
