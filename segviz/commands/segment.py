@@ -371,6 +371,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     which = {"all": ["reuters", "choi", "choi-disjoint"], "choi": ["choi", "choi-disjoint"]}.get(
         args.which, [args.which])
+    if args.lm and args.which == "all":
+        raise SegvizError("--lm names one set of language models; use it with `reproduce reuters` or "
+                          "`reproduce choi`, not `all` (or put them in --out DIR as lm-reuters/ and lm-choi/)")
     lm_params = {"vocab_size": args.lm_vocab}
     results = {}
     for name in which:
