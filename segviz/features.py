@@ -482,6 +482,7 @@ def build_candidates(
     relevance_edges: Sequence[float] = RELEVANCE_EDGES,
     cohesion: bool = False,
     drop_empty: bool = True,
+    min_support: int = 1,
 ) -> tuple[sp.csc_matrix, list[FeatureSpec]]:
     """Build the event-by-candidate binary matrix (Section 3.4).
 
@@ -492,6 +493,9 @@ def build_candidates(
     vocabulary : the candidate words, or an int = that many most frequent words of ``sentences``.
     cohesion : add the lexical-cohesion interval questions (not in the paper; see COHESION_EDGES).
     drop_empty : drop candidates that never fire on these events (they can have no gain).
+    min_support : with ``drop_empty``, also drop candidates firing on fewer events than this (1 = the paper:
+        keep everything; larger values keep the greedy induction off one-off questions whose weight
+        would run to the cap).
 
     Returns
     -------
@@ -517,7 +521,7 @@ def build_candidates(
         specs.extend(cs)
     X = sp.hstack(blocks, format="csc", dtype=np.int8) if blocks else sp.csc_matrix((n - 1, 0), dtype=np.int8)
     if drop_empty:
-        keep = np.flatnonzero(np.diff(X.indptr) > 0)
+        keep = np.flatnonzero(np.diff(X.indptr) >= max(1, int(min_support)))
         X = X[:, keep]
         specs = [specs[i] for i in keep]
     X.sort_indices()

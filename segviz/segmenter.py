@@ -251,7 +251,7 @@ class InductionSession:
                  templates=VOCABULARY_TEMPLATES, relevance_edges=RELEVANCE_EDGES, mu: float | None = None,
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0,
-                 iis_tol: float = 1e-6, cohesion: bool = True):
+                 iis_tol: float = 1e-6, cohesion: bool = True, min_support: int = 1):
         if stopping not in ("last", "heldout"):
             raise SegvizError(f"stopping must be 'last' or 'heldout', not {stopping!r}")
         if int(n_features) < 1:
@@ -264,6 +264,7 @@ class InductionSession:
         self.use_relevance = bool(use_relevance) and lms is not None
         self.templates = templates
         self.cohesion = bool(cohesion)
+        self.min_support = int(min_support)
         self.relevance_edges = relevance_edges
         self.mu = mu
         self.stopping = stopping
@@ -294,7 +295,8 @@ class InductionSession:
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
         self.X, self.specs = build_candidates(train_s, rel, vocabulary=self.vocabulary, templates=self.templates,
-                                              relevance_edges=self.relevance_edges, cohesion=self.cohesion)
+                                              relevance_edges=self.relevance_edges, cohesion=self.cohesion,
+                                              min_support=self.min_support)
         yield Progress("candidate features", 1, 2)
         self.Xh = None
         if held_s is not None:
@@ -310,7 +312,8 @@ class InductionSession:
             "train_boundaries": int(self.y.sum()),
             "candidates": int(self.X.shape[1]), "candidate_nonzeros": int(self.X.nnz),
             "vocabulary": self.vocabulary if isinstance(self.vocabulary, int) else len(self.vocabulary),
-            "use_relevance": self.use_relevance, "cohesion": self.cohesion, "stopping": self.stopping,
+            "use_relevance": self.use_relevance, "cohesion": self.cohesion, "min_support": self.min_support,
+            "stopping": self.stopping,
             "prepare_seconds": round(time.perf_counter() - t0, 3),
         })
         self._prepared = True

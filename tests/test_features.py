@@ -124,3 +124,13 @@ def test_labels_and_errors():
         evaluate_features([FeatureSpec("relevance", None, Window("sentence", 0, 1), low=0.0, high=1.0)],
                           [("a",), ("b",)], None)
     assert select_vocabulary([("b", "a", "a"), ("b", "c")], 2) == ["a", "b"]
+
+
+def test_min_support_drops_rare_candidates():
+    rng = np.random.default_rng(9)
+    sents = _random_stream(rng, n=60)
+    X1, s1 = build_candidates(sents, None, vocabulary=20)
+    X3, s3 = build_candidates(sents, None, vocabulary=20, min_support=3)
+    counts = np.diff(X1.indptr)
+    assert np.all(np.diff(X3.indptr) >= 3)
+    assert [s1[i] for i in np.flatnonzero(counts >= 3)] == s3
