@@ -117,8 +117,8 @@ def main() -> int:
         return 0
 
     test_corpus = read_corpus(TEST)
-    print(f"read {train_corpus.n_tokens()} training words ({train_corpus.n_sentences} sentences) in {read_s:.1f} s; "
-          f"test {test_corpus.n_tokens()} words, {len(test_corpus)} stories", file=sys.stderr)
+    print(f"read {train_corpus.n_tokens} training words ({train_corpus.n_sentences} sentences) in {read_s:.1f} s; "
+          f"test {test_corpus.n_tokens} words, {len(test_corpus)} stories", file=sys.stderr)
     lms, seconds = train(sentences, args)
     if args.save:
         lms.save(args.save)
@@ -130,7 +130,7 @@ def main() -> int:
     prof = relevance_profile(lms, test_corpus, before=10, after=30, relevance=rel)
     result = {
         "command": " ".join(["python", "benchmarks/bench_lm.py"] + sys.argv[1:]),
-        "params": vars(args), "train_words": train_corpus.n_tokens(), "test_words": test_corpus.n_tokens(),
+        "params": vars(args), "train_words": train_corpus.n_tokens, "test_words": test_corpus.n_tokens,
         "train_seconds_total": seconds, **lms.info_, "peak_rss_gib": peak_rss_gib(), **ev,
         "trigger_over_trigram": ratio, "relevance_seconds": rel_s,
         "iis_history": [vars(h) for h in lms.trigger_.history_],
