@@ -68,6 +68,12 @@ def feature_lines(segmenter, limit: int | None = 20) -> list[str]:
 
 # ----------------------------------------------------------------------------------------------- train
 
+def _templates(name: str):
+    from ..features import EXTENDED_TEMPLATES, VOCABULARY_TEMPLATES
+
+    return EXTENDED_TEMPLATES if name == "extended" else VOCABULARY_TEMPLATES
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..segmenter import train_segmenter
 
@@ -84,7 +90,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
             lms = _run(_train_lms(train.sentences(), vocab_size=args.lm_vocab))
     seg = _run(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
                                use_relevance=not args.no_relevance, stopping=args.stopping,
-                               cohesion=args.cohesion, min_support=args.min_support), quiet=args.quiet)
+                               cohesion=args.cohesion, min_support=args.min_support,
+                               templates=_templates(args.templates)), quiet=args.quiet)
     if args.lm and lms is not None:
         seg.lm_dir_ = str(Path(args.lm).resolve())
     seg.save(args.out)
@@ -188,8 +195,8 @@ def _nothing(value):
 
 def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
                       lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
-                      use_relevance: bool = True, cohesion: bool = True, min_support: int = 1
-                      ) -> Generator[Any, None, dict]:
+                      use_relevance: bool = True, cohesion: bool = True, min_support: int = 1,
+                      templates=None) -> Generator[Any, None, dict]:
     """The Reuters protocol (docs/protocols.md): LMs 000-013, train 014-016, tune 017, test 018-021."""
     from ..segmenter import train_segmenter
 
@@ -207,7 +214,7 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
                                      use_relevance=use_relevance, stopping=stopping, cohesion=cohesion,
-                                     min_support=min_support)
+                                     min_support=min_support, **({"templates": templates} if templates else {}))
     seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     yield Progress("segmenting test", 0, 1)
@@ -284,7 +291,7 @@ def _choi_disjoint_training(root: Path, exclude: list[Corpus]) -> Corpus:
 def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
                    lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
                    use_relevance: bool = True, cohesion: bool = True, train_on: str = "3-11",
-                   min_support: int = 1) -> Generator[Any, None, dict]:
+                   min_support: int = 1, templates=None) -> Generator[Any, None, dict]:
     """The Choi protocol: train on 3/3-11 (or, with ``train_on="disjoint"``, on the source-disjoint part of
     set 4), tune on 1/3-11, test on 2/{3-11,3-5,6-8,9-11} file by file."""
     from ..segmenter import train_segmenter
@@ -307,7 +314,7 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
                                      use_relevance=use_relevance, stopping=stopping, cohesion=cohesion,
-                                     min_support=min_support)
+                                     min_support=min_support, **({"templates": templates} if templates else {}))
     seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     tables = {}
@@ -382,7 +389,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     for name in which:
         kw = dict(out=out, n_features=args.features, vocabulary=args.vocabulary, lm_dir=args.lm,
                   lm_params=lm_params, stopping=args.stopping, use_relevance=not args.no_relevance,
-                  cohesion=args.cohesion, min_support=args.min_support)
+                  cohesion=args.cohesion, min_support=args.min_support, templates=_templates(args.templates))
         if name == "reuters":
             gen = reproduce_reuters(data, **kw)
         else:
@@ -411,6 +418,9 @@ def _common_training(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stopping", choices=("last", "heldout"), default="last",
                    help="keep all induced features (last) or the round with the best held-out P_mu")
     p.add_argument("--lm-vocab", type=int, default=20000, help="trigram vocabulary when LMs are trained here")
+    p.add_argument("--templates", choices=("paper", "extended"), default="paper",
+                   help="vocabulary questions: the paper's 15 (default) or those plus next/previous 10 sentences "
+                        "and 2/3 words")
     p.add_argument("--min-support", type=int, default=1,
                    help="drop candidate questions firing on fewer training events (default 1: keep all, as the paper)")
     p.add_argument("--no-cohesion", dest="cohesion", action="store_false",
