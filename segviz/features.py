@@ -84,7 +84,7 @@ class Window:
         """Readable English for the window ("the next 5 sentences")."""
         n = self.end - self.start
         unit = self.unit + ("s" if n != 1 else "")
-        if self.start >= 0 and self.start == 0:
+        if self.start == 0:
             return f"the next {unit}" if n == 1 else f"the next {n} {unit}"
         if self.end == 0:
             return f"the previous {unit}" if n == 1 else f"the previous {n} {unit}"
