@@ -193,7 +193,7 @@ def _nothing(value):
     yield  # pragma: no cover - makes this a generator
 
 
-def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
+def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=30000,
                       lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
                       use_relevance: bool = True, cohesion: bool = True, min_support: int = 1,
                       templates=None) -> Generator[Any, None, dict]:
@@ -288,7 +288,7 @@ def _choi_disjoint_training(root: Path, exclude: list[Corpus]) -> Corpus:
     return Corpus(docs, name="choi 4/* (source-disjoint segments)", files=files)
 
 
-def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=20000,
+def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=30000,
                    lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
                    use_relevance: bool = True, cohesion: bool = True, train_on: str = "3-11",
                    min_support: int = 1, templates=None) -> Generator[Any, None, dict]:
@@ -412,15 +412,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _common_training(p: argparse.ArgumentParser) -> None:
     p.add_argument("--features", type=int, default=100, help="features to induce (default 100, as in the paper)")
-    p.add_argument("--vocabulary", type=int, default=20000,
-                   help="candidate vocabulary: the N most frequent training words (default 20000)")
+    p.add_argument("--vocabulary", type=int, default=30000,
+                   help="candidate vocabulary: the N most frequent training words (default 30000)")
     p.add_argument("--no-relevance", action="store_true", help="vocabulary questions only (no language models)")
     p.add_argument("--stopping", choices=("last", "heldout"), default="last",
                    help="keep all induced features (last) or the round with the best held-out P_mu")
     p.add_argument("--lm-vocab", type=int, default=20000, help="trigram vocabulary when LMs are trained here")
-    p.add_argument("--templates", choices=("paper", "extended"), default="paper",
-                   help="vocabulary questions: the paper's 15 (default) or those plus next/previous 10 sentences "
-                        "and 2/3 words")
+    p.add_argument("--templates", choices=("paper", "extended"), default="extended",
+                   help="vocabulary questions: the paper's 15 plus next/previous 10 sentences and 2/3 words "
+                        "(extended, default) or the paper's 15 only")
     p.add_argument("--min-support", type=int, default=1,
                    help="drop candidate questions firing on fewer training events (default 1: keep all, as the paper)")
     p.add_argument("--no-cohesion", dest="cohesion", action="store_false",
