@@ -122,3 +122,12 @@ def test_cli_train_eval_triggers_export_relevance(tmp_path, capsys):
     assert prof["offsets"] == list(range(-3, 5)) and len(prof["mean"]) == 8
     assert main(["lm", "eval", str(tmp_path / "nope"), str(corpus)]) == 2
     assert "not a language-model directory" in capsys.readouterr().err
+
+
+def test_tiny_corpus_without_trigger_pairs_trains_and_saves(tmp_path):
+    lms, _ = drain(train_language_models([["a", "b"], ["c"], ["a"]]))
+    assert lms.trigger_.sources_.size == 0
+    lms.save(tmp_path / "lm")
+    again = LanguageModels.load(tmp_path / "lm")
+    result = again.evaluate([["a", "c"]])
+    assert result["trigger_perplexity"] == pytest.approx(result["trigram_perplexity"])

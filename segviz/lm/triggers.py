@@ -374,7 +374,8 @@ class TriggerLM:
         # perplexity of a set of weights is known after the next accumulating pass.
         self.history_ = [IISIteration(0, None, float(np.exp(-best_ll / len(held))) if held is not None else None, 0.0)]
         sigma2 = float(self.prior_variance)
-        for it in range(1, int(self.max_iter) + 1):
+        n_iter = int(self.max_iter) if self.sources_.size else 0  # no qualifying pair: the trigram itself
+        for it in range(1, n_iter + 1):
             yield Progress("triggers: IIS", it - 1, int(self.max_iter))
             t_start = time.perf_counter()
             # One accumulating pass gives the IIS statistics *and* the training likelihood of the current lam.
@@ -390,7 +391,7 @@ class TriggerLM:
                 ll = float((held_lp + hl - hz).sum())
                 held_ppl = float(np.exp(-ll / len(held)))
             # train perplexity of new_lam is known only after the next pass: NaN until then
-            self.history_.append(IISIteration(it, None, held_ppl, float(np.abs(new_lam).mean()),
+            self.history_.append(IISIteration(it, None, held_ppl, float(np.abs(new_lam).mean()) if new_lam.size else 0.0,
                                               round(time.perf_counter() - t_start, 3)))
             yield self.history_[-1]
             if held is not None:
