@@ -188,16 +188,15 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
         if accumulate:
             B += a3 * a2 / Z
             inv = 1.0 / Z
+            # Unconditional (branch-free) updates: pending corrections of an untriggered target are discarded by
+            # the flush that activates it, so they never reach a feature.
+            pend = acc[1]
             if r3 >= 0:
                 for q in range(c3_ptr[r3], c3_ptr[r3 + 1]):
-                    u = c3_t[q]
-                    if nact[u] > 0:
-                        acc[1, u] += c3_c[q] * inv
+                    pend[c3_t[q]] += c3_c[q] * inv
             f2 = a3 * inv
             for q in range(c2_ptr[r2], c2_ptr[r2 + 1]):
-                u = c2_t[q]
-                if nact[u] > 0:
-                    acc[1, u] += c2_c[q] * f2
+                pend[c2_t[q]] += c2_c[q] * f2
         p = push[j]
         if p != -2 and window > 0:
             pos = nw % window
