@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("segviz: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # "segviz ... | head": the reader went away; that is not an error of ours.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except MemoryError:
         print("segviz: error: out of memory; try a smaller corpus or vocabulary", file=sys.stderr)
         return 2
