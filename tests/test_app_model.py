@@ -70,10 +70,8 @@ def test_model_with_missing_lm_shows_dialog(window, qtbot, tmp_path):
 
 @needs_engine
 def test_live_training_step_then_run(window, qtbot, monkeypatch):
-    # a small LM keeps this test fast; the induction is the engine's own
-    real = engine.training_session
-    monkeypatch.setattr(engine, "training_session", lambda corpus, **kw: real(
-        corpus, lm_params=dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2), **kw))
+    # a small LM keeps this test fast; the induction is the engine's own, in the child process
+    window.training_params = dict(lm_params=dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2))
     corpus_dir = ROOT / "sample_corpora" / "choi"
     assert window.open_corpus(str(corpus_dir))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
@@ -117,3 +115,28 @@ def test_headless_screenshot_bad_corpus_fails_cleanly(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.startswith("segviz: error:") and "Traceback" not in proc.stderr
     assert "bad.ref" in proc.stderr and not (tmp_path / "x.png").exists()
+
+
+@needs_engine
+def test_cancel_terminates_the_training_process(window, qtbot, monkeypatch):
+    import subprocess as sp
+
+    started = []
+
+    class Recording(sp.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(sp, "Popen", Recording)
+    window.training_params = dict(lm_params=dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2))
+    assert window.open_corpus(str(ROOT / "sample_corpora" / "choi"))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    with qtbot.waitSignal(window.roundShown, timeout=120000):
+        window.start_training(200)
+    with qtbot.waitSignal(window.trainingFinished, timeout=30000) as done:
+        window.features.stop_button.click()
+    assert done.args == ["cancelled"]
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    assert len(started) == 1 and started[0].poll() is not None   # the child is gone
+    assert 1 <= window.features.model.rowCount() < 200

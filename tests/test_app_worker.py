@@ -43,6 +43,7 @@ def fake_session(corpus, *, n_features=30, forever=False, **_):
 def loaded(window, qtbot, monkeypatch):
     monkeypatch.setattr(engine, "has_segmenter", lambda: True)
     monkeypatch.setattr(engine, "training_session", fake_session)
+    window.train_in_process = False   # the fake runs on the worker thread
     assert window.open_corpus(str(CHOI))
     qtbot.waitUntil(lambda: not window.busy, timeout=30000)
     return window

@@ -69,7 +69,9 @@ class BlockView(QWidget):
         self._peer_items: dict[str, pg.PlotCurveItem] = {}
         self._updating_region = False
 
-        pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
+        # No antialiasing: antialiased wide paths are the slow path of Qt's raster engine (benchmarks/bench_app.py)
+        pg.setConfigOptions(antialias=False, background="w", foreground="#333333")
+        self._ticks: dict[object, tuple[np.ndarray, float, float]] = {}
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setObjectName("blockGraphics")
         layout = QVBoxLayout(self)
@@ -108,8 +110,9 @@ class BlockView(QWidget):
                             brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#dddddd"))
         self.axis_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", width=1))
         self.plot.addItem(self.axis_line, ignoreBounds=True)
-        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=1.5), name="P(boundary)")
-        self.curve.setClipToView(True)
+        # antialiasing a 1.5 px curve costs ~120 ms per repaint in the raster engine; a 2 px aliased one ~5 ms
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=2), name="P(boundary)", antialias=False,
+                                     clipToView=True)
         self.plot.addItem(self.curve)
         self.ref_ticks = pg.PlotCurveItem(pen=pg.mkPen(REF_COLOR, width=2), connect="pairs", name="reference")
         self.plot.addItem(self.ref_ticks, ignoreBounds=True)
@@ -223,17 +226,50 @@ class BlockView(QWidget):
         finally:
             self._updating_region = False
         self._place_empty_label()
+        self._redraw_visible()
+
+    # -- ticks and the relevance trace are drawn for the visible range only ------------------------------------
+    def _set_ticks(self, item, positions, y0: float, y1: float) -> None:
+        self._ticks[item] = (np.asarray(positions, dtype=np.float64), y0, y1)
+        self._draw_ticks(item)
+
+    def _visible_span(self) -> tuple[float, float]:
+        lo, hi = self.plot.vb.viewRange()[0]
+        width = hi - lo
+        return lo - width, hi + width     # one screen of margin each side keeps panning smooth
+
+    def _draw_ticks(self, item) -> None:
+        positions, y0, y1 = self._ticks[item]
+        lo, hi = self._visible_span()
+        i, j = np.searchsorted(positions, [lo, hi])
+        item.setData(*tick_segments(positions[i:j], y0, y1))
+
+    def _draw_relevance(self) -> None:
+        rel = self.session.state.relevance
+        if rel is None:
+            self.rel_curve.setData([], [])
+            return
+        lo, hi = self._visible_span()
+        i = int(max(0, np.floor(lo)))
+        j = int(min(len(rel), np.ceil(hi)))
+        if j <= i:
+            self.rel_curve.setData([], [])
+            return
+        self.rel_curve.setData(np.arange(i, j + 1, dtype=np.float64), rel[i:j])
+
+    def _redraw_visible(self) -> None:
+        for item in self._ticks:
+            self._draw_ticks(item)
+        self._draw_relevance()
 
     # -- refresh from the session -----------------------------------------------------------------------------
     def refresh_corpus(self) -> None:
         state = self.session.state
         n = state.n_sentences
-        x, y = tick_segments(state.reference_boundaries, *REF_TICKS)
-        self.ref_ticks.setData(x, y)
+        self._set_ticks(self.ref_ticks, state.reference_boundaries, *REF_TICKS)
         ox, oy = tick_segments(state.reference_boundaries, -0.3, 0.0)
         self.overview_ref.setData(ox, oy)
-        rx, ry = tick_segments(state.reference_boundaries, -1e3, 1e3)
-        self.rel_ref.setData(rx, ry)
+        self._set_ticks(self.rel_ref, state.reference_boundaries, -1e3, 1e3)
         # limits first: setting a range outside the old limits would be clamped to them
         self.overview.setLimits(xMin=0, xMax=max(n, 1))
         self.overview.setXRange(0, max(n, 1), padding=0)
@@ -263,8 +299,7 @@ class BlockView(QWidget):
             self.rel_plot.setVisible(False)
         else:
             self.rel_plot.setVisible(True)
-            edges = np.arange(len(rel) + 1, dtype=np.float64)
-            self.rel_curve.setData(edges, rel)
+            self._draw_relevance()
             finite = rel[np.isfinite(rel)]
             if finite.size:
                 lo, hi = np.percentile(finite, [1, 99])
@@ -274,8 +309,7 @@ class BlockView(QWidget):
 
     def refresh_hypothesis(self) -> None:
         state = self.session.state
-        x, y = tick_segments(state.hypothesis_boundaries, *HYP_TICKS)
-        self.hyp_ticks.setData(x, y)
+        self._set_ticks(self.hyp_ticks, state.hypothesis_boundaries, *HYP_TICKS)
         self.alpha_line.setVisible(state.probabilities is not None)
         if abs(self.alpha_line.value() - state.alpha) > 1e-9:
             # pushing the model's value into the view must not echo back as a drag
@@ -290,6 +324,7 @@ class BlockView(QWidget):
         for name in list(self._peer_items):
             if name not in names:
                 item = self._peer_items.pop(name)
+                self._ticks.pop(item, None)
                 self.plot.removeItem(item)
                 self.plot.legend.removeItem(item)
         ticks = [(0.0, "0"), (0.5, "0.5"), (1.0, "1")]
@@ -302,8 +337,7 @@ class BlockView(QWidget):
                 self._peer_items[name] = item
                 self.plot.addItem(item, ignoreBounds=True)
             boundaries = np.cumsum(state.peer_masses[name])[:-1]
-            x, y = tick_segments(boundaries, y0 - PEER_ROW_HEIGHT, y0)
-            item.setData(x, y)
+            self._set_ticks(item, boundaries, y0 - PEER_ROW_HEIGHT, y0)
             minor.append((y0 - PEER_ROW_HEIGHT / 2, name))
             y0 -= PEER_ROW_HEIGHT + PEER_ROW_GAP
         ymin = min(y0 + PEER_ROW_GAP, REF_TICKS[0]) - 0.04

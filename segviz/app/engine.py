@@ -9,6 +9,7 @@ modules; this file only adapts shapes (boundary positions <-> masses) and report
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
@@ -277,6 +278,125 @@ def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 
         return session.segmenter()
 
     run.session = None
+    return run
+
+
+# -- training in a child process ------------------------------------------------------------------------------
+#
+# A worker *thread* shares the GIL with the GUI: scipy.sparse products and numpy reductions that run for
+# 100-500 ms without releasing it froze the window that long (benchmarks/bench_app.py).  So the app runs the
+# training generator in a child interpreter and drives it in lock-step over a local socket: the parent asks for
+# the next event, the child computes it and sends it back.  While the GUI shows an event (or is paused on
+# Step) the child idles, so Step/Pause keep their exact meaning; Cancel terminates the child, which takes
+# effect immediately, even in the middle of a round.  (Pickle is only used on this private socket between two
+# segviz processes; nothing pickled is ever written to disk.)
+
+def serve_training(conn) -> None:
+    """Child side: receive (corpus, kwargs), then answer "next" / "snapshot" / "stop" until done."""
+    import traceback
+
+    try:
+        corpus, kwargs = conn.recv()
+        factory = training_session(corpus, **kwargs)
+        gen = factory()
+        while True:
+            command = conn.recv()
+            if command == "stop":
+                return
+            if command == "snapshot":
+                try:
+                    model = factory.session.segmenter() if factory.session is not None else None
+                except SegvizError:
+                    model = None   # stopped before the first feature: nothing to keep
+                conn.send(("snapshot", model))
+                continue
+            try:
+                event = next(gen)
+            except StopIteration as stop:
+                conn.send(("return", stop.value))
+                return
+            conn.send(("event", event))
+    except SegvizError as exc:
+        conn.send(("error", str(exc)))
+    except (EOFError, BrokenPipeError, ConnectionResetError, KeyboardInterrupt):
+        return
+    except Exception as exc:
+        traceback.print_exc()
+        conn.send(("error", f"{exc.__class__.__name__}: {exc}"))
+
+
+def training_process(corpus, **kwargs):
+    """Like :func:`training_session`, but the work runs in a spawned child process (see above).
+
+    The returned factory has ``should_stop`` (set by the caller to a callable polled while the child computes,
+    so a cancel interrupts a round) and, after a stop between events, ``partial``: the model of the last
+    finished round.
+    """
+    if not has_segmenter():
+        raise SegvizError("this build has no segmenter yet (segviz.segmenter is missing)")
+    split_for_training(corpus, kwargs.get("heldout_fraction", 0.2))   # validate now, in the GUI thread
+
+    def run():
+        import subprocess
+        import sys
+        from multiprocessing.connection import Client
+
+        # A fresh interpreter (not multiprocessing's spawn, which would re-import the app's __main__): it
+        # listens on a private socket, prints the address, and serves one training session.
+        authkey = os.urandom(16)
+        # one BLAS/numba thread: on a small machine a child using every core starves the GUI process
+        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                   NUMBA_NUM_THREADS="1")
+        proc = subprocess.Popen([sys.executable, "-m", "segviz.app.train_child", authkey.hex()],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, env=env)
+        conn = None
+        finished = False
+        try:
+            address = proc.stdout.readline().strip()
+            if not address:
+                raise SegvizError(f"the training process did not start (exit code {proc.wait()})")
+            conn = Client(address, authkey=authkey)
+            conn.send((corpus, kwargs))
+            while True:
+                conn.send("next")
+                while not conn.poll(0.05):
+                    if run.should_stop():
+                        return None
+                    if proc.poll() is not None and not conn.poll(0):
+                        raise SegvizError(f"the training process ended unexpectedly (exit code {proc.returncode})")
+                kind, payload = conn.recv()
+                if kind == "event":
+                    try:
+                        yield payload
+                    except GeneratorExit:
+                        # stopped between events: the child is idle, so it can hand over the last round's model
+                        conn.send("snapshot")
+                        if conn.poll(10):
+                            run.partial = conn.recv()[1]
+                        raise
+                elif kind == "return":
+                    finished = True
+                    return payload
+                else:
+                    raise SegvizError(payload)
+        finally:
+            if conn is not None:
+                try:
+                    if not finished:
+                        conn.send("stop")
+                except OSError:
+                    pass
+            try:
+                proc.wait(0.5)
+            except subprocess.TimeoutExpired:
+                proc.terminate()   # a cancel in the middle of a round: nothing to save, stop at once
+                proc.wait(5)
+            if conn is not None:
+                conn.close()
+            proc.stdout.close()
+
+    run.should_stop = lambda: False
+    run.partial = None
     return run
 
 

@@ -65,6 +65,10 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._errors: list[str] = []
         self.interactive = True   # False for --screenshot: errors go to stderr instead of a modal dialog
+        # training runs in a child process (a thread would share the GIL with the GUI, see engine.py);
+        # training_params go to engine.training_session (e.g. lm_params=dict(vocab_size=...))
+        self.train_in_process = True
+        self.training_params: dict = {}
 
         alpha = float(self.settings.value("decision/alpha", 0.5))
         epsilon = int(self.settings.value("decision/epsilon", 2))
@@ -573,13 +577,16 @@ class MainWindow(QMainWindow):
             self.show_error("Cannot train", "open a corpus first")
             return None
         try:
-            factory = engine.training_session(self.state.corpus, n_features=int(n_features))
+            make = engine.training_process if self.train_in_process else engine.training_session
+            factory = make(self.state.corpus, n_features=int(n_features), **self.training_params)
         except SegvizError as exc:
             self.show_error("Cannot train", str(exc))
             return None
         corpus = self.state.corpus
         self.state.reset_rounds()
         worker = GeneratorWorker(factory, is_step=engine.is_feature_event, name="training")
+        if hasattr(factory, "should_stop"):
+            factory.should_stop = lambda: worker.is_aborted   # lets a cancel interrupt the child mid-round
         if step:
             worker.step()
         self.training_worker = worker
@@ -618,12 +625,16 @@ class MainWindow(QMainWindow):
 
         def on_aborted():
             # Stop keeps what was learned: the model of the last finished round, tuned on the held-out part
+            partial = getattr(factory, "partial", None)
             session = getattr(factory, "session", None)
-            if session is not None and self.state.corpus is corpus and self.state.rounds:
+            if self.state.corpus is corpus and self.state.rounds:
                 try:
-                    self.state.set_segmenter(session.segmenter(), None)
+                    if partial is None and session is not None:
+                        partial = session.segmenter()
                 except Exception as exc:  # e.g. stopped before the first round: nothing to keep
                     self.info_label.setText(f"stopped; no model kept ({exc})")
+                if partial is not None:
+                    self.state.set_segmenter(partial, None)
                 self._update_actions()
             self.trainingFinished.emit("cancelled")
 

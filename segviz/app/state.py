@@ -70,6 +70,7 @@ class SessionState:
         self.model_path: str | None = None
         self.rounds: list[InductionRound] = []
         self._listeners: list[Callable[[str], None]] = []
+        self._n = 0   # cached: Corpus.n_sentences walks every document
 
     # -- notification ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[str], None]) -> None:
@@ -82,7 +83,7 @@ class SessionState:
     # -- derived sizes --------------------------------------------------------------------------------------
     @property
     def n_sentences(self) -> int:
-        return 0 if self.corpus is None else int(self.corpus.n_sentences)
+        return self._n
 
     @property
     def has_model(self) -> bool:
@@ -93,6 +94,7 @@ class SessionState:
         """Replace the corpus; model probabilities, peers and relevance of the old corpus are dropped."""
         masses = tuple(int(m) for m in corpus.masses())
         self.corpus = corpus
+        self._n = int(corpus.n_sentences)
         self.corpus_path = path
         self.reference_masses = masses
         self.reference_boundaries = engine.masses_to_boundaries(masses)

@@ -126,6 +126,9 @@ class GeneratorWorker(QThread):
                 try:
                     event = next(gen)
                 except StopIteration as stop:
+                    if self._abort:   # the generator noticed the cancel itself and returned early
+                        self.aborted.emit()
+                        return
                     self.result = stop.value
                     self.returned.emit(stop.value)
                     return
