@@ -89,7 +89,7 @@ def main() -> int:
     ap.add_argument("--trigger-vocab", type=int, default=10000)
     ap.add_argument("--ranking", default="residual")
     ap.add_argument("--prior-variance", type=float, default=1.0)
-    ap.add_argument("--max-iter", type=int, default=8)
+    ap.add_argument("--max-iter", type=int, default=16)
     ap.add_argument("--scaling", action="store_true", help="also measure 0.25M/0.5M/1M/full words")
     ap.add_argument("--size", type=int, default=None, help=argparse.SUPPRESS)  # one scaling point (subprocess)
     ap.add_argument("--save", default=None, help="save the trained models to this directory")

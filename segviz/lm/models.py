@@ -117,7 +117,7 @@ def train_language_models(
     trigger_vocab: int = 10000,
     ranking: str = "residual",
     prior_variance: float = 1.0,
-    max_iter: int = 8,
+    max_iter: int = 16,
     heldout_fraction: float = 0.05,
     refit_prior: bool = True,
 ) -> Generator[object, None, LanguageModels]:

@@ -170,7 +170,7 @@ class TriggerLM:
 
     def __init__(self, *, window: int = 500, n_triggers: int = 20000, trigger_vocab: int = 10000,
                  ranking: str = "residual", min_cooccurrence: float = 2.0, prior_variance: float = 1.0,
-                 max_iter: int = 8, tol: float = 1e-4, cv_folds: int = 4, gain_candidates: int = 4):
+                 max_iter: int = 16, tol: float = 1e-4, cv_folds: int = 4, gain_candidates: int = 4):
         self.window = window
         self.n_triggers = n_triggers
         self.trigger_vocab = trigger_vocab
