@@ -510,11 +510,13 @@ class MainWindow(QMainWindow):
         corpus = self.state.corpus
 
         def work():
-            yield Progress("applying model", 0, 3)
-            probs = np.asarray(segmenter.boundary_probabilities(corpus), dtype=np.float64)
             lms = engine.segmenter_lms(segmenter)
-            yield Progress("relevance", 1, 3)
+            yield Progress("relevance", 0, 3)
             rel = engine.sentence_relevance(lms, corpus.sentences())
+            yield Progress("applying model", 1, 3)
+            # the same relevance feeds the model (and warms its feature cache for the context panel)
+            kwargs = {"relevance": rel} if rel is not None else {}
+            probs = np.asarray(segmenter.boundary_probabilities(corpus, **kwargs), dtype=np.float64)
             yield Progress("relevance profile", 2, 3)
             profile = engine.relevance_profile(lms, corpus)
             return probs, rel, profile

@@ -229,7 +229,9 @@ class ContextPanel(QTextBrowser):
             return []
         if position not in self._active_cache:
             try:
-                self._active_cache[position] = list(seg.active_features(state.corpus, position))
+                # pass the relevance already computed for the trace: recomputing it costs a pass of the LMs
+                kwargs = {"relevance": state.relevance} if state.relevance is not None else {}
+                self._active_cache[position] = list(seg.active_features(state.corpus, position, **kwargs))
             except Exception as exc:  # a half-trained model may not answer; say so instead of failing
                 self._active_cache[position] = [(f"(unavailable: {exc})", float("nan"))]
         return self._active_cache[position]
