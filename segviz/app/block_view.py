@@ -156,6 +156,11 @@ class BlockView(QWidget):
         self.rel_curve = pg.PlotDataItem(stepMode="center", fillLevel=0, pen=pg.mkPen("#5e35b1", width=1),
                                          brush=pg.mkBrush(94, 53, 177, 70))
         self.rel_plot.addItem(self.rel_curve)
+        self.rel_flat_label = pg.TextItem("relevance is 0 everywhere: the trigger model learned no weights "
+                                          "(too little training text)", color="#9e9e9e", anchor=(0, 0))
+        self.rel_flat_label.setParentItem(self.rel_plot.vb)   # pinned to the view's corner, not to data
+        self.rel_flat_label.setPos(8, 4)
+        self.rel_flat_label.setVisible(False)
         self.rel_ref = pg.PlotCurveItem(pen=pg.mkPen(REF_COLOR, width=1, style=Qt.DashLine), connect="pairs")
         self.rel_plot.addItem(self.rel_ref, ignoreBounds=True)
         self.graphics.ci.layout.setRowStretchFactor(1, 4)
@@ -301,7 +306,12 @@ class BlockView(QWidget):
             self.rel_plot.setVisible(True)
             self._draw_relevance()
             finite = rel[np.isfinite(rel)]
-            if finite.size:
+            flat = not finite.size or float(np.abs(finite).max()) < 1e-9
+            # a trigger model with no weights (too little text to learn any) gives R = 0 everywhere: say so
+            self.rel_flat_label.setVisible(flat)
+            if flat:
+                self.rel_plot.setYRange(-0.05, 0.05, padding=0)
+            else:
                 lo, hi = np.percentile(finite, [1, 99])
                 pad = 0.1 * max(hi - lo, 1e-3)
                 self.rel_plot.setYRange(min(lo, 0) - pad, max(hi, 0) + pad, padding=0)

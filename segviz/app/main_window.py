@@ -504,6 +504,7 @@ class MainWindow(QMainWindow):
 
     def apply_model(self, segmenter, path: str | None = None) -> None:
         """Compute probabilities, relevance and the relevance profile for the corpus in a worker."""
+        self.state.model_note = ""
         if self.state.corpus is None:
             self.state.set_segmenter(segmenter, path)
             return
@@ -586,6 +587,9 @@ class MainWindow(QMainWindow):
             return None
         corpus = self.state.corpus
         self.state.reset_rounds()
+        n_train = len(engine.split_for_training(corpus)[0])
+        self.state.model_note = (f"model trained on documents 1-{n_train} of this corpus (the rest held out): "
+                                 "its scores here are partly in-sample")
         worker = GeneratorWorker(factory, is_step=engine.is_feature_event, name="training")
         if hasattr(factory, "should_stop"):
             factory.should_stop = lambda: worker.is_aborted   # lets a cancel interrupt the child mid-round

@@ -89,6 +89,7 @@ class DecisionPanel(QWidget):
         mbox = QGroupBox("Metrics")
         mlay = QVBoxLayout(mbox)
         self.reference_label = QLabel("")
+        self.reference_label.setWordWrap(True)
         mlay.addWidget(self.reference_label)
         self.table = QTableWidget(0, len(METRIC_COLUMNS))
         self.table.setObjectName("metricsTable")
@@ -147,9 +148,11 @@ class DecisionPanel(QWidget):
             check.setChecked(name in state.shown_peers)
             check.blockSignals(False)
         if state.corpus is not None:
-            self.reference_label.setText(
-                f"reference: {len(state.reference_masses)} segments, {state.n_sentences} sentences, "
-                f"1/μ = {state.n_sentences / max(len(state.reference_masses), 1):.1f}")
+            text = (f"reference: {len(state.reference_masses)} segments, {state.n_sentences} sentences, "
+                    f"1/μ = {state.n_sentences / max(len(state.reference_masses), 1):.1f}")
+            if state.model_note:
+                text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
+            self.reference_label.setText(text)
         rows = state.visible_rows()
         self.table.setRowCount(len(rows))
         # every row visible without scrolling: the comparison is the point of the table
@@ -316,4 +319,11 @@ class RelevanceProfileView(pg.PlotWidget):
         mean = np.asarray(profile["mean"], dtype=np.float64)
         ok = np.isfinite(mean)
         self.curve.setData(offsets[ok], mean[ok])
-        self.message.setVisible(False)
+        flat = not ok.any() or float(np.abs(mean[ok]).max()) < 1e-9
+        self.message.setText("relevance is 0 everywhere (the trigger model learned no weights)" if flat else "")
+        self.message.setPos(float(offsets.mean()) if offsets.size else 0.0, 0.0)
+        self.message.setVisible(flat)
+        if flat:
+            self.setYRange(-0.05, 0.05, padding=0)
+        else:
+            self.enableAutoRange(axis="y")

@@ -68,6 +68,7 @@ class SessionState:
         self.metrics: dict[str, dict[str, float]] = {}
         self.segmenter = None
         self.model_path: str | None = None
+        self.model_note = ""        # e.g. "trained on documents 1-240 of this corpus" (in-sample warning)
         self.rounds: list[InductionRound] = []
         self._listeners: list[Callable[[str], None]] = []
         self._n = 0   # cached: Corpus.n_sentences walks every document
@@ -105,6 +106,7 @@ class SessionState:
         self.probabilities = None
         self.relevance = None
         self.relevance_profile = None
+        self.model_note = ""
         self._recompute_baselines()
         self._notify(CORPUS)
         self._recompute_hypothesis()
