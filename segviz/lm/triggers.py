@@ -35,14 +35,14 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Generator, Sequence
+from typing import Generator
 
 import numpy as np
 
 from ..errors import SegvizError
 from ..events import Progress
 from ._scan import cooccurrence_scan, trigger_scan
-from .trigram import BOS_ID, EOS_ID, TokenStream, TrigramLM, _BITS, _MAX_IDS, _lookup, _validate_sentences
+from .trigram import TokenStream, TrigramLM, _BITS, _lookup, _validate_sentences
 
 _FIRST_WORD = 3  # ids 0..2 are <unk>, <s>, </s>; words follow in frequency order
 
