@@ -313,7 +313,11 @@ class RelevanceProfileView(pg.PlotWidget):
         profile = self.session.state.relevance_profile
         if not profile:
             self.curve.setData([], [])
+            self.message.setText("relevance needs the language models (open or train a model)")
+            self.message.setPos(10.0, 0.05)
             self.message.setVisible(True)
+            self.setXRange(-10, 30, padding=0.02)
+            self.setYRange(-0.1, 0.1, padding=0)
             return
         offsets = np.asarray(profile["offsets"], dtype=np.float64)
         mean = np.asarray(profile["mean"], dtype=np.float64)
