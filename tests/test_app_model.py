@@ -140,3 +140,37 @@ def test_cancel_terminates_the_training_process(window, qtbot, monkeypatch):
     qtbot.waitUntil(lambda: not window.busy, timeout=30000)
     assert len(started) == 1 and started[0].poll() is not None   # the child is gone
     assert 1 <= window.features.model.rowCount() < 200
+
+
+@needs_engine
+def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    assert window.open_corpus(str(CHOI))
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        window.open_model(str(MODEL))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    probs = window.state.probabilities.copy()
+    saved = tmp_path / "copy.json"
+    assert window.save_model(str(saved))
+    lm_dir = json.loads(saved.read_text())["lm_dir"]
+    assert lm_dir and (saved.parent / lm_dir).resolve().is_dir()   # the saved model finds its LMs
+
+    # dropping the saved model on the window opens it; dropping a corpus file opens the corpus
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(saved))])
+    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        window.dropEvent(event)
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    np.testing.assert_allclose(window.state.probabilities, probs)
+    other = ROOT / "sample_corpora" / "choi" / "3-11_2.ref"
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(other))])
+    with qtbot.waitSignal(window.corpusLoaded, timeout=10000):
+        window.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert window.state.corpus_path == str(other)
+    assert window.state.probabilities is not None   # the open model is applied to the new corpus
+    assert not window.dialogs

@@ -115,7 +115,7 @@ class DecisionPanel(QWidget):
         session.hypothesisChanged.connect(self.refresh)
         session.corpusChanged.connect(self.refresh)
         session.peersChanged.connect(self.refresh)
-        session.probabilitiesChanged.connect(self.refresh)
+        # (no probabilitiesChanged: new probabilities always recompute the hypothesis, which triggers refresh)
         self.refresh()
 
     def set_peer_names(self, names, on_toggle) -> None:
