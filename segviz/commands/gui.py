@@ -104,6 +104,7 @@ def run_gui(args: argparse.Namespace) -> int:
             QTimer.singleShot(0, app.quit)
         window.when_idle(shoot)
     code = app.exec()
+    _stop_workers()
     if tmp is not None:
         tmp.cleanup()
     return status["code"] or int(code)
@@ -131,3 +132,17 @@ def _quiet_qt_messages() -> None:
             print(message, file=sys.stderr)
 
     qInstallMessageHandler(handler)
+
+
+def _stop_workers() -> None:
+    """Last resort at exit: no worker thread may outlive the event loop (Qt aborts on a running QThread)."""
+    from ..app.worker import GeneratorWorker
+
+    for worker in list(GeneratorWorker.instances):
+        try:
+            if worker.isRunning():
+                worker.abort()
+                worker.resume()
+                worker.wait(10000)   # the event loop is over: blocking here cannot freeze a window
+        except RuntimeError:   # already deleted
+            pass
