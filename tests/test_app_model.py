@@ -174,3 +174,15 @@ def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     assert window.state.corpus_path == str(other)
     assert window.state.probabilities is not None   # the open model is applied to the new corpus
     assert not window.dialogs
+
+
+@needs_engine
+def test_tune_restores_a_loaded_models_heldout_values(window, qtbot):
+    assert window.open_corpus(str(CHOI))
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        window.open_model(str(MODEL))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    seg = window.state.segmenter
+    window.state.set_decision(0.9, 7)
+    window.tune_action.trigger()
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.alpha_), seg.epsilon_)

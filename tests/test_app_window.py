@@ -209,3 +209,20 @@ def test_peers_as_tick_rows_and_metrics(window, qtbot):
     assert "c99" not in window.block_view._peer_items and "c99" not in state.visible_rows()
     window.decision.peer_checks["c99"].setChecked(True)
     assert "c99" in window.block_view._peer_items
+
+
+def test_tune_on_heldout_documents_of_an_in_app_model(window, qtbot):
+    from segviz.decode import tune
+
+    probs = load_with_probs(window, qtbot)
+    masses = read_corpus(CHOI).masses()
+    start = sum(masses[:7])               # as if documents 1-7 were trained on, 8-10 held out
+    window.heldout_start = start
+    alpha, epsilon, pmu = tune(probs[start:], masses[7:])
+    window.decision.tune_button.click()
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(alpha), epsilon)
+    assert "held-out" in window.info_label.text() and f"{pmu:.3f}" in window.info_label.text()
+    # the oracle action tunes on everything shown
+    a2, e2, _ = tune(probs, masses)
+    window.tune_oracle_action.trigger()
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(a2), e2)

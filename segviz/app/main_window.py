@@ -69,6 +69,7 @@ class MainWindow(QMainWindow):
         # training_params go to engine.training_session (e.g. lm_params=dict(vocab_size=...))
         self.train_in_process = True
         self.training_params: dict = {}
+        self.heldout_start: int | None = None   # first sentence of the held-out documents of an in-app model
 
         alpha = float(self.settings.value("decision/alpha", 0.5))
         epsilon = int(self.settings.value("decision/epsilon", 2))
@@ -142,7 +143,10 @@ class MainWindow(QMainWindow):
         self.quit_action = self._action("&Quit", self.close, QKeySequence.Quit)
         self.prev_action = self._action("◀ Previous block", self.block_view.previous_block, "PgUp")
         self.next_action = self._action("Next block ▶", self.block_view.next_block, "PgDown")
-        self.tune_action = self._action("&Tune α, ε", self.tune, "Ctrl+T")
+        self.tune_action = self._action("&Tune α, ε on held-out", self.tune, "Ctrl+T",
+                                        "α, ε maximising P_mu on held-out data (Section 7)")
+        self.tune_oracle_action = self._action("Tune α, ε on the shown &reference (oracle)", self.tune_oracle,
+                                               None, "An upper bound: tuned on the data being scored")
         self.recent_menu = None
 
         menu = self.menuBar().addMenu("&File")
@@ -161,6 +165,7 @@ class MainWindow(QMainWindow):
         nav.addAction(self.next_action)
         model = self.menuBar().addMenu("&Model")
         model.addAction(self.tune_action)
+        model.addAction(self.tune_oracle_action)
         view = self.menuBar().addMenu("&View")
         for dock in (self.decision_dock, self.context_dock, self.features_dock, self.profile_dock):
             view.addAction(dock.toggleViewAction())
@@ -270,6 +275,7 @@ class MainWindow(QMainWindow):
         self.export_hyp_action.setEnabled(has_corpus)
         self.export_plot_action.setEnabled(has_corpus)
         self.tune_action.setEnabled(has_model)
+        self.tune_oracle_action.setEnabled(has_model)
         self.prev_action.setEnabled(has_corpus)
         self.next_action.setEnabled(has_corpus)
         running = self.training_worker is not None
@@ -399,6 +405,7 @@ class MainWindow(QMainWindow):
             return False
         self.cancel_training()
         self.state.reset_rounds()
+        self.heldout_start = None
         self.state.set_corpus(corpus, path)
         self.corpusLoaded.emit(path)
         self._add_recent(path)
@@ -505,6 +512,7 @@ class MainWindow(QMainWindow):
     def apply_model(self, segmenter, path: str | None = None) -> None:
         """Compute probabilities, relevance and the relevance profile for the corpus in a worker."""
         self.state.model_note = ""
+        self.heldout_start = None
         if self.state.corpus is None:
             self.state.set_segmenter(segmenter, path)
             return
@@ -562,6 +570,39 @@ class MainWindow(QMainWindow):
             self.save_model(path)
 
     def tune(self) -> None:
+        """Set α, ε to the values maximising P_mu on *held-out* data (Section 7), never on what is scored.
+
+        A model trained in the app is tuned on the held-out documents of the shown corpus (the last 20%); a
+        loaded model gets back the α, ε it was tuned to on its own held-out data.  Without either, the shown
+        reference is used (an oracle; :meth:`tune_oracle`).
+        """
+        state = self.state
+        if state.probabilities is None:
+            return
+        try:
+            if self.heldout_start is not None:
+                start = self.heldout_start
+                masses = engine.boundaries_to_masses(
+                    state.reference_boundaries[state.reference_boundaries > start] - start,
+                    state.n_sentences - start)
+                alpha, epsilon, pmu = engine.tune(state.probabilities[start:], masses)
+                state.set_decision(alpha, epsilon)
+                where = f"held-out documents (sentences {start}-{state.n_sentences - 1})"
+            elif state.segmenter is not None and getattr(state.segmenter, "alpha_", None) is not None:
+                state.set_decision(state.segmenter.alpha_, state.segmenter.epsilon_)
+                pmu = getattr(state.segmenter, "info_", {}).get("tuned_p_mu")
+                where = "the model's own held-out data"
+            else:
+                self.tune_oracle()
+                return
+        except (SegvizError, ValueError) as exc:
+            self.show_error("Cannot tune", str(exc))
+            return
+        shown = "" if pmu is None else f", held-out P_mu = {pmu:.3f}"
+        self.info_label.setText(f"tuned on {where}: α = {state.alpha:.2f}, ε = {state.epsilon}{shown}")
+
+    def tune_oracle(self) -> None:
+        """Best α, ε for P_mu on the shown reference itself (an upper bound, not a fair score)."""
         if self.state.probabilities is None:
             return
         try:
@@ -569,7 +610,8 @@ class MainWindow(QMainWindow):
         except (SegvizError, ValueError) as exc:
             self.show_error("Cannot tune", str(exc))
             return
-        self.info_label.setText(f"tuned: α = {self.state.alpha:.2f}, ε = {self.state.epsilon}, P_mu = {pmu:.3f}")
+        self.info_label.setText(f"oracle-tuned on the shown reference: α = {self.state.alpha:.2f}, "
+                                f"ε = {self.state.epsilon}, P_mu = {pmu:.3f} (optimistic)")
 
     # -- training ---------------------------------------------------------------------------------------------
     def start_training(self, n_features: int = 30, *, step: bool = False) -> GeneratorWorker | None:
@@ -587,7 +629,9 @@ class MainWindow(QMainWindow):
             return None
         corpus = self.state.corpus
         self.state.reset_rounds()
-        n_train = len(engine.split_for_training(corpus)[0])
+        train_part = engine.split_for_training(corpus)[0]
+        n_train = len(train_part)
+        self.heldout_start = int(train_part.n_sentences)
         self.state.model_note = (f"model trained on documents 1-{n_train} of this corpus (the rest held out): "
                                  "its scores here are partly in-sample")
         worker = GeneratorWorker(factory, is_step=engine.is_feature_event, name="training")

@@ -73,10 +73,11 @@ class DecisionPanel(QWidget):
         self.epsilon_spin.setValue(state.epsilon)
         self.epsilon_spin.setSuffix(" sentences")
         form.addRow("min. separation ε", self.epsilon_spin)
-        self.tune_button = QPushButton("Tune α, ε for P_mu")
+        self.tune_button = QPushButton("Tune α, ε on held-out")
         self.tune_button.setObjectName("tuneButton")
-        self.tune_button.setToolTip("Set α and ε to the values maximising P_mu on the shown reference "
-                                    "(the paper tunes on held-out data)")
+        self.tune_button.setToolTip("Set α and ε to the values maximising P_mu on held-out data (Section 7): "
+                                    "the held-out documents of a model trained here, or the model's own "
+                                    "held-out values for a loaded model")
         self.tune_button.clicked.connect(self.tuneRequested)
         form.addRow(self.tune_button)
         outer.addWidget(box)
