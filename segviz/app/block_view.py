@@ -125,7 +125,8 @@ class BlockView(QWidget):
                                           pen=pg.mkPen(ALPHA_COLOR, width=2, style=Qt.DashLine),
                                           hoverPen=pg.mkPen(ALPHA_COLOR, width=3),
                                           label="α = {value:.2f}",
-                                          labelOpts={"position": 0.97, "color": ALPHA_COLOR, "anchors": [(1, 1), (1, 1)]})
+                                          labelOpts={"position": 0.97, "color": ALPHA_COLOR, "anchors": [(1, 1), (1, 1)],
+                                                     "fill": (255, 255, 255, 220)})
         self.alpha_line.setZValue(20)
         self.plot.addItem(self.alpha_line, ignoreBounds=True)
         self.alpha_line.sigPositionChanged.connect(lambda line: self.alphaDragged.emit(float(line.value())))
