@@ -93,3 +93,24 @@ def test_document_lookup():
     state.set_corpus(tiny_corpus())
     assert [state.document_of(i) for i in (0, 2, 3, 7, 8, 19)] == [0, 0, 1, 1, 2, 4]
     assert list(state.document_starts()) == [0, 3, 8, 10, 14]
+
+
+def test_peer_masses_run_each_source_file_on_its_own():
+    from pathlib import Path
+
+    from segviz.app import engine
+    from segviz.corpus import read_corpus
+
+    if "texttiling" not in engine.peer_names():
+        pytest.skip("segviz.peers has no texttiling")
+    from segviz.peers import segment_with
+
+    corpus = read_corpus(Path(__file__).resolve().parents[1] / "sample_corpora" / "choi")
+    files = corpus.by_file()
+    got = engine.peer_masses("texttiling", corpus.sentences(), groups=[f.n_sentences for f in files])
+    want = tuple(m for f in files for m in segment_with("texttiling", f.sentences()))
+    assert got == want and sum(got) == corpus.n_sentences
+    # without groups, a long stream is cut into chunks whose edges are boundaries
+    chunked = engine.peer_masses("texttiling", corpus.sentences(), chunk=100)
+    assert sum(chunked) == corpus.n_sentences
+    assert set(np.cumsum(chunked)) >= {100, 200, 300}

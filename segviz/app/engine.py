@@ -110,21 +110,30 @@ def peer_names() -> tuple[str, ...]:
     return tuple(peers.PEERS)
 
 
-def peer_masses(name: str, sentences: Sequence[Sequence[str]], *, chunk: int = 1500) -> tuple[int, ...]:
+def peer_masses(name: str, sentences: Sequence[Sequence[str]], *, chunk: int = 1500,
+                groups: Sequence[int] | None = None) -> tuple[int, ...]:
     """Masses of peer segmenter ``name`` over the whole stream.
 
-    C99 builds an n x n similarity matrix, so long streams are segmented in chunks of at most ``chunk``
-    sentences (cut at the chunk edges) and concatenated; on Choi-style files a chunk holds many documents.
+    ``groups`` (sentence counts of the source files, e.g. one per Choi file) makes each file its own input, as
+    the literature evaluates peers; otherwise, and for any group longer than ``chunk``, the stream is cut into
+    pieces of at most ``chunk`` sentences (C99 builds an n x n similarity matrix) whose edges act as boundaries.
     """
     from ..peers import segment_with
 
     n = len(sentences)
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    for size in (groups if groups is not None else [n]):
+        for lo in range(start, start + int(size), chunk):
+            pieces.append((lo, min(lo + chunk, start + int(size))))
+        start += int(size)
+    if start != n:
+        raise SegvizError(f"file groups cover {start} sentences, the stream has {n}")
     masses: list[int] = []
-    for start in range(0, n, chunk):
-        part = sentences[start:start + chunk]
+    for lo, hi in pieces:
+        part = sentences[lo:hi]
         if len(part) < 3:
-            # too short for either peer to say anything: one segment
-            masses.append(len(part))
+            masses.append(len(part))   # too short for either peer to say anything: one segment
             continue
         masses.extend(int(m) for m in segment_with(name, part))
     if sum(masses) != n:

@@ -474,12 +474,14 @@ class MainWindow(QMainWindow):
             return
         corpus = self.state.corpus
         sentences = corpus.sentences()
+        # one input per source file (each Choi file on its own, as the literature runs the peers)
+        groups = [sub.n_sentences for sub in corpus.by_file()] if len(set(corpus.files)) > 1 else None
 
         def work():
             out = {}
             for i, name in enumerate(names):
                 yield Progress(f"peer segmenter {name}", i, len(names))
-                out[name] = engine.peer_masses(name, sentences)
+                out[name] = engine.peer_masses(name, sentences, groups=groups)
             return out
 
         def done(result):
