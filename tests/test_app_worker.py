@@ -163,3 +163,23 @@ def test_feature_click_highlights_where_it_fires(loaded, qtbot):
     expected = evaluate_features([spec], win.state.corpus.sentences(), win.state.relevance).tocsc().indices + 1
     x, _ = win.block_view.highlight.getData()
     np.testing.assert_array_equal(np.sort(x), np.sort(expected))
+
+
+def test_the_leak_check_sees_a_running_worker(qtbot):
+    """The no_leaked_workers fixture can fail: a blocked worker is reported as running until it ends."""
+    import threading
+
+    from tests.app_fixtures import _running_workers
+
+    gate = threading.Event()
+
+    def blocked():
+        gate.wait(10)
+        yield 1
+
+    worker = GeneratorWorker(blocked, name="blocked")
+    with qtbot.waitSignal(worker.started, timeout=5000):
+        worker.start()
+    assert worker in _running_workers()
+    gate.set()
+    qtbot.waitUntil(lambda: worker not in _running_workers(), timeout=10000)
