@@ -226,3 +226,14 @@ def test_tune_on_heldout_documents_of_an_in_app_model(window, qtbot):
     a2, e2, _ = tune(probs, masses)
     window.tune_oracle_action.trigger()
     assert (window.state.alpha, window.state.epsilon) == (pytest.approx(a2), e2)
+
+
+def test_a_drag_is_decoded_once_per_event_loop_pass(window, qtbot):
+    probs = load_with_probs(window, qtbot)
+    seen = []
+    window.session.hypothesisChanged.connect(lambda: seen.append(window.state.alpha))
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=1000):
+        for value in (0.11, 0.37, 0.58):   # three pixels of a drag before the loop runs again
+            window.block_view.alpha_line.setValue(value)
+    assert seen == [pytest.approx(0.58)]
+    np.testing.assert_array_equal(hyp_tick_positions(window), decode(probs, 0.58, window.state.epsilon))

@@ -203,7 +203,7 @@ class DecisionPanel(QWidget):
 
 
 def state_set_alpha(session: QtSession, value: float) -> None:
-    session.state.set_alpha(float(value))
+    session.request_alpha(float(value))
 
 
 class ContextPanel(QTextBrowser):

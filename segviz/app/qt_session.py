@@ -1,7 +1,7 @@
 """Thin QObject wrapper turning :class:`SessionState` notifications into Qt signals."""
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from . import state as st
 
@@ -28,6 +28,23 @@ class QtSession(QObject):
             st.MODEL: self.modelChanged,
         }
         state.subscribe(self._relay)
+        # Drags (α line, slider) deliver a value per pixel; decoding and scoring once per event-loop pass
+        # with the latest value keeps a drag fluid however long the stream is.
+        self._pending_alpha: float | None = None
+        self._alpha_timer = QTimer(self)
+        self._alpha_timer.setSingleShot(True)
+        self._alpha_timer.setInterval(0)
+        self._alpha_timer.timeout.connect(self._apply_alpha)
+
+    def request_alpha(self, alpha: float) -> None:
+        """Coalescing ``state.set_alpha``: applied on the next event-loop pass with the latest value."""
+        self._pending_alpha = float(alpha)
+        self._alpha_timer.start()
+
+    def _apply_alpha(self) -> None:
+        if self._pending_alpha is not None:
+            alpha, self._pending_alpha = self._pending_alpha, None
+            self.state.set_alpha(alpha)
 
     def _relay(self, topic: str) -> None:
         self._signals[topic].emit()
