@@ -18,6 +18,13 @@ import numpy as np
 from .errors import SegvizError
 
 
+def _default_mode() -> int:
+    """The permissions an ordinary ``open(path, "w")`` would give (mkstemp's 0600 would hide shared models)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _atomic_write(path: str | os.PathLike, write) -> Path:
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
@@ -28,6 +35,7 @@ def _atomic_write(path: str | os.PathLike, write) -> Path:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _default_mode())
         os.replace(tmp, path)
     except BaseException:
         try:
