@@ -356,6 +356,9 @@ def training_process(corpus, **kwargs):
         # one BLAS/numba thread: on a small machine a child using every core starves the GUI process
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                    NUMBA_NUM_THREADS="1")
+        # the child must import this very segviz, installed or not
+        package_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         proc = subprocess.Popen([sys.executable, "-m", "segviz.app.train_child", authkey.hex()],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, env=env)
         conn = None

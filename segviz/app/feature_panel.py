@@ -22,7 +22,8 @@ SENTENCE_COLOR = QColor("#1f4e99")
 WORD_COLOR = QColor("#2e7d32")
 NOT_COLOR = QColor("#c62828")
 RELEVANCE_COLOR = QColor("#5e35b1")
-SPAN = 5.5   # half-width of the glyph in window units (the candidate windows reach 5 sentences/words)
+SPAN = 5.5   # least half-width of the glyph in window units (the paper's windows reach 5 sentences/words)
+COHESION_COLOR = QColor("#ef6c00")
 
 
 class FeatureTableModel(QAbstractTableModel):
@@ -97,7 +98,28 @@ class FeatureTableModel(QAbstractTableModel):
 
 
 class WindowGlyphDelegate(QStyledItemDelegate):
-    """Paints a feature's window relative to the boundary, after the bars of the paper's Figure 5."""
+    """Paints a feature's window relative to the boundary, after the bars of the paper's Figure 5.
+
+    All rows share one scale (the widest window in the table, at least 5 units each side), so bar lengths
+    compare across rows.
+    """
+
+    _span_key: tuple = ()
+    _span = SPAN
+
+    def span(self, model) -> float:
+        state = getattr(getattr(model, "session", None), "state", None)
+        rounds = state.rounds if state is not None else []
+        key = (id(rounds), len(rounds))
+        if key == self._span_key:   # painting asks once per row; the table changes once per round
+            return self._span
+        extent = SPAN
+        for r in rounds:
+            for w in (getattr(r.feature, "window", None), getattr(r.feature, "not_window", None)):
+                if w is not None:
+                    extent = max(extent, abs(w.start) + 0.5, abs(w.end) + 0.5)
+        self._span_key, self._span = key, extent
+        return extent
 
     def paint(self, painter: QPainter, option, index) -> None:
         super().paint(painter, option, index)
@@ -108,7 +130,7 @@ class WindowGlyphDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.Antialiasing, True)
         rect = option.rect.adjusted(4, 3, -4, -3)
         cx = rect.center().x()
-        unit = rect.width() / (2 * SPAN)
+        unit = rect.width() / (2 * self.span(index.model()))
         mid = rect.center().y()
 
         def x_of(v):
@@ -152,6 +174,8 @@ class WindowGlyphDelegate(QStyledItemDelegate):
         window = getattr(feature, "window", None)
         if kind == "relevance":
             bar(window, RELEVANCE_COLOR)
+        elif kind == "cohesion":
+            bar(window, COHESION_COLOR)
         elif window is not None and window.unit == "word":
             bar(window, WORD_COLOR)
         else:

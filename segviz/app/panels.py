@@ -314,6 +314,7 @@ class RelevanceProfileView(pg.PlotWidget):
         profile = self.session.state.relevance_profile
         if not profile:
             self.curve.setData([], [])
+            self.curve.setVisible(True)
             self.message.setText("relevance needs the language models (open or train a model)")
             self.message.setPos(10.0, 0.05)
             self.message.setVisible(True)
@@ -328,6 +329,7 @@ class RelevanceProfileView(pg.PlotWidget):
         self.message.setText("relevance is 0 everywhere (the trigger model learned no weights)" if flat else "")
         self.message.setPos(float(offsets.mean()) if offsets.size else 0.0, 0.0)
         self.message.setVisible(flat)
+        self.curve.setVisible(not flat)
         if flat:
             self.setYRange(-0.05, 0.05, padding=0)
         else:
