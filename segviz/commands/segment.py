@@ -81,6 +81,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     held = read_corpus(args.heldout) if args.heldout else None
     if len(train) < 2:
         raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
+    # Validate the cheap parameters before minutes of language-model training.
+    if args.features < 1:
+        raise SegvizError(f"--features must be >= 1, got {args.features}")
+    if args.vocabulary < 1:
+        raise SegvizError(f"--vocabulary must be >= 1, got {args.vocabulary}")
     lms = None
     if not args.no_relevance:
         if args.lm:

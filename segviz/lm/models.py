@@ -133,13 +133,16 @@ def train_language_models(
     n_held = int(round(len(sentences) * heldout_fraction))
     train = sentences[: len(sentences) - n_held]
     held = sentences[len(sentences) - n_held:] if n_held else None
+    # Both models' parameters are checked before any work, so a typo fails in a second, not after the trigram.
+    trigger = TriggerLM(window=window, n_triggers=n_triggers, trigger_vocab=trigger_vocab, ranking=ranking,
+                        prior_variance=prior_variance, max_iter=max_iter)
+    trigger._check_params()
+    TrigramLM(vocab_size=vocab_size)._check_params()
     t0 = time.perf_counter()
     yield Progress("trigram", 0, 1)
     trigram = TrigramLM(vocab_size=vocab_size).fit(train)
     yield Progress("trigram", 1, 1)
     t1 = time.perf_counter()
-    trigger = TriggerLM(window=window, n_triggers=n_triggers, trigger_vocab=trigger_vocab, ranking=ranking,
-                        prior_variance=prior_variance, max_iter=max_iter)
     trigger = yield from trigger.fit_iter(train, prior=trigram, heldout=held)
     t2 = time.perf_counter()
     if refit_prior and held:
