@@ -28,6 +28,24 @@ def register(subparsers) -> None:
     p.set_defaults(func=run_gui)
 
 
+def _ensure_display(*, headless: bool) -> None:
+    """Fail with one clear line instead of Qt's abort when there is no screen to open a window on.
+
+    A ``--screenshot`` run needs no screen, so it falls back to Qt's offscreen platform by itself.
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return
+    if headless:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        return
+    raise SegvizError(
+        "no display to open the window on (DISPLAY is not set). Run it on a desktop or under Xvfb, render it "
+        "headless with `segviz gui --screenshot out.png`, or use the CLI (e.g. `segviz baselines CORPUS`)"
+    )
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """Run the app; returns the process exit status."""
     try:
@@ -50,6 +68,7 @@ def run_gui(args: argparse.Namespace) -> int:
         if not out_dir.is_dir():
             raise SegvizError(f"{screenshot}: directory {out_dir} does not exist")
 
+    _ensure_display(headless=screenshot is not None)
     _quiet_qt_messages()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segviz"])
     app.setOrganizationName("segviz")
