@@ -35,8 +35,9 @@ ORGANIZATION = "segviz"
 APPLICATION = "segviz"
 MAX_RECENT = 8
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_CORPUS = ROOT / "sample_corpora" / "reuters_sample.sgm"
-SAMPLE_MODEL = ROOT / "resources" / "sample_model.json"
+from ..paths import bundled  # noqa: E402  (the bundled sample and demo model: source tree or share/segviz)
+SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
+SAMPLE_MODEL = bundled("resources", "sample_model.json")
 CORPUS_FILTER = "Corpora (*.ref *.txt *.sgm *.ref.txt);;All files (*)"
 
 
