@@ -32,3 +32,15 @@ def test_screenshot_without_display_renders_offscreen(tmp_path, sample_dir):
     )
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 10_000
+
+
+def test_about_names_the_data_terms(qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from segviz.app.main_window import MainWindow
+
+    shown = []
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
+    window = MainWindow.__new__(MainWindow)  # the text is a class attribute; no window needed
+    MainWindow.show_about(window)
+    assert shown and "research purposes only" in shown[0] and "Reuters-21578" in shown[0]

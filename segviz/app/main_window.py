@@ -170,7 +170,23 @@ class MainWindow(QMainWindow):
         view = self.menuBar().addMenu("&View")
         for dock in (self.decision_dock, self.context_dock, self.features_dock, self.profile_dock):
             view.addAction(dock.toggleViewAction())
+        help_menu = self.menuBar().addMenu("&Help")
+        self.about_action = QAction("&About segviz and its data", self)
+        self.about_action.triggered.connect(self.show_about)
+        help_menu.addAction(self.about_action)
         self._rebuild_recent_menu()
+
+    ABOUT_TEXT = (
+        "<b>segviz</b>: text segmentation with exponential models, after Beeferman, Berger &amp; Lafferty, "
+        "<i>Text Segmentation Using Exponential Models</i> (1997).<br><br>"
+        "<b>Bundled data.</b> The sample corpus and the demo model come from <b>Reuters-21578, Distribution 1.0</b> "
+        "(copyright Reuters Ltd.), which Reuters and Carnegie Group allow to be distributed <b>for research purposes "
+        "only</b>; acknowledge it by that name if you publish results based on it. The Choi (2000) samples are "
+        "excerpts of the Brown Corpus (non-commercial research use). See sample_corpora/README.md."
+    )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About segviz", self.ABOUT_TEXT)
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Navigation")
@@ -320,7 +336,10 @@ class MainWindow(QMainWindow):
         self.sentence_spin.blockSignals(False)
         name = Path(state.corpus_path).name if state.corpus_path else state.corpus.name
         self.setWindowTitle(f"segviz — {name}")
-        self.info_label.setText(f"{name}: {len(state.corpus)} documents, {state.n_sentences} sentences")
+        terms = ""
+        if any("#NEWID=" in d.name for d in state.corpus.documents[:1]):
+            terms = "  ·  Reuters-21578: licensed for research purposes only"
+        self.info_label.setText(f"{name}: {len(state.corpus)} documents, {state.n_sentences} sentences{terms}")
         self._block_changed(self.block_view.block)
         self._update_actions()
 
