@@ -53,7 +53,8 @@ def train(sentences, args, log=sys.stderr):
     lms = drain(train_language_models(sentences, vocab_size=args.vocab, window=args.window,
                                       n_triggers=args.triggers, trigger_vocab=args.trigger_vocab,
                                       ranking=args.ranking, prior_variance=args.prior_variance,
-                                      max_iter=args.max_iter), log)
+                                      max_iter=args.max_iter, tol=args.tol,
+                                      acceleration=args.acceleration), log)
     return lms, time.perf_counter() - t0
 
 
@@ -89,7 +90,9 @@ def main() -> int:
     ap.add_argument("--trigger-vocab", type=int, default=10000)
     ap.add_argument("--ranking", default="residual")
     ap.add_argument("--prior-variance", type=float, default=1.0)
-    ap.add_argument("--max-iter", type=int, default=16)
+    ap.add_argument("--max-iter", type=int, default=200)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--acceleration", default="overrelaxed", choices=("overrelaxed", "none"))
     ap.add_argument("--scaling", action="store_true", help="also measure 0.25M/0.5M/1M/full words")
     ap.add_argument("--size", type=int, default=None, help=argparse.SUPPRESS)  # one scaling point (subprocess)
     ap.add_argument("--save", default=None, help="save the trained models to this directory")
@@ -113,7 +116,8 @@ def main() -> int:
         hist = lms.trigger_.history_
         print(json.dumps({"words": words, "seconds": seconds, **lms.info_, "peak_rss_gib": peak_rss_gib(),
                           "rss_after_reading_gib": rss0, "iis_seconds": [h.seconds for h in hist[1:]],
-                          "iterations": len(hist) - 1, **ev}))
+                          "iterations": len(hist) - 1,
+                          "passes": sum(h.passes for h in hist), **ev}))
         return 0
 
     test_corpus = read_corpus(TEST)

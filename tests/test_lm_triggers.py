@@ -171,3 +171,48 @@ def test_training_records_history_and_errors():
         TriggerLM().score_stream(prior.encode(sents[:3]))
     with pytest.raises(SegvizError, match="ranking"):
         TriggerLM(ranking="nope").fit(sents, prior=prior)
+
+
+def _penalised_objective(model, folds_sents, prior, lam):
+    """Brute-force-free check of the recorded objective: log-likelihood (cv_folds=1) + Gaussian log-prior."""
+    stream = prior.encode(folds_sents)
+    logZ, lam_w, _, _ = model._run(prior, stream, lam, accumulate=False)
+    return float((prior.logprob_stream(stream) + lam_w - logZ).sum()) - 0.5 * float(lam @ lam) / model.prior_variance
+
+
+def test_overrelaxed_iis_reaches_the_plain_iis_optimum_monotonically():
+    sents = corpus(seed=11, n=400)
+    prior = TrigramLM(vocab_size=15).fit(sents)
+    common = dict(window=WINDOW, n_triggers=60, trigger_vocab=12, min_cooccurrence=1, cv_folds=1,
+                  prior_variance=4.0, tol=1e-11)
+    plain = TriggerLM(acceleration="none", max_iter=3000, **common).fit(sents, prior=prior)
+    fast = TriggerLM(acceleration="overrelaxed", max_iter=3000, **common).fit(sents, prior=prior)
+    assert np.array_equal(plain.sources_, fast.sources_) and np.array_equal(plain.targets_, fast.targets_)
+    obj_plain = [h.train_objective for h in plain.history_]
+    obj_fast = [h.train_objective for h in fast.history_]
+    # the recorded objective is the real one (cv_folds=1: the prior is the model's own trigram)
+    assert obj_fast[-1] == pytest.approx(_penalised_objective(fast, sents, prior, fast.weights_), abs=1e-6)
+    assert obj_plain[-1] == pytest.approx(_penalised_objective(plain, sents, prior, plain.weights_), abs=1e-6)
+    # never decreases (up to floating-point noise), for plain and accelerated steps alike
+    assert np.all(np.diff(obj_plain) >= -1e-9 * abs(obj_plain[0]))
+    assert np.all(np.diff(obj_fast) >= -1e-9 * abs(obj_fast[0]))
+    assert obj_fast[-1] > obj_fast[0] + 1.0
+    # same optimum (the objective is strictly concave), reached with fewer passes over the data
+    assert obj_fast[-1] == pytest.approx(obj_plain[-1], abs=1e-4 * abs(obj_plain[-1]) + 1e-3)
+    assert np.abs(fast.weights_ - plain.weights_).max() < 0.05
+    assert any(h.step > 1 for h in fast.history_)
+    passes = lambda m: sum(h.passes for h in m.history_)  # noqa: E731
+    assert passes(fast) < passes(plain)
+
+
+def test_iis_stops_on_heldout_likelihood_and_keeps_the_best_weights():
+    sents = corpus(seed=13, n=400)
+    prior = TrigramLM(vocab_size=15).fit(sents[:300])
+    model = TriggerLM(window=WINDOW, n_triggers=60, trigger_vocab=12, min_cooccurrence=1, cv_folds=2,
+                      max_iter=200, tol=1e-6).fit(sents[:300], prior=prior, heldout=sents[300:])
+    held = [h.heldout_perplexity for h in model.history_]
+    assert len(model.history_) - 1 < 200  # stopped by the held-out rule, not the cap
+    assert all(b < a for a, b in zip(held, held[1:]))  # every kept iteration improved held-out text
+    assert model.perplexity(sents[300:]) == pytest.approx(held[-1], rel=1e-9)
+    with pytest.raises(SegvizError, match="acceleration"):
+        TriggerLM(acceleration="fast").fit(sents, prior=prior)

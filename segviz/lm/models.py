@@ -117,7 +117,9 @@ def train_language_models(
     trigger_vocab: int = 10000,
     ranking: str = "residual",
     prior_variance: float = 1.0,
-    max_iter: int = 16,
+    max_iter: int = 200,
+    tol: float = 1e-4,
+    acceleration: str = "overrelaxed",
     heldout_fraction: float = 0.05,
     refit_prior: bool = True,
 ) -> Generator[object, None, LanguageModels]:
@@ -135,7 +137,7 @@ def train_language_models(
     held = sentences[len(sentences) - n_held:] if n_held else None
     # Both models' parameters are checked before any work, so a typo fails in a second, not after the trigram.
     trigger = TriggerLM(window=window, n_triggers=n_triggers, trigger_vocab=trigger_vocab, ranking=ranking,
-                        prior_variance=prior_variance, max_iter=max_iter)
+                        prior_variance=prior_variance, max_iter=max_iter, tol=tol, acceleration=acceleration)
     trigger._check_params()
     TrigramLM(vocab_size=vocab_size)._check_params()
     t0 = time.perf_counter()

@@ -25,9 +25,22 @@ Training
     (Chen & Rosenfeld 2000): for each feature k solve
     ``sum_m E[k, m] exp(m delta) + (lambda_k + delta) / sigma^2 = observed_k`` by Newton's method, where
     ``E[k, m]`` is the model's expected count of f_k at events with m active features (the IIS f#).  Without the
-    prior, pairs never observed in training run off to -inf.  Iterations stop when the held-out log-likelihood
-    improves by less than ``tol`` (relative) or gets worse (the better weights are kept); a step that does not
-    improve the held-out likelihood is first retried at 1/2, 1/4 and 1/8 of its size.
+    prior, pairs never observed in training run off to -inf.
+
+    Acceleration (``acceleration="overrelaxed"``, the default): the IIS step is only a lower-bound step, very
+    short for targets with many sources (f# in the hundreds), so plain IIS creeps.  Each iteration tries the
+    over-relaxed step ``lam + eta * delta`` (adaptive over-relaxation of bound optimisers, Salakhutdinov &
+    Roweis, ICML 2003) and keeps it only if the penalised training objective (cross-fitted log-likelihood +
+    Gaussian log-prior) did not decrease; otherwise it takes the plain IIS step ``lam + delta``, whose
+    improvement the IIS auxiliary function guarantees, and restarts at eta = 1.  After every accepted
+    over-relaxed or plain step eta grows by ``relax_growth`` up to ``relax_max``.  The objective is therefore
+    monotone, exactly as in plain IIS, and the fixed point is the same (the direction is always the IIS delta).
+
+    Stopping: when the held-out log-likelihood improves by less than ``tol`` (relative) or gets worse, in which
+    case the better weights are kept; a step that does not improve the held-out likelihood is first retried at
+    1/2, 1/4 and 1/8 of its size (points between two weights with the training objective >= the first one's
+    keep it >= by concavity).  ``max_iter`` is only a safety cap.  Without held-out text, iterations stop when
+    the training objective improves by less than ``tol`` (relative).
 """
 from __future__ import annotations
 
@@ -104,10 +117,13 @@ class IISIteration:
     """One finished IIS iteration: perplexities per predicted token on the training and held-out streams."""
 
     iteration: int
-    train_perplexity: float | None  # cross-fitted (see TriggerLM.cv_folds); None until measured
+    train_perplexity: float | None  # cross-fitted (see TriggerLM.cv_folds)
     heldout_perplexity: float | None
     mean_abs_weight: float
-    seconds: float = 0.0  # wall time of the iteration (accumulating pass over the folds + held-out pass)
+    seconds: float = 0.0  # wall time of the iteration (accumulating passes over the folds + held-out passes)
+    train_objective: float | None = None  # cross-fitted log-likelihood + Gaussian log-prior (what IIS raises)
+    step: float = 1.0  # multiple of the IIS step taken (> 1: over-relaxed; < 1: damped on held-out text)
+    passes: int = 1  # accumulating passes over the training text this iteration took
 
 
 def _csr(keys: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -155,7 +171,11 @@ class TriggerLM:
         A pair needs at least this (weighted) co-occurrence count to qualify.
     prior_variance : float
         sigma^2 of the Gaussian prior on the weights, in count units.
-    max_iter, tol : IIS iterations and relative held-out log-likelihood tolerance for stopping.
+    max_iter, tol : safety cap on IIS iterations and relative held-out log-likelihood tolerance for stopping
+        (training objective when there is no held-out text).
+    acceleration : {"overrelaxed", "none"}
+        Adaptive over-relaxation of the IIS step (module docstring) or plain IIS.
+    relax_growth, relax_max : growth factor of the over-relaxation eta after an accepted step, and its cap.
     cv_folds : int
         The IIS statistics (and the residual weights of the ranking) of each of ``cv_folds`` contiguous blocks of
         the training text are computed with a trigram prior trained on the *other* blocks (same vocabulary).  On
@@ -171,7 +191,8 @@ class TriggerLM:
 
     def __init__(self, *, window: int = 500, n_triggers: int = 20000, trigger_vocab: int = 10000,
                  ranking: str = "residual", min_cooccurrence: float = 2.0, prior_variance: float = 1.0,
-                 max_iter: int = 16, tol: float = 1e-4, cv_folds: int = 4, gain_candidates: int = 4):
+                 max_iter: int = 200, tol: float = 1e-4, cv_folds: int = 4, gain_candidates: int = 4,
+                 acceleration: str = "overrelaxed", relax_growth: float = 1.5, relax_max: float = 8.0):
         self.window = window
         self.n_triggers = n_triggers
         self.trigger_vocab = trigger_vocab
@@ -182,6 +203,9 @@ class TriggerLM:
         self.tol = tol
         self.cv_folds = cv_folds
         self.gain_candidates = gain_candidates
+        self.acceleration = acceleration
+        self.relax_growth = relax_growth
+        self.relax_max = relax_max
 
     def _check_params(self):
         for name in ("window", "n_triggers", "trigger_vocab", "max_iter", "cv_folds", "gain_candidates"):
@@ -190,6 +214,14 @@ class TriggerLM:
                 raise SegvizError(f"{name} must be a positive integer, got {v!r}")
         if self.ranking not in ("gain", "residual", "mi"):
             raise SegvizError(f"ranking must be 'gain', 'residual' or 'mi', got {self.ranking!r}")
+        if self.acceleration not in ("overrelaxed", "none"):
+            raise SegvizError(f"acceleration must be 'overrelaxed' or 'none', got {self.acceleration!r}")
+        try:
+            growth, top = float(self.relax_growth), float(self.relax_max)
+        except (TypeError, ValueError):
+            raise SegvizError("relax_growth and relax_max must be numbers") from None
+        if not (growth >= 1.0 and top >= 1.0):
+            raise SegvizError(f"relax_growth and relax_max must be >= 1, got {self.relax_growth!r}, {self.relax_max!r}")
         if not float(self.prior_variance) > 0:
             raise SegvizError(f"prior_variance must be positive, got {self.prior_variance!r}")
 
@@ -367,54 +399,91 @@ class TriggerLM:
             else:
                 held_in = self._stream_inputs(prior, held, self._tables(prior))
                 held_lp = prior.logprob_stream(held)
-        lam = np.zeros(self.sources_.size)
-        best_ll = -np.inf
-        if held is not None:
-            best_ll = float(held_lp.sum())  # lambda = 0 is the trigram itself
-        # history_[i] describes the weights after i iterations (0 = the trigram alone); the training
-        # perplexity of a set of weights is known after the next accumulating pass.
-        self.history_ = [IISIteration(0, None, float(np.exp(-best_ll / len(held))) if held is not None else None, 0.0)]
         sigma2 = float(self.prior_variance)
+
+        def penalised(train_ll, lam):
+            # the objective IIS maximises: cross-fitted log-likelihood plus the Gaussian log-prior
+            return train_ll - 0.5 * float(lam @ lam) / sigma2
+
+        def heldout_ll(lam):
+            hz, hl, _, _ = self._run(prior, held, lam, accumulate=False, inputs=held_in)
+            return float((held_lp + hl - hz).sum())
+
+        def ppl(ll, n):
+            return float(np.exp(-ll / n))
+
+        lam = np.zeros(self.sources_.size)
         n_iter = int(self.max_iter) if self.sources_.size else 0  # no qualifying pair: the trigram itself
-        for it in range(1, n_iter + 1):
-            yield Progress("triggers: IIS", it - 1, int(self.max_iter))
-            t_start = time.perf_counter()
-            # One accumulating pass gives the IIS statistics *and* the training likelihood of the current lam.
+        t_start = time.perf_counter()
+        best_ll = float(held_lp.sum()) if held is not None else None  # lambda = 0 is the trigram itself
+        if n_iter:
             E, obs, train_ll = self._fold_pass(folds, fold_inputs, lp_folds, lam)
-            train_ppl = float(np.exp(-train_ll / n_train))
-            last = self.history_[-1]
-            self.history_[-1] = IISIteration(last.iteration, train_ppl, last.heldout_perplexity, last.mean_abs_weight,
-                                             last.seconds)
+            obj = penalised(train_ll, lam)
+        else:
+            train_ll = float(sum(lp.sum() for lp in lp_folds))
+            obj = train_ll
+        # history_[i] describes the weights after i accepted iterations (0 = the trigram alone)
+        self.history_ = [IISIteration(0, ppl(train_ll, n_train), ppl(best_ll, len(held)) if held is not None else None,
+                                      0.0, round(time.perf_counter() - t_start, 3), train_objective=obj, step=0.0,
+                                      passes=1)]
+        eta = 1.0
+        growth, eta_max = float(self.relax_growth), float(self.relax_max)
+        accelerate = self.acceleration == "overrelaxed"
+        for it in range(1, n_iter + 1):
+            yield Progress("triggers: IIS", it - 1, n_iter)
+            t_start = time.perf_counter()
             delta = _iis_deltas(E, obs, lam, sigma2, self._bucket_values)
-            new_lam = lam + delta
+            # Adaptive over-relaxation (Salakhutdinov & Roweis 2003) of the IIS step: try lam + eta * delta; keep
+            # it only if the penalised training objective did not decrease, otherwise fall back to the plain IIS
+            # step (eta = 1), whose improvement the IIS bound guarantees, and restart eta at 1.
+            passes = 0
+            for step in ((eta, 1.0) if eta > 1.0 else (1.0,)):
+                cand = lam + step * delta
+                E_c, obs_c, ll_c = self._fold_pass(folds, fold_inputs, lp_folds, cand)
+                obj_c = penalised(ll_c, cand)
+                passes += 1
+                if step == 1.0 or obj_c >= obj:
+                    break
+            eta = min(eta * growth, eta_max) if (accelerate and step == eta) else 1.0
+            gain_train = obj_c - obj
+            stop = False
             held_ppl = None
             if held is not None:
-                # Take the full IIS step if it helps on held-out text; otherwise try damped steps (1/2, 1/4, 1/8).
-                # On small corpora the cross-fitted priors are much weaker than the final one, so full steps
-                # overshoot there; on Reuters-sized text the full step is always taken.
-                for eta in (1.0, 0.5, 0.25, 0.125):
-                    new_lam = lam + eta * delta
-                    hz, hl, _, _ = self._run(prior, held, new_lam, accumulate=False, inputs=held_in)
-                    ll = float((held_lp + hl - hz).sum())
-                    if ll > best_ll:
-                        break
-                held_ppl = float(np.exp(-ll / len(held)))
-            # train perplexity of new_lam is known only after the next pass: None until then
-            self.history_.append(IISIteration(it, None, held_ppl, float(np.abs(new_lam).mean()) if new_lam.size else 0.0,
-                                              round(time.perf_counter() - t_start, 3)))
-            yield self.history_[-1]
-            if held is not None:
+                ll = heldout_ll(cand)
                 if ll <= best_ll:
-                    self.history_.pop()  # keep the previous, better weights
+                    # Held-out likelihood got worse.  On small corpora the cross-fitted priors are much weaker
+                    # than the final one and a full step overshoots: try the step at 1/2, 1/4, 1/8.  Points between
+                    # lam and cand keep the training objective >= obj(lam) (it is concave), so monotonicity holds.
+                    for frac in (0.5, 0.25, 0.125):
+                        cand_h = lam + frac * (cand - lam)
+                        ll = heldout_ll(cand_h)
+                        if ll > best_ll:
+                            cand = cand_h
+                            E_c, obs_c, ll_c = self._fold_pass(folds, fold_inputs, lp_folds, cand)
+                            obj_c = penalised(ll_c, cand)
+                            passes += 1
+                            eta = 1.0
+                            break
+                held_ppl = ppl(ll, len(held))
+                if ll <= best_ll:
+                    # keep the previous, better weights; record the rejected step for inspection only
+                    yield IISIteration(it, ppl(ll_c, n_train), held_ppl, float(np.abs(cand).mean()),
+                                       round(time.perf_counter() - t_start, 3), train_objective=obj_c, step=step,
+                                       passes=passes)
                     break
-                improved = (ll - best_ll) / abs(best_ll)
-                lam, best_ll = new_lam, ll
-                if improved < self.tol:
-                    break
+                stop = (ll - best_ll) / abs(best_ll) < self.tol
+                best_ll = ll
             else:
-                lam = new_lam
+                stop = gain_train <= self.tol * abs(obj)
+            lam, E, obs, obj = cand, E_c, obs_c, obj_c
+            self.history_.append(IISIteration(it, ppl(ll_c, n_train), held_ppl, float(np.abs(lam).mean()),
+                                              round(time.perf_counter() - t_start, 3), train_objective=obj,
+                                              step=step, passes=passes))
+            yield self.history_[-1]
+            if stop:
+                break
         self.weights_ = lam
-        yield Progress("triggers: IIS", int(self.max_iter), int(self.max_iter))
+        yield Progress("triggers: IIS", n_iter, n_iter)
         return self
 
     def _fold_pass(self, folds, fold_inputs, lp_folds, lam):
@@ -504,6 +573,8 @@ class TriggerLM:
             "ranking": self.ranking, "min_cooccurrence": float(self.min_cooccurrence),
             "prior_variance": float(self.prior_variance), "max_iter": int(self.max_iter), "tol": float(self.tol),
             "cv_folds": int(self.cv_folds), "gain_candidates": int(self.gain_candidates),
+            "acceleration": self.acceleration, "relax_growth": float(self.relax_growth),
+            "relax_max": float(self.relax_max),
             "history": [vars(h) for h in getattr(self, "history_", [])],
         }
 
@@ -515,7 +586,9 @@ class TriggerLM:
                      trigger_vocab=int(meta["trigger_vocab"]), ranking=str(meta["ranking"]),
                      min_cooccurrence=float(meta["min_cooccurrence"]), prior_variance=float(meta["prior_variance"]),
                      max_iter=int(meta["max_iter"]), tol=float(meta["tol"]), cv_folds=int(meta.get("cv_folds", 1)),
-                     gain_candidates=int(meta.get("gain_candidates", 4)))
+                     gain_candidates=int(meta.get("gain_candidates", 4)),
+                     acceleration=str(meta.get("acceleration", "none")),
+                     relax_growth=float(meta.get("relax_growth", 1.5)), relax_max=float(meta.get("relax_max", 8.0)))
             lm.history_ = [IISIteration(**h) for h in meta.get("history", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise SegvizError(f"{source}: trigger metadata is incomplete or malformed ({exc})") from None
