@@ -91,7 +91,7 @@ def main() -> int:
     ap.add_argument("--ranking", default="residual")
     ap.add_argument("--prior-variance", type=float, default=1.0)
     ap.add_argument("--max-iter", type=int, default=200)
-    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("--acceleration", default="overrelaxed", choices=("overrelaxed", "none"))
     ap.add_argument("--scaling", action="store_true", help="also measure 0.25M/0.5M/1M/full words")
     ap.add_argument("--size", type=int, default=None, help=argparse.SUPPRESS)  # one scaling point (subprocess)

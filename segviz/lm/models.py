@@ -118,7 +118,7 @@ def train_language_models(
     ranking: str = "residual",
     prior_variance: float = 1.0,
     max_iter: int = 200,
-    tol: float = 1e-4,
+    tol: float = 1e-5,
     acceleration: str = "overrelaxed",
     heldout_fraction: float = 0.05,
     refit_prior: bool = True,
