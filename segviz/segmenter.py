@@ -50,6 +50,24 @@ def _sentences_of(corpus) -> list:
     raise SegvizError(f"expected a Corpus or a list of tokenised sentences, got {type(corpus).__name__}")
 
 
+def _groups_of(corpus) -> list[int] | None:
+    """Sentence counts of the runs of consecutive documents from the same source file (the peers behind the
+    peer-evidence features run per file, e.g. per Choi document); None for a bare list of sentences."""
+    files = getattr(corpus, "files", None)
+    docs = getattr(corpus, "documents", None)
+    if files is None or docs is None:
+        return None
+    groups: list[int] = []
+    prev = object()
+    for f, d in zip(files, docs):
+        if f == prev:
+            groups[-1] += len(d)
+        else:
+            groups.append(len(d))
+            prev = f
+    return groups
+
+
 def _relevance(lms, sentences, needed: bool) -> np.ndarray | None:
     if not needed:
         return None
@@ -121,7 +139,7 @@ class Segmenter:
         if len(sentences) < 2:
             raise SegvizError("need at least 2 sentences to place boundaries")
         rel = relevance if relevance is not None else _relevance(self.lms_, sentences, self.uses_relevance)
-        X = evaluate_features(self.features_, sentences, rel) if self.features_ else \
+        X = evaluate_features(self.features_, sentences, rel, groups=_groups_of(corpus)) if self.features_ else \
             sp.csr_matrix((len(sentences) - 1, 0))
         self._cache = (corpus, rel, X)
         return X
@@ -254,7 +272,8 @@ class InductionSession:
                  templates=EXTENDED_TEMPLATES, relevance_edges=RELEVANCE_EDGES, mu: float | None = None,
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0,
-                 iis_tol: float = 1e-6, cohesion: bool = True, min_support: int = 1):
+                 iis_tol: float = 1e-6, cohesion: bool = True, min_support: int = 1,
+                 peer_evidence: bool = False):
         if stopping not in ("last", "heldout"):
             raise SegvizError(f"stopping must be 'last' or 'heldout', not {stopping!r}")
         if int(n_features) < 1:
@@ -267,6 +286,7 @@ class InductionSession:
         self.use_relevance = bool(use_relevance) and lms is not None
         self.templates = templates
         self.cohesion = bool(cohesion)
+        self.peer_evidence = bool(peer_evidence)
         self.min_support = int(min_support)
         self.relevance_edges = relevance_edges
         self.mu = mu
@@ -299,11 +319,12 @@ class InductionSession:
         yield Progress("candidate features", 0, 2)
         self.X, self.specs = build_candidates(train_s, rel, vocabulary=self.vocabulary, templates=self.templates,
                                               relevance_edges=self.relevance_edges, cohesion=self.cohesion,
-                                              min_support=self.min_support)
+                                              peer_evidence=self.peer_evidence,
+                                              groups=_groups_of(self.train_corpus), min_support=self.min_support)
         yield Progress("candidate features", 1, 2)
         self.Xh = None
         if held_s is not None:
-            self.Xh = evaluate_features(self.specs, held_s, rel_h).tocsc()
+            self.Xh = evaluate_features(self.specs, held_s, rel_h, groups=_groups_of(self.heldout_corpus)).tocsc()
             self.heldout_masses = tuple(self.heldout_corpus.masses())
         yield Progress("candidate features", 2, 2)
         self._train_sentences, self._train_relevance = train_s, rel
@@ -315,7 +336,8 @@ class InductionSession:
             "train_boundaries": int(self.y.sum()),
             "candidates": int(self.X.shape[1]), "candidate_nonzeros": int(self.X.nnz),
             "vocabulary": self.vocabulary if isinstance(self.vocabulary, int) else len(self.vocabulary),
-            "use_relevance": self.use_relevance, "cohesion": self.cohesion, "min_support": self.min_support,
+            "use_relevance": self.use_relevance, "cohesion": self.cohesion,
+            "peer_evidence": self.peer_evidence, "min_support": self.min_support,
             "stopping": self.stopping,
             "prepare_seconds": round(time.perf_counter() - t0, 3),
         })
@@ -381,7 +403,7 @@ def train_segmenter(train_corpus, heldout_corpus, lms, *, n_features: int = 100,
     """Train a segmenter; a generator of Progress / FeatureAdded / InductionFinished events returning it.
 
     ``lms`` may be None (vocabulary questions only).  ``params``: see :class:`InductionSession`
-    (vocabulary, use_relevance, cohesion, stopping, mu, alphas, epsilons, lambda_max, iis_tol, templates,
+    (vocabulary, use_relevance, cohesion, peer_evidence, stopping, mu, alphas, epsilons, lambda_max, iis_tol, templates,
     relevance_edges).  One FeatureAdded is yielded per induction round, so a caller can pull one
     round at a time and stop whenever it likes.
     """

@@ -96,7 +96,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     seg = _run(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
                                use_relevance=not args.no_relevance, stopping=args.stopping,
                                cohesion=args.cohesion, min_support=args.min_support,
-                               templates=_templates(args.templates)), quiet=args.quiet)
+                               peer_evidence=args.peer_evidence, templates=_templates(args.templates)),
+               quiet=args.quiet)
     if args.lm and lms is not None:
         seg.lm_dir_ = str(Path(args.lm).resolve())
     seg.save(args.out)
@@ -201,7 +202,7 @@ def _nothing(value):
 def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=30000,
                       lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
                       use_relevance: bool = True, cohesion: bool = True, min_support: int = 1,
-                      templates=None) -> Generator[Any, None, dict]:
+                      templates=None, peer_evidence: bool = False) -> Generator[Any, None, dict]:
     """The Reuters protocol (docs/protocols.md): LMs 000-013, train 014-016, tune 017, test 018-021."""
     from ..segmenter import train_segmenter
 
@@ -219,7 +220,8 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
                                      use_relevance=use_relevance, stopping=stopping, cohesion=cohesion,
-                                     min_support=min_support, **({"templates": templates} if templates else {}))
+                                     min_support=min_support, peer_evidence=peer_evidence,
+                                     **({"templates": templates} if templates else {}))
     seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     yield Progress("segmenting test", 0, 1)
@@ -296,7 +298,7 @@ def _choi_disjoint_training(root: Path, exclude: list[Corpus]) -> Corpus:
 def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100, vocabulary=30000,
                    lm_dir: str | None = None, lm_params: dict | None = None, stopping: str = "last",
                    use_relevance: bool = True, cohesion: bool = True, train_on: str = "3-11",
-                   min_support: int = 1, templates=None) -> Generator[Any, None, dict]:
+                   min_support: int = 1, templates=None, peer_evidence: bool = False) -> Generator[Any, None, dict]:
     """The Choi protocol: train on 3/3-11 (or, with ``train_on="disjoint"``, on the source-disjoint part of
     set 4), tune on 1/3-11, test on 2/{3-11,3-5,6-8,9-11} file by file."""
     from ..segmenter import train_segmenter
@@ -319,7 +321,8 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
     t1 = time.perf_counter()
     seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
                                      use_relevance=use_relevance, stopping=stopping, cohesion=cohesion,
-                                     min_support=min_support, **({"templates": templates} if templates else {}))
+                                     min_support=min_support, peer_evidence=peer_evidence,
+                                     **({"templates": templates} if templates else {}))
     seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     tables = {}
@@ -394,7 +397,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     for name in which:
         kw = dict(out=out, n_features=args.features, vocabulary=args.vocabulary, lm_dir=args.lm,
                   lm_params=lm_params, stopping=args.stopping, use_relevance=not args.no_relevance,
-                  cohesion=args.cohesion, min_support=args.min_support, templates=_templates(args.templates))
+                  cohesion=args.cohesion, min_support=args.min_support, templates=_templates(args.templates),
+                  peer_evidence=args.peer_evidence)
         if name == "reuters":
             gen = reproduce_reuters(data, **kw)
         else:
@@ -430,6 +434,9 @@ def _common_training(p: argparse.ArgumentParser) -> None:
                    help="drop candidate questions firing on fewer training events (default 1: keep all, as the paper)")
     p.add_argument("--no-cohesion", dest="cohesion", action="store_false",
                    help="the paper's candidates only: no lexical-cohesion interval questions (our addition)")
+    p.add_argument("--peer-evidence", action="store_true",
+                   help="add interval questions about C99/TextTiling evidence (rank-matrix contrast, C99 boundary "
+                        "nearby, C99 split step, TextTiling depth), computed per source file (our addition)")
 
 
 def register(subparsers) -> None:

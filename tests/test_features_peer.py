@@ -1,0 +1,157 @@
+"""Peer-evidence features (opt-in): C99 / TextTiling evidence per group, cross-checked by brute force."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz.errors import SegvizError
+from segviz.features import (
+    PEER_CONTRAST_WINDOWS,
+    FeatureSpec,
+    Window,
+    _contrast,
+    build_candidates,
+    evaluate_features,
+    peer_specs,
+    peer_values,
+)
+from segviz.peers import C99, TextTiling
+from segviz.peers._text import token_words
+
+TOPICS = [["apple", "pear", "fruit", "orchard", "juice", "tree"],
+          ["engine", "piston", "fuel", "car", "wheel", "road"],
+          ["violin", "music", "concert", "orchestra", "note", "song"]]
+
+
+def _stream(rng, n_groups=3):
+    """Groups of topical sentences (a few topic changes inside each group)."""
+    sents, groups = [], []
+    for _ in range(n_groups):
+        g = 0
+        for _seg in range(rng.integers(2, 4)):
+            words = TOPICS[rng.integers(len(TOPICS))]
+            for _ in range(rng.integers(3, 7)):
+                sents.append(tuple(rng.choice(words, size=rng.integers(4, 12))) + ("the", "."))
+                g += 1
+        groups.append(g)
+    return sents, groups
+
+
+def _slow_contrast(rank, k, b):
+    n = rank.shape[0]
+    A = list(range(max(0, b - k), b))
+    B = list(range(b, min(n, b + k)))
+    inside = [rank[i, j] for S in (A, B) for i in S for j in S if i != j]
+    across = [rank[i, j] for i in A for j in B]
+    return (np.mean(inside) if inside else np.nan) - np.mean(across)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_contrast_matches_brute_force(k):
+    rng = np.random.default_rng(k)
+    rank = rng.random((13, 13))
+    fast = _contrast(rank, k)
+    slow = np.array([_slow_contrast(rank, k, b) for b in range(1, 13)])
+    np.testing.assert_allclose(fast, slow, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_peer_values_per_group_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    sents, groups = _stream(rng)
+    vals = peer_values(sents, groups)
+    start = 0
+    edges = np.cumsum(groups)[:-1]
+    for key, v in vals.items():
+        assert v.shape == (len(sents) - 1,)
+        assert np.isnan(v[edges - 1]).all(), key   # between groups: no evidence
+    for g in groups:
+        part = sents[start:start + g]
+        c = C99().fit(part)
+        tt = TextTiling().fit(part)
+        wps = [sum(len(token_words(t)) for t in s) for s in part]
+        for b in range(1, g):
+            r = start + b - 1
+            for k in PEER_CONTRAST_WINDOWS:
+                assert vals[("c99_contrast", k)][r] == pytest.approx(_slow_contrast(c.rank_, k, b), nan_ok=True)
+            near = min((abs(b - x) for x in c.boundaries_), default=math.inf)
+            assert vals[("c99_near", 0)][r] == near
+            step = list(c.splits_).index(b) + 1
+            assert vals[("c99_order", 0)][r] == pytest.approx(step / max(c.n_splits_, 1))
+            # the edge at word offset e lies between the gaps after pseudo-sentences e//w - 1 and e//w
+            e = sum(wps[:b])
+            gaps = [min(max(e // tt.w - 1, 0), tt.depth_scores_.size - 1),
+                    min(max(e // tt.w, 0), tt.depth_scores_.size - 1)]
+            assert vals[("tt_depth", 0)][r] == pytest.approx(max(tt.depth_scores_[x] for x in gaps))
+        start += g
+
+
+def test_peer_candidates_evaluate_and_roundtrip():
+    rng = np.random.default_rng(3)
+    sents, groups = _stream(rng)
+    X, specs = build_candidates(sents, None, vocabulary=5, peer_evidence=True, groups=groups, drop_empty=False)
+    peer = [(j, s) for j, s in enumerate(specs) if s.kind == "peer"]
+    assert len(peer) == len(peer_specs()) and {s.word for _, s in peer} == {"c99_contrast", "c99_near",
+                                                                              "c99_order", "tt_depth"}
+    vals = peer_values(sents, groups)
+    for j, s in peer:   # each column is the literal interval question on the values
+        key = (s.word, s.window.end if s.word == "c99_contrast" else 0)
+        with np.errstate(invalid="ignore"):
+            want = (vals[key] > s.low) & (vals[key] <= s.high)
+        np.testing.assert_array_equal(X[:, j].toarray().ravel().astype(bool), want)
+    # JSON round trip, then evaluate_features reproduces the columns in any order
+    back = [FeatureSpec.from_dict(json.loads(json.dumps(s.to_dict()))) for _, s in peer]
+    assert back == [s for _, s in peer]
+    order = rng.permutation(len(peer))
+    E = evaluate_features([back[i] for i in order] + [specs[0]], sents, None, groups=groups).toarray()
+    np.testing.assert_array_equal(E[:, :-1], X[:, [peer[i][0] for i in order]].toarray())
+    for _, s in peer:
+        assert s.description.endswith("?") and s.short and s.window.unit == "sentence"
+    assert "C99 place a boundary within 1 sentence" in FeatureSpec(
+        "peer", "c99_near", Window("sentence", -1, 1), low=-math.inf, high=1.0).description
+
+
+def test_peer_groups_validated_and_opt_in():
+    rng = np.random.default_rng(4)
+    sents, groups = _stream(rng)
+    _, specs = build_candidates(sents, None, vocabulary=5)
+    assert not any(s.kind == "peer" for s in specs)
+    with pytest.raises(SegvizError, match="groups"):
+        build_candidates(sents, None, vocabulary=5, peer_evidence=True, groups=[1, 2])
+    with pytest.raises(SegvizError, match="peer signal"):
+        FeatureSpec("peer", "nonsense", Window("sentence", 0, 0), low=0.0, high=1.0)
+    # one group = the whole stream: no NaN inside
+    v = peer_values(sents)[("c99_near", 0)]
+    assert not np.isnan(v).any()
+
+
+def test_segmenter_with_peer_features_save_load(tmp_path):
+    from segviz.corpus import read_corpus
+    from segviz.segmenter import Segmenter, train_segmenter
+
+    root = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
+    if not root.is_dir():
+        pytest.skip("bundled Choi sample absent")
+    files = sorted(root.glob("*.ref"))
+    if len(files) < 3:
+        pytest.skip("need 3 Choi sample files")
+    train = read_corpus([str(f) for f in files[:-1]], kind="choi")
+    held = read_corpus(str(files[-1]), kind="choi")
+    gen = train_segmenter(train, held, None, n_features=4, vocabulary=200, peer_evidence=True, cohesion=False)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            seg = stop.value
+            break
+    assert seg.info_["peer_evidence"] is True
+    assert any(f.kind == "peer" for f in seg.features_)   # topic-change evidence beats single words on Choi
+    path = tmp_path / "m.json"
+    seg.save(path)
+    back = Segmenter.load(path)
+    np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
+    assert back.segment(held) == seg.segment(held)
