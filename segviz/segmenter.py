@@ -36,7 +36,7 @@ from segviz.features import (
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.persist import atomic_write_json, load_json
 
-__all__ = ["Segmenter", "InductionSession", "train_segmenter", "FORMAT", "VERSION"]
+__all__ = ["Segmenter", "InductionSession", "train_segmenter", "corpus_groups", "FORMAT", "VERSION"]
 
 FORMAT = "segviz-segmenter"
 VERSION = 1
@@ -50,7 +50,7 @@ def _sentences_of(corpus) -> list:
     raise SegvizError(f"expected a Corpus or a list of tokenised sentences, got {type(corpus).__name__}")
 
 
-def _groups_of(corpus) -> list[int] | None:
+def corpus_groups(corpus) -> list[int] | None:
     """Sentence counts of the runs of consecutive documents from the same source file (the peers behind the
     peer-evidence features run per file, e.g. per Choi document); None for a bare list of sentences."""
     files = getattr(corpus, "files", None)
@@ -139,7 +139,7 @@ class Segmenter:
         if len(sentences) < 2:
             raise SegvizError("need at least 2 sentences to place boundaries")
         rel = relevance if relevance is not None else _relevance(self.lms_, sentences, self.uses_relevance)
-        X = evaluate_features(self.features_, sentences, rel, groups=_groups_of(corpus)) if self.features_ else \
+        X = evaluate_features(self.features_, sentences, rel, groups=corpus_groups(corpus)) if self.features_ else \
             sp.csr_matrix((len(sentences) - 1, 0))
         self._cache = (corpus, rel, X)
         return X
@@ -320,11 +320,11 @@ class InductionSession:
         self.X, self.specs = build_candidates(train_s, rel, vocabulary=self.vocabulary, templates=self.templates,
                                               relevance_edges=self.relevance_edges, cohesion=self.cohesion,
                                               peer_evidence=self.peer_evidence,
-                                              groups=_groups_of(self.train_corpus), min_support=self.min_support)
+                                              groups=corpus_groups(self.train_corpus), min_support=self.min_support)
         yield Progress("candidate features", 1, 2)
         self.Xh = None
         if held_s is not None:
-            self.Xh = evaluate_features(self.specs, held_s, rel_h, groups=_groups_of(self.heldout_corpus)).tocsc()
+            self.Xh = evaluate_features(self.specs, held_s, rel_h, groups=corpus_groups(self.heldout_corpus)).tocsc()
             self.heldout_masses = tuple(self.heldout_corpus.masses())
         yield Progress("candidate features", 2, 2)
         self._train_sentences, self._train_relevance = train_s, rel

@@ -155,3 +155,30 @@ def test_segmenter_with_peer_features_save_load(tmp_path):
     back = Segmenter.load(path)
     np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
     assert back.segment(held) == seg.segment(held)
+
+
+def test_peer_values_cache_is_per_stream_object():
+    rng = np.random.default_rng(5)
+    sents, groups = _stream(rng)
+    a = peer_values(sents, groups)
+    a[("c99_near", 0)][:] = -7          # callers get copies: mutating one must not poison the cache
+    b = peer_values(sents, groups)
+    assert not (b[("c99_near", 0)] == -7).any()
+    other = list(sents)                 # equal content, different object: recomputed, same values
+    c = peer_values(other, groups)
+    for k in b:
+        np.testing.assert_array_equal(b[k], c[k])
+    whole = peer_values(sents)          # different groups: not served from the cache
+    assert not np.isnan(whole[("c99_near", 0)]).any()
+
+
+def test_cli_peer_evidence_flag_defaults():
+    import argparse
+
+    from segviz.commands import segment
+
+    parser = argparse.ArgumentParser()
+    segment.register(parser.add_subparsers())
+    assert parser.parse_args(["reproduce", "choi"]).peer_evidence is None   # the protocol decides
+    assert parser.parse_args(["reproduce", "choi", "--no-peer-evidence"]).peer_evidence is False
+    assert parser.parse_args(["train", "x", "--out", "m.json", "--peer-evidence"]).peer_evidence is True
