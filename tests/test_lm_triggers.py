@@ -214,5 +214,7 @@ def test_iis_stops_on_heldout_likelihood_and_keeps_the_best_weights():
     assert len(model.history_) - 1 < 200  # stopped by the held-out rule, not the cap
     assert all(b < a for a, b in zip(held, held[1:]))  # every kept iteration improved held-out text
     assert model.perplexity(sents[300:]) == pytest.approx(held[-1], rel=1e-9)
+    objective = [h.train_objective for h in model.history_]  # cross-fitted, with the Gaussian log-prior
+    assert np.all(np.diff(objective) >= -1e-9 * abs(objective[0]))
     with pytest.raises(SegvizError, match="acceleration"):
         TriggerLM(acceleration="fast").fit(sents, prior=prior)
