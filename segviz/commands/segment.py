@@ -239,6 +239,9 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     yield Progress("segmenting test", 1, 1)
     if out is not None:
         seg.save(out / "reuters-model.json")
+        if stop is not None:
+            stop.lm_dir_ = lm_path
+            stop.save(out / "reuters-model-heldout-stop.json")
     return {
         "protocol": "reuters",
         "train": train.name, "heldout": held.name, "test": test.name,
@@ -354,7 +357,11 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
         tables[name] = table_payload(test, rows, evaluation=f"mean over {len(files)} files")
     yield Progress("segmenting Choi test sets", len(tests), len(tests))
     if out is not None:
-        seg.save(out / ("choi-model.json" if train_on != "disjoint" else "choi-disjoint-model.json"))
+        name = "choi-model" if train_on != "disjoint" else "choi-disjoint-model"
+        seg.save(out / f"{name}.json")
+        if stop is not None:   # the protocol's reported row, ready for `segviz segment` / the app
+            stop.lm_dir_ = lm_path
+            stop.save(out / f"{name}-heldout-stop.json")
     return {
         "protocol": "choi" if train_on != "disjoint" else "choi-disjoint",
         "train": train.name, "heldout": held.name,
