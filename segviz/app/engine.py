@@ -259,9 +259,10 @@ def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 
 
         from ..features import evaluate_features
         from ..lm.models import train_language_models
-        from ..segmenter import InductionSession
+        from ..segmenter import InductionSession, corpus_groups
 
         sentences = corpus.sentences()
+        groups = corpus_groups(corpus)  # peer-evidence questions are answered per source file
         models = lms
         if models is None:
             yield Progress("training language models", 0, 0)
@@ -276,7 +277,7 @@ def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 
         columns = []
         for event in session.rounds():
             if hasattr(event, "feature") and hasattr(event, "weights"):
-                columns.append(evaluate_features([event.feature], sentences, rel).tocsc())
+                columns.append(evaluate_features([event.feature], sentences, rel, groups=groups).tocsc())
                 X = sp.hstack(columns, format="csr")
                 probs = np.asarray(session.model.predict_proba(X), dtype=np.float64)
                 yield CurveUpdate(event, probs, getattr(event, "heldout_alpha", None),
@@ -412,9 +413,12 @@ def training_process(corpus, **kwargs):
     return run
 
 
-def feature_positions(feature, sentences, relevance) -> np.ndarray:
-    """Positions b where ``feature`` fires on the stream (for highlighting a row of the feature table)."""
+def feature_positions(feature, sentences, relevance, groups=None) -> np.ndarray:
+    """Positions b where ``feature`` fires on the stream (for highlighting a row of the feature table).
+
+    ``groups`` (from :func:`segviz.segmenter.corpus_groups`) makes peer-evidence questions per source file, as the
+    model computes them."""
     from ..features import evaluate_features
 
-    column = evaluate_features([feature], sentences, relevance).tocsc()
+    column = evaluate_features([feature], sentences, relevance, groups=groups).tocsc()
     return np.asarray(column.indices, dtype=np.int64) + 1

@@ -744,7 +744,10 @@ class MainWindow(QMainWindow):
             self.block_view.clear_highlight()
             return
         try:
-            positions = engine.feature_positions(feature, self.state.corpus.sentences(), self.state.relevance)
+            from ..segmenter import corpus_groups
+
+            positions = engine.feature_positions(feature, self.state.corpus.sentences(), self.state.relevance,
+                                                 groups=corpus_groups(self.state.corpus))
         except Exception as exc:
             self.info_label.setText(f"cannot evaluate feature: {exc}")
             return
