@@ -117,7 +117,8 @@ def register(subparsers) -> None:
     t.add_argument("--ranking", choices=("gain", "residual", "mi"), default="residual",
                    help="pair ranking: AMI of trigram-residual occurrences (default), likelihood gain over the trigram, or plain AMI")
     t.add_argument("--prior-variance", type=float, default=1.0, help="Gaussian prior variance (default 1)")
-    t.add_argument("--max-iter", type=int, default=16, help="maximum IIS iterations (default 16)")
+    t.add_argument("--max-iter", type=int, default=200,
+                   help="safety cap on IIS iterations; training stops earlier on held-out convergence (default 200)")
     t.add_argument("--heldout", type=float, default=0.05, help="held-out fraction for IIS stopping (default 0.05)")
     t.set_defaults(func=_cmd_train)
 
