@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "segviz.commands.compare",
     "segviz.commands.lm",
     "segviz.commands.segment",
+    "segviz.commands.reproduce",
 ]
 
 
