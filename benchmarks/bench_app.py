@@ -117,7 +117,8 @@ def bench_training(app, window) -> tuple[float, float, int]:
 
 
 def main(argv) -> int:
-    from segviz.app.main_window import SAMPLE_CORPUS, SAMPLE_MODEL, MainWindow
+    from segviz.app.file_actions import SAMPLE_CORPUS, SAMPLE_MODEL
+    from segviz.app.main_window import MainWindow
     from segviz.corpus import Corpus
 
     app = QApplication.instance() or QApplication([])

@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:  # the engine works without Qt; only the app needs it
         raise SegvizError(f"the desktop app needs PySide6 ({exc})") from None
     from . import engine
-    from .main_window import SAMPLE_CORPUS, SAMPLE_MODEL, MainWindow
+    from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL
+    from .main_window import MainWindow
 
     corpus = getattr(args, "corpus", None)
     model = getattr(args, "model", None)
