@@ -23,6 +23,11 @@ Section 3.3's relevance questions ask whether the (length-normalised) relevance
 of the next sentence, or the mean relevance of the next two sentences, falls in an
 interval ``low < R <= high`` of a fixed grid (``low = -inf`` gives ``R <= high``).
 
+Two opt-in question families beyond the paper have their own modules:
+lexical cohesion (:mod:`segviz.features_cohesion`) and peer evidence from
+C99/TextTiling (:mod:`segviz.features_peer`).  They build FeatureSpecs, so they
+import this module; it imports them inside the functions that dispatch to them.
+
 All matrices are built with scipy.sparse from token/sentence index arrays; the
 only Python loops run over window offsets (at most 5) and feature templates,
 never over tokens x candidates.
@@ -31,9 +36,8 @@ never over tokens x candidates.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -49,15 +53,10 @@ __all__ = [
     "EXTENDED_TEMPLATES",
     "RELEVANCE_EDGES",
     "relevance_intervals",
-    "cohesion_values",
-    "COHESION_EDGES",
     "boundary_labels",
     "select_vocabulary",
     "build_candidates",
     "evaluate_features",
-    "PEER_SIGNALS",
-    "peer_specs",
-    "peer_values",
 ]
 
 
@@ -105,8 +104,9 @@ class Window:
 #: ``"sentences_not"``: it occurs in ``window`` but not in ``not_window``;
 #: ``"begins_previous"``: it is the first token of the preceding sentence;
 #: ``"relevance"``: the mean relevance of the sentences in ``window`` lies in (low, high].
-#: ``"peer"``: an unsupervised peer's evidence at the position (``word`` names the signal, see PEER_SIGNALS)
-#: lies in (low, high].
+#: ``"cohesion"``: see :mod:`segviz.features_cohesion`.
+#: ``"peer"``: an unsupervised peer's evidence at the position (``word`` names the signal, see
+#: segviz.features_peer.PEER_SIGNALS) lies in (low, high].
 KINDS = ("sentences", "words", "sentences_not", "begins_previous", "relevance", "cohesion", "peer")
 
 
@@ -132,8 +132,10 @@ class FeatureSpec:
         if self.kind in ("relevance", "cohesion", "peer"):
             if self.low is None or self.high is None:
                 raise SegvizError(f"{self.kind} features need low and high")
-            if self.kind == "peer" and self.word not in PEER_SIGNALS:
-                raise SegvizError(f"unknown peer signal {self.word!r} (expected one of {', '.join(PEER_SIGNALS)})")
+            if self.kind == "peer":
+                from segviz.features_peer import PEER_SIGNALS  # local import: a cycle (module docstring)
+                if self.word not in PEER_SIGNALS:
+                    raise SegvizError(f"unknown peer signal {self.word!r} (expected one of {', '.join(PEER_SIGNALS)})")
         elif not self.word:
             raise SegvizError(f"{self.kind} features need a word")
         if self.kind == "sentences_not" and self.not_window is None:
@@ -152,14 +154,10 @@ class FeatureSpec:
                 return f"is {what} R > {lo:g}?"
             return f"is {what} in {lo:g} < R <= {hi:g}?"
         if self.kind == "cohesion":
-            k = self.window.end
-            what = f"the content-word overlap (cosine) of the previous {k} and next {k} sentences"
-            if self.low == -math.inf:
-                return f"is {what} C <= {self.high:g}?"
-            if self.high == math.inf:
-                return f"is {what} C > {self.low:g}?"
-            return f"is {what} in {self.low:g} < C <= {self.high:g}?"
+            from segviz.features_cohesion import _cohesion_description  # local import: a cycle
+            return _cohesion_description(self)
         if self.kind == "peer":
+            from segviz.features_peer import _peer_description  # local import: a cycle
             return _peer_description(self)
         if self.kind == "begins_previous":
             return f'does "{self.word}" begin the preceding sentence?'
@@ -176,8 +174,10 @@ class FeatureSpec:
         if self.kind == "relevance":
             return f"R[0,{w.end}) in ({self.low:g},{self.high:g}]"
         if self.kind == "cohesion":
-            return f"C±{w.end} in ({self.low:g},{self.high:g}]"
+            from segviz.features_cohesion import _cohesion_short  # local import: a cycle
+            return _cohesion_short(self)
         if self.kind == "peer":
+            from segviz.features_peer import _peer_short  # local import: a cycle
             return _peer_short(self)
         if self.kind == "begins_previous":
             return f"B-1 {self.word}"
@@ -279,12 +279,6 @@ RELEVANCE_EDGES: tuple[float, ...] = (
 
 #: Relevance windows: the next sentence and the next two sentences.
 RELEVANCE_WINDOWS: tuple[Window, ...] = (_S(0, 1), _S(0, 2))
-
-
-#: Lexical cohesion (an addition to the paper, in the spirit of TextTiling): the cosine between the sets of
-#: content words of the previous k and the next k sentences, asked as intervals of this grid, for these k.
-COHESION_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, math.inf)
-COHESION_WINDOWS: tuple[int, ...] = (2, 5, 10)
 
 
 def relevance_intervals(edges: Sequence[float] = RELEVANCE_EDGES) -> list[tuple[float, float]]:
@@ -423,232 +417,6 @@ def _relevance_block(relevance: np.ndarray, n: int, specs: Sequence[FeatureSpec]
     return sp.csc_matrix(np.column_stack(cols).astype(np.int8))
 
 
-_CONTENT = re.compile(r"[a-z]")
-
-
-def cohesion_values(sentences: Sequence[Sequence[str]], k: int) -> np.ndarray:
-    """Cosine of the content-word sets of sentences [b-k, b) and [b, b+k) for b = 1..n-1 (0 if one is empty).
-
-    Content words: tokens with a letter that are not on the bundled English stopword list.  Built from the
-    sentence-by-word incidence matrix of the text itself, so no training vocabulary is needed.
-    """
-    from segviz.peers._text import default_stopwords
-
-    stop = default_stopwords()
-    content = sorted({t for s in sentences for t in s if t not in stop and _CONTENT.search(t)})
-    stream = _Stream(sentences, content)
-    P = stream.sentence_window(Window("sentence", -k, 0)).astype(np.float64)
-    N = stream.sentence_window(Window("sentence", 0, k)).astype(np.float64)
-    inter = np.asarray(P.multiply(N).sum(axis=1)).ravel()
-    sizes = np.sqrt(np.asarray(P.sum(axis=1)).ravel() * np.asarray(N.sum(axis=1)).ravel())
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cos = np.where(sizes > 0, inter / np.where(sizes > 0, sizes, 1.0), 0.0)
-    return cos
-
-
-def cohesion_specs(edges: Sequence[float] = COHESION_EDGES,
-                   windows: Sequence[int] = COHESION_WINDOWS) -> list[FeatureSpec]:
-    return [FeatureSpec("cohesion", None, Window("sentence", -k, k), low=lo, high=hi)
-            for k in windows for lo, hi in relevance_intervals(edges)]
-
-
-def _cohesion_block(sentences, specs: Sequence[FeatureSpec]) -> sp.csc_matrix:
-    cache: dict[int, np.ndarray] = {}
-    cols = []
-    for s in specs:
-        k = s.window.end
-        if k not in cache:
-            cache[k] = cohesion_values(sentences, k)
-        c = cache[k]
-        cols.append((c > s.low) & (c <= s.high))
-    if not cols:
-        return sp.csc_matrix((max(len(sentences) - 1, 0), 0), dtype=np.int8)
-    return sp.csc_matrix(np.column_stack(cols).astype(np.int8))
-
-
-# ----------------------------------------------------------------------------- peer evidence (opt-in)
-#
-# Not in the paper, but in its spirit (Section 3: "the features might include ..."): interval questions about
-# the evidence the unsupervised peers compute, each from the text alone -- never from the labels.  The peers
-# run per *group* (a source file, i.e. one Choi document; larger groups are cut into chunks of at most
-# PEER_MAX_GROUP sentences because C99 needs n x n matrices).  Positions between two groups get NaN, so every
-# peer question answers "no" there.
-
-#: The peer signals (``FeatureSpec.word`` of a "peer" feature).
-#: ``c99_contrast``: on C99's rank matrix (Choi 2000), mean rank inside the k sentences before and the k after
-#: the gap (off the diagonal) minus the mean rank across the gap; ``c99_near``: distance in sentences from the
-#: gap to the nearest boundary C99 places (its own stopping rule); ``c99_order``: the step at which C99's
-#: divisive clustering splits at this gap, divided by the number of splits C99 keeps (<= 1: C99 keeps it);
-#: ``tt_depth``: TextTiling's depth score (Hearst 1997) at the pseudo-sentence gap nearest to the sentence edge.
-PEER_SIGNALS: tuple[str, ...] = ("c99_contrast", "c99_near", "c99_order", "tt_depth")
-PEER_CONTRAST_WINDOWS: tuple[int, ...] = (2, 5, 10)
-PEER_CONTRAST_EDGES: tuple[float, ...] = (-math.inf, -0.2, 0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7, math.inf)
-PEER_NEAR_DISTANCES: tuple[int, ...] = (0, 1, 2)
-PEER_ORDER_EDGES: tuple[float, ...] = (-math.inf, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, math.inf)
-PEER_DEPTH_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, math.inf)
-#: TextTiling's block reaches k=10 pseudo-sentences of w=20 words either side; drawn as +-10 sentences.
-PEER_DEPTH_WINDOW = 10
-PEER_MAX_GROUP = 500
-
-
-def _interval_text(what: str, sym: str, lo: float, hi: float) -> str:
-    if lo == -math.inf:
-        return f"is {what} {sym} <= {hi:g}?"
-    if hi == math.inf:
-        return f"is {what} {sym} > {lo:g}?"
-    return f"is {what} in {lo:g} < {sym} <= {hi:g}?"
-
-
-def _peer_description(f: "FeatureSpec") -> str:
-    if f.word == "c99_near":
-        d = int(f.high)
-        return ("does C99 place a boundary at this gap?" if d == 0 else
-                f"does C99 place a boundary within {d} sentence{'s' if d != 1 else ''} of this gap?") \
-            if f.low == -math.inf else _interval_text("the distance to C99's nearest boundary", "d", f.low, f.high)
-    if f.word == "c99_contrast":
-        k = f.window.end
-        return _interval_text(f"the C99 rank-matrix contrast (inside the previous {k} / next {k} sentences "
-                              f"minus across the gap)", "K", f.low, f.high)
-    if f.word == "c99_order":
-        return _interval_text("the C99 split step at this gap relative to the splits C99 keeps", "O", f.low, f.high)
-    return _interval_text("the TextTiling depth score at this gap", "D", f.low, f.high)
-
-
-def _peer_short(f: "FeatureSpec") -> str:
-    if f.word == "c99_near" and f.low == -math.inf:
-        return f"C99 within {int(f.high)}"
-    tag = {"c99_contrast": f"K±{f.window.end}", "c99_order": "C99 step", "tt_depth": "TT depth",
-           "c99_near": "C99 dist"}[f.word]
-    return f"{tag} in ({f.low:g},{f.high:g}]"
-
-
-def peer_specs() -> list["FeatureSpec"]:
-    """The peer-evidence candidate questions (opt-in: ``build_candidates(..., peer_evidence=True)``)."""
-    out = [FeatureSpec("peer", "c99_contrast", Window("sentence", -k, k), low=lo, high=hi)
-           for k in PEER_CONTRAST_WINDOWS for lo, hi in relevance_intervals(PEER_CONTRAST_EDGES)]
-    out += [FeatureSpec("peer", "c99_near", Window("sentence", -d, d), low=-math.inf, high=float(d))
-            for d in PEER_NEAR_DISTANCES]
-    out += [FeatureSpec("peer", "c99_order", Window("sentence", 0, 0), low=lo, high=hi)
-            for lo, hi in relevance_intervals(PEER_ORDER_EDGES)]
-    out += [FeatureSpec("peer", "tt_depth", Window("sentence", -PEER_DEPTH_WINDOW, PEER_DEPTH_WINDOW), low=lo, high=hi)
-            for lo, hi in relevance_intervals(PEER_DEPTH_EDGES)]
-    return out
-
-
-def _check_groups(groups, n: int) -> list[int]:
-    if groups is None:
-        g = [n]
-    else:
-        g = [int(x) for x in groups]
-        if any(x < 1 for x in g) or sum(g) != n:
-            raise SegvizError(f"groups must be positive sentence counts summing to {n} (got {len(g)} groups "
-                              f"summing to {sum(g)})")
-    out = []
-    for x in g:  # C99 needs n x n matrices: cut long groups into near-equal chunks
-        parts = -(-x // PEER_MAX_GROUP)
-        base, extra = divmod(x, parts)
-        out.extend([base + 1] * extra + [base] * (parts - extra))
-    return out
-
-
-def _contrast(rank: np.ndarray, k: int) -> np.ndarray:
-    """Inside-minus-across mean rank for the gaps b = 1..n-1 of one group (windows clipped to the group)."""
-    n = rank.shape[0]
-    P = np.zeros((n + 1, n + 1))
-    P[1:, 1:] = rank.cumsum(0).cumsum(1)
-    t = np.zeros(n + 1)
-    np.cumsum(np.diag(rank), out=t[1:])
-    b = np.arange(1, n)
-    lo, hi = np.maximum(b - k, 0), np.minimum(b + k, n)
-
-    def box(r0, r1, c0, c1):
-        return P[r1, c1] - P[r0, c1] - P[r1, c0] + P[r0, c0]
-
-    na, nb = (b - lo).astype(np.float64), (hi - b).astype(np.float64)
-    inside = box(lo, b, lo, b) - (t[b] - t[lo]) + box(b, hi, b, hi) - (t[hi] - t[b])
-    area = na * na - na + nb * nb - nb
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(area > 0, inside / np.where(area > 0, area, 1.0), np.nan) - box(lo, b, b, hi) / (na * nb)
-
-
-def _tt_depth(sentences: Sequence[Sequence[str]]) -> np.ndarray:
-    """TextTiling's depth score at each sentence edge b = 1..n-1: the larger of the two pseudo-sentence gaps
-    that bracket the edge's word offset."""
-    from segviz.peers import TextTiling
-    from segviz.peers._text import token_words
-
-    n = len(sentences)
-    tt = TextTiling()
-    out = np.zeros(n - 1)
-    wps = np.fromiter((sum(len(token_words(t)) for t in s) for s in sentences), dtype=np.int64, count=n)
-    if wps.sum() < 2 * tt.w:
-        return out
-    depth = tt.fit(sentences).depth_scores_
-    if depth.size == 0:
-        return out
-    edge = np.cumsum(wps)[:-1]                      # words before sentence b
-    g0 = np.clip(edge // tt.w - 1, 0, depth.size - 1)  # the gap after pseudo-sentence g sits at word (g+1)*w
-    g1 = np.clip(edge // tt.w, 0, depth.size - 1)
-    return np.maximum(depth[g0], depth[g1])
-
-
-def peer_values(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None
-                ) -> dict[tuple[str, int], np.ndarray]:
-    """The peer signals for the n-1 events of the stream, keyed by (signal, window parameter).
-
-    ``groups``: sentence counts of consecutive documents (e.g. Choi files) the peers run on separately; None
-    = the whole stream is one group.  Events between two groups are NaN.
-    """
-    from segviz.peers import C99
-
-    n = len(sentences)
-    sizes = tuple(_check_groups(groups, n))
-    # one-entry cache: the app evaluates one feature at a time on the same stream; holding the stream object
-    # itself (compared with `is`) keeps its id from being reused while cached
-    hit = _PEER_CACHE.get("last")
-    if hit is not None and hit[0] is sentences and hit[1] == (n, sizes):
-        return {k: v.copy() for k, v in hit[2].items()}
-    keys = [("c99_contrast", k) for k in PEER_CONTRAST_WINDOWS] + [("c99_near", 0), ("c99_order", 0),
-                                                                   ("tt_depth", 0)]
-    vals = {key: np.full(max(n - 1, 0), np.nan) for key in keys}
-    start = 0
-    for size in sizes:
-        stop = start + size
-        if size >= 3:
-            part = sentences[start:stop]
-            sl = slice(start, stop - 1)   # events b = start+1 .. stop-1 (row r = b - 1)
-            c = C99().fit(part)
-            for k in PEER_CONTRAST_WINDOWS:
-                vals[("c99_contrast", k)][sl] = _contrast(c.rank_, k)
-            pos = np.arange(1, size)
-            bnd = np.asarray(c.boundaries_, dtype=np.int64)
-            vals[("c99_near", 0)][sl] = (np.abs(pos[:, None] - bnd[None, :]).min(axis=1) if bnd.size
-                                         else np.inf)
-            order = np.empty(size - 1)
-            order[np.asarray(c.splits_, dtype=np.int64) - 1] = np.arange(1, len(c.splits_) + 1)
-            vals[("c99_order", 0)][sl] = order / max(int(c.n_splits_), 1)
-            vals[("tt_depth", 0)][sl] = _tt_depth(part)
-        start = stop
-    _PEER_CACHE["last"] = (sentences, (n, sizes), {k: v.copy() for k, v in vals.items()})
-    return vals
-
-
-_PEER_CACHE: dict = {}
-
-
-def _peer_block(sentences, specs: Sequence[FeatureSpec], groups) -> sp.csc_matrix:
-    n_ev = max(len(sentences) - 1, 0)
-    if not specs:
-        return sp.csc_matrix((n_ev, 0), dtype=np.int8)
-    vals = peer_values(sentences, groups)
-    cols = []
-    for s in specs:
-        v = vals[(s.word, s.window.end if s.word == "c99_contrast" else 0)]
-        with np.errstate(invalid="ignore"):
-            cols.append((v > s.low) & (v <= s.high))
-    return sp.csc_matrix(np.column_stack(cols).astype(np.int8))
-
-
 def _check_inputs(sentences, relevance) -> tuple[int, np.ndarray | None]:
     n = len(sentences)
     if n < 2:
@@ -687,9 +455,10 @@ def build_candidates(
     sentences : the tokenised sentence stream (n sentences -> n-1 events).
     relevance : per-sentence relevance (n,), or None for no relevance questions.
     vocabulary : the candidate words, or an int = that many most frequent words of ``sentences``.
-    cohesion : add the lexical-cohesion interval questions (not in the paper; see COHESION_EDGES).
+    cohesion : add the lexical-cohesion interval questions (not in the paper; see
+        :mod:`segviz.features_cohesion`).
     peer_evidence : add the peer-evidence interval questions (not in the paper; C99/TextTiling evidence, see
-        PEER_SIGNALS), computed per group.
+        :mod:`segviz.features_peer`), computed per group.
     groups : sentence counts of the consecutive documents the peers run on separately (None = one group).
     drop_empty : drop candidates that never fire on these events (they can have no gain).
     min_support : with ``drop_empty``, also drop candidates firing on fewer events than this (1 = the paper:
@@ -715,10 +484,12 @@ def build_candidates(
         blocks.append(_relevance_block(r, n, rs))
         specs.extend(rs)
     if cohesion:
+        from segviz.features_cohesion import _cohesion_block, cohesion_specs  # local import: a cycle
         cs = cohesion_specs()
         blocks.append(_cohesion_block(sentences, cs))
         specs.extend(cs)
     if peer_evidence:
+        from segviz.features_peer import _peer_block, peer_specs  # local import: a cycle
         ps = peer_specs()
         blocks.append(_peer_block(sentences, ps, groups))
         specs.extend(ps)
@@ -742,7 +513,7 @@ def evaluate_features(
 
     Builds only the blocks the specs need (one per distinct template, restricted
     to the words they ask about).  Relevance features need ``relevance``; peer features
-    run the peers per group of ``groups`` (see :func:`peer_values`).
+    run the peers per group of ``groups`` (see :func:`segviz.features_peer.peer_values`).
     """
     n, r = _check_inputs(sentences, relevance)
     n_ev = n - 1
@@ -771,9 +542,11 @@ def evaluate_features(
         col_blocks.append(_relevance_block(r, n, [s for _, s in rel_specs]))
         order.extend(i for i, _ in rel_specs)
     if coh_specs:
+        from segviz.features_cohesion import _cohesion_block  # local import: a cycle
         col_blocks.append(_cohesion_block(sentences, [s for _, s in coh_specs]))
         order.extend(i for i, _ in coh_specs)
     if peer:
+        from segviz.features_peer import _peer_block  # local import: a cycle
         col_blocks.append(_peer_block(sentences, [s for _, s in peer], groups))
         order.extend(i for i, _ in peer)
     X = sp.hstack(col_blocks, format="csc", dtype=np.int8)

@@ -9,16 +9,8 @@ import numpy as np
 import pytest
 
 from segviz.errors import SegvizError
-from segviz.features import (
-    PEER_CONTRAST_WINDOWS,
-    FeatureSpec,
-    Window,
-    _contrast,
-    build_candidates,
-    evaluate_features,
-    peer_specs,
-    peer_values,
-)
+from segviz.features import FeatureSpec, Window, build_candidates, evaluate_features
+from segviz.features_peer import PEER_CONTRAST_WINDOWS, _contrast, peer_specs, peer_values
 from segviz.peers import C99, TextTiling
 from segviz.peers._text import token_words
 
