@@ -2,7 +2,7 @@
 
 Every engine call the window makes goes through this module, so the views never reach into engine internals and
 the app keeps working (with less to show) while parts of the engine are missing: without a segmenter the window
-still shows the corpus, the reference ticks and the paper's baselines (Section 6, Tables 5-6).  Nothing here
+still shows the corpus, the reference ticks and the paper's baselines (Section 7, Tables 5-6).  Nothing here
 recomputes what the engine owns -- decoding, metrics, baselines, relevance and peers are imported from their
 modules; this file only adapts shapes (boundary positions <-> masses) and reports what is available.
 """
@@ -57,7 +57,7 @@ def masses_to_boundaries(masses) -> np.ndarray:
     return np.asarray(_m2b(tuple(masses)), dtype=np.int64)
 
 
-# -- decoding and scoring (Section 6: threshold alpha, minimum separation epsilon) ----------------------------
+# -- decoding and scoring (Section 7: threshold alpha, minimum separation epsilon) ----------------------------
 
 def decode_boundaries(probs: np.ndarray, alpha: float, epsilon: int) -> np.ndarray:
     """Boundary positions b (a boundary lies before sentence b) chosen by the engine's decoder."""
@@ -65,7 +65,7 @@ def decode_boundaries(probs: np.ndarray, alpha: float, epsilon: int) -> np.ndarr
     if decode is not None:
         return np.asarray(decode.decode(probs, alpha, epsilon), dtype=np.int64)
     # The segmenter issue owns decoding; until segviz.decode lands the app shows the plain threshold rule of
-    # Section 6 (greedy left to right, at least epsilon sentences apart) so the window stays usable.
+    # Section 7 (greedy left to right, at least epsilon sentences apart) so the window stays usable.
     positions = np.flatnonzero(np.asarray(probs) > alpha) + 1
     kept: list[int] = []
     for b in positions:

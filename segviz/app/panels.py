@@ -51,7 +51,7 @@ class DecisionPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
-        box = QGroupBox("Decision (Section 6)")
+        box = QGroupBox("Decision (Section 7)")
         form = QFormLayout(box)
         row = QHBoxLayout()
         self.alpha_slider = QSlider(Qt.Horizontal)

@@ -1,7 +1,7 @@
 """The session model: everything the window shows, as plain Python (napari style).
 
 :class:`SessionState` knows nothing of Qt.  It holds the corpus and its reference segmentation, the model's
-boundary probabilities, the decision parameters alpha and epsilon of Section 6, the resulting hypothesis and every
+boundary probabilities, the decision parameters alpha and epsilon of Section 7, the resulting hypothesis and every
 metrics row, the peer segmenters' hypotheses (issue 6) and the feature-induction history.  Views listen through
 :meth:`SessionState.subscribe`; :class:`QtSession` is the thin QObject wrapper that turns those notifications into
 Qt signals.  All numbers come from the engine through :mod:`segviz.app.engine` -- the state never recomputes
