@@ -7,7 +7,9 @@ import pytest
 from segviz.errors import SegvizError
 from segviz.lm._scan import cooccurrence_scan
 from segviz.lm.trigram import TrigramLM
-from segviz.lm.triggers import TriggerLM, _iis_deltas, average_mutual_information, iis_buckets
+from segviz.lm.iis import _iis_deltas, iis_buckets
+from segviz.lm.pairs import average_mutual_information
+from segviz.lm.triggers import TriggerLM
 
 WINDOW = 7
 

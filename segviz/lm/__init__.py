@@ -3,7 +3,9 @@
 See ``docs/language_models.md`` for conventions, measurements and choices.
 """
 from .models import FORMAT, VERSION, LanguageModels, train_language_models
-from .triggers import IISIteration, TriggerLM, average_mutual_information
+from .iis import IISIteration
+from .pairs import average_mutual_information
+from .triggers import TriggerLM
 from .trigram import BOS, EOS, UNK, TokenStream, TrigramLM
 
 __all__ = [

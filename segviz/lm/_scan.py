@@ -135,7 +135,7 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
 
     Returns ``logZ[j]``, ``lam_w[j]`` (= Lambda of the predicted word), and when ``accumulate`` the IIS
     statistics: ``E[k, b]`` expected count of feature k at events whose number of active features f# falls in
-    bucket ``b = bucket[f#]`` (see :func:`segviz.lm.triggers.iis_buckets`), and ``obs[k]`` its observed count.
+    bucket ``b = bucket[f#]`` (see :func:`segviz.lm.iis.iis_buckets`), and ``obs[k]`` its observed count.
     """
     n = wt.shape[0]
     n_vocab = puni.shape[0]

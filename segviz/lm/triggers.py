@@ -10,120 +10,26 @@ takes no window slot.  Because only triggered targets change the prior,
 computed without touching the vocabulary (see :mod:`segviz.lm._scan` for the Katz decomposition that makes it
 cost O(continuations of the history)).
 
-Pair selection
-    Sources and targets are the ``trigger_vocab`` most frequent words.  Each candidate pair (s, t) gets the
-    *average mutual information* between the events "s occurred in the last N words" and "the next word is t"
-    (Rosenfeld's AMI, computed from a 2 x 2 table over all word positions), self-triggers included; only
-    positively associated pairs qualify.  With ``ranking="residual"`` (the default) each occurrence of t counts
-    with weight ``1 - p_tri(t | h)``: the part of the occurrence the trigram did *not* already predict.  Plain
-    MI fills the top slots with newswire boilerplate that the trigram predicts locally ("shr" -> "vs",
-    "cts" -> "net"), pairs that cost parameters and buy nothing; the residual weighting demotes them
-    (measured in docs/language_models.md).
-
-Training
-    Improved Iterative Scaling (Della Pietra, Della Pietra & Lafferty 1997) with a Gaussian prior on the weights
-    (Chen & Rosenfeld 2000): for each feature k solve
-    ``sum_m E[k, m] exp(m delta) + (lambda_k + delta) / sigma^2 = observed_k`` by Newton's method, where
-    ``E[k, m]`` is the model's expected count of f_k at events with m active features (the IIS f#).  Without the
-    prior, pairs never observed in training run off to -inf.
-
-    Acceleration (``acceleration="overrelaxed"``, the default): the IIS step is only a lower-bound step, very
-    short for targets with many sources (f# in the hundreds), so plain IIS creeps.  Each iteration tries the
-    over-relaxed step ``lam + eta * delta`` (adaptive over-relaxation of bound optimisers, Salakhutdinov &
-    Roweis, ICML 2003) and keeps it only if the penalised training objective (cross-fitted log-likelihood +
-    Gaussian log-prior) did not decrease; otherwise it takes the plain IIS step ``lam + delta``, whose
-    improvement the IIS auxiliary function guarantees, and the next try restarts at eta / relax_growth^2
-    (S&R restart at 1).  After every accepted step eta grows by ``relax_growth`` up to ``relax_max``.  The objective is therefore
-    monotone, exactly as in plain IIS, and the fixed point is the same (the direction is always the IIS delta).
-
-    Stopping: when the held-out log-likelihood improves by less than ``tol`` (relative) or gets worse, in which
-    case the better weights are kept; a step that does not improve the held-out likelihood is first retried at
-    1/2, 1/4 and 1/8 of its size (points between two weights with the training objective >= the first one's
-    keep it >= by concavity).  ``max_iter`` is only a safety cap.  Without held-out text, iterations stop when
-    the training objective improves by less than ``tol`` (relative).
+Pair selection (average mutual information, residual and gain rankings) is :mod:`segviz.lm.pairs`;
+Improved Iterative Scaling with a Gaussian prior, over-relaxation and the stopping rule is
+:mod:`segviz.lm.iis`.
 """
 from __future__ import annotations
 
 import os
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Generator
 
 import numpy as np
 
 from ..errors import SegvizError
 from ..events import Progress
-from ._scan import cooccurrence_scan, trigger_scan
+from ._scan import trigger_scan
+from .iis import IISIteration, _cross_fit_priors, iis_buckets, run_iis
+from .pairs import rank_by_gain, top_pairs_by_ami
 from .trigram import TokenStream, TrigramLM, _BITS, _lookup, _validate_sentences
 
 _FIRST_WORD = 3  # ids 0..2 are <unk>, <s>, </s>; words follow in frequency order
-
-
-def _slice_stream(st: TokenStream, s0: int, s1: int) -> TokenStream:
-    a, b = np.searchsorted(st.sentence, [s0, s1])
-    return TokenStream(w=st.w[a:b], h1=st.h1[a:b], h2=st.h2[a:b], sentence=st.sentence[a:b] - s0,
-                       is_word=st.is_word[a:b], oov=st.oov[a:b], n_sentences=s1 - s0)
-
-
-def _concat_streams(parts: list[TokenStream]) -> TokenStream:
-    offsets = np.cumsum([0] + [p.n_sentences for p in parts])
-    return TokenStream(
-        w=np.concatenate([p.w for p in parts]), h1=np.concatenate([p.h1 for p in parts]),
-        h2=np.concatenate([p.h2 for p in parts]),
-        sentence=np.concatenate([p.sentence + o for p, o in zip(parts, offsets)]),
-        is_word=np.concatenate([p.is_word for p in parts]), oov=np.concatenate([p.oov for p in parts]),
-        n_sentences=int(offsets[-1]),
-    )
-
-
-def _cross_fit_priors(prior: TrigramLM, stream: TokenStream, n_folds: int):
-    """Yield (block, trigram trained on the other blocks with the prior's vocabulary) for contiguous blocks."""
-    if n_folds <= 1:
-        yield stream, prior
-        return
-    cuts = np.linspace(0, stream.n_sentences, n_folds + 1).round().astype(int)
-    blocks = [_slice_stream(stream, cuts[i], cuts[i + 1]) for i in range(n_folds)]
-    for i, block in enumerate(blocks):
-        other = _concat_streams([b for j, b in enumerate(blocks) if j != i])
-        fp = TrigramLM(vocab_size=prior.vocab_size, discount_cutoff=prior.discount_cutoff,
-                       min_leftover=prior.min_leftover)
-        fp.vocab_, fp.word_index_ = prior.vocab_, prior.word_index_
-        fp._build(other)
-        yield block, fp
-
-
-def iis_buckets(max_active: int) -> tuple[np.ndarray, np.ndarray]:
-    """IIS f# buckets: ``values[b]`` and ``bucket[f]`` for f = 0..max_active.
-
-    f# up to 16 is exact; larger f# (frequent targets such as "pct" have hundreds of sources) is rounded *up*
-    to the next of 24, 32, 48, 64, ...  Rounding up keeps the IIS auxiliary function a lower bound (a more
-    conservative, GIS-like step); rounding down would not, and made IIS diverge on Reuters.
-    """
-    vals = list(range(1, 17))
-    v = 16
-    while vals[-1] < max_active:
-        v = int(v * 1.5)
-        vals.append(v)
-    values = np.array(vals, dtype=float)
-    f = np.arange(max(max_active, 1) + 1)
-    bucket = np.searchsorted(values, f).astype(np.int64)
-    bucket[0] = 0  # unused: a feature with an inactive target never accumulates
-    return values, bucket
-
-
-@dataclass(frozen=True)
-class IISIteration:
-    """One finished IIS iteration: perplexities per predicted token on the training and held-out streams."""
-
-    iteration: int
-    train_perplexity: float | None  # cross-fitted (see TriggerLM.cv_folds)
-    heldout_perplexity: float | None
-    mean_abs_weight: float
-    seconds: float = 0.0  # wall time of the iteration (accumulating passes over the folds + held-out passes)
-    train_objective: float | None = None  # cross-fitted log-likelihood + Gaussian log-prior (what IIS raises)
-    step: float = 1.0  # multiple of the IIS step taken (> 1: over-relaxed; < 1: damped on held-out text)
-    passes: int = 1  # accumulating passes over the training text this iteration took
 
 
 def _csr(keys: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -131,24 +37,6 @@ def _csr(keys: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     ptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys, minlength=n_rows), out=ptr[1:])
     return ptr, order.astype(np.int64)
-
-
-def average_mutual_information(c_st, c_s, c_t, n):
-    """Average MI (nats) between [s in history] and [next word = t] from the 2x2 table's margins."""
-    c_st = np.asarray(c_st, dtype=float)
-    cells = (
-        (c_st, c_s, c_t),
-        (c_s - c_st, c_s, n - c_t),
-        (c_t - c_st, n - c_s, c_t),
-        (n - c_s - c_t + c_st, n - c_s, n - c_t),
-    )
-    total = np.zeros(np.broadcast(c_st, c_s, c_t).shape)
-    for joint, a, b in cells:
-        joint = np.maximum(joint, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            term = joint / n * np.log(joint * n / (a * b))
-        total += np.where(joint > 0, term, 0.0)
-    return total
 
 
 class TriggerLM:
@@ -163,7 +51,7 @@ class TriggerLM:
     trigger_vocab : int
         Sources and targets are restricted to this many most frequent words.
     ranking : {"gain", "residual", "mi"}
-        How candidate pairs are ranked (see the module docstring).
+        How candidate pairs are ranked (see :mod:`segviz.lm.pairs`).
     gain_candidates : int
         With ``ranking="gain"``, the top ``gain_candidates * n_triggers`` pairs by residual AMI are re-ranked
         by their single-feature likelihood gain over the trigram prior.
@@ -174,7 +62,7 @@ class TriggerLM:
     max_iter, tol : safety cap on IIS iterations and relative held-out log-likelihood tolerance for stopping
         (training objective when there is no held-out text).
     acceleration : {"overrelaxed", "none"}
-        Adaptive over-relaxation of the IIS step (module docstring) or plain IIS.
+        Adaptive over-relaxation of the IIS step (see :mod:`segviz.lm.iis`) or plain IIS.
     relax_growth, relax_max : growth factor of the over-relaxation eta after an accepted step, and its cap.
     cv_folds : int
         The IIS statistics (and the residual weights of the ranking) of each of ``cv_folds`` contiguous blocks of
@@ -322,36 +210,11 @@ class TriggerLM:
             r = 1.0 - np.exp(lp_tri[words])
         else:
             r = np.ones(x.size)
-        C, hist, target = cooccurrence_scan(x.astype(np.int64), r.astype(np.float64), int(self.window), n_tv)
-        n = float(x.size)
         k = int(self.n_triggers if n_pairs is None else n_pairs)
-        best_s = np.empty(0, dtype=np.int64)
-        best_t = np.empty(0, dtype=np.int64)
-        best_v = np.empty(0)
-        chunk = max(1, 2_000_000 // max(n_tv, 1))
-        for t0 in range(0, n_tv, chunk):
-            block = C[t0:t0 + chunk].astype(np.float64)
-            ct = target[t0:t0 + chunk, None]
-            score = average_mutual_information(block, hist[None, :], ct, n)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                positive = block * n > ct * hist[None, :]
-            score = np.where(positive & (block >= self.min_cooccurrence), score, -np.inf)
-            flat = score.ravel()
-            take = min(k, flat.size)
-            idx = np.argpartition(-flat, take - 1)[:take]
-            idx = idx[np.isfinite(flat[idx])]
-            tt, ss = np.divmod(idx, n_tv)
-            best_s = np.concatenate([best_s, ss])
-            best_t = np.concatenate([best_t, tt + t0])
-            best_v = np.concatenate([best_v, flat[idx]])
-            if best_v.size > 4 * k:
-                keep = np.argpartition(-best_v, k - 1)[:k]
-                best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
-        del C
-        order = np.argsort(-best_v, kind="stable")[:k]
-        self.sources_ = (best_s[order] + _FIRST_WORD).astype(np.int64)
-        self.targets_ = (best_t[order] + _FIRST_WORD).astype(np.int64)
-        self.scores_ = best_v[order].astype(np.float64)
+        ss, tt, vv = top_pairs_by_ami(x, r, self.window, n_tv, k, self.min_cooccurrence)
+        self.sources_ = (ss + _FIRST_WORD).astype(np.int64)
+        self.targets_ = (tt + _FIRST_WORD).astype(np.int64)
+        self.scores_ = vv.astype(np.float64)
         self.weights_ = np.zeros(self.sources_.size)
 
     # ------------------------------------------------------------------ training
@@ -391,7 +254,7 @@ class TriggerLM:
             self._keep_by_gain(E.sum(axis=1), obs)
             yield Progress("triggers: rank by gain", 1, 1)
         n_train = len(stream)
-        held = held_in = None
+        held = held_in = held_lp = None
         if heldout is not None:
             held = prior.encode(_validate_sentences(heldout))
             if len(held) == 0:
@@ -399,98 +262,7 @@ class TriggerLM:
             else:
                 held_in = self._stream_inputs(prior, held, self._tables(prior))
                 held_lp = prior.logprob_stream(held)
-        sigma2 = float(self.prior_variance)
-
-        def penalised(train_ll, lam):
-            # the objective IIS maximises: cross-fitted log-likelihood plus the Gaussian log-prior
-            return train_ll - 0.5 * float(lam @ lam) / sigma2
-
-        def heldout_ll(lam):
-            hz, hl, _, _ = self._run(prior, held, lam, accumulate=False, inputs=held_in)
-            return float((held_lp + hl - hz).sum())
-
-        def ppl(ll, n):
-            return float(np.exp(-ll / n))
-
-        lam = np.zeros(self.sources_.size)
-        n_iter = int(self.max_iter) if self.sources_.size else 0  # no qualifying pair: the trigram itself
-        t_start = time.perf_counter()
-        best_ll = float(held_lp.sum()) if held is not None else None  # lambda = 0 is the trigram itself
-        if n_iter:
-            E, obs, train_ll = self._fold_pass(folds, fold_inputs, lp_folds, lam)
-            obj = penalised(train_ll, lam)
-        else:
-            train_ll = float(sum(lp.sum() for lp in lp_folds))
-            obj = train_ll
-        # history_[i] describes the weights after i accepted iterations (0 = the trigram alone)
-        self.history_ = [IISIteration(0, ppl(train_ll, n_train), ppl(best_ll, len(held)) if held is not None else None,
-                                      0.0, round(time.perf_counter() - t_start, 3), train_objective=obj, step=0.0,
-                                      passes=1)]
-        eta = 1.0
-        growth, eta_max = float(self.relax_growth), float(self.relax_max)
-        accelerate = self.acceleration == "overrelaxed"
-        for it in range(1, n_iter + 1):
-            yield Progress("triggers: IIS", it - 1, n_iter)
-            t_start = time.perf_counter()
-            delta = _iis_deltas(E, obs, lam, sigma2, self._bucket_values)
-            # Adaptive over-relaxation (Salakhutdinov & Roweis 2003) of the IIS step: try lam + eta * delta; keep
-            # it only if the penalised training objective did not decrease, otherwise fall back to the plain IIS
-            # step (eta = 1), whose improvement the IIS bound guarantees.  After a rejection the next try restarts
-            # at eta / growth^2 rather than at 1 (S&R restart at 1): on Reuters the useful eta stays at 3-5, and
-            # climbing back from 1 wasted iterations.
-            passes = 0
-            for step in ((eta, 1.0) if eta > 1.0 else (1.0,)):
-                cand = lam + step * delta
-                E_c, obs_c, ll_c = self._fold_pass(folds, fold_inputs, lp_folds, cand)
-                obj_c = penalised(ll_c, cand)
-                passes += 1
-                if step == 1.0 or obj_c >= obj:
-                    break
-            if not accelerate:
-                eta = 1.0
-            elif step == eta:
-                eta = min(eta * growth, eta_max)
-            else:
-                eta = max(1.0, eta / growth ** 2)
-            gain_train = obj_c - obj
-            stop = False
-            held_ppl = None
-            if held is not None:
-                ll = heldout_ll(cand)
-                if ll <= best_ll:
-                    # Held-out likelihood got worse.  On small corpora the cross-fitted priors are much weaker
-                    # than the final one and a full step overshoots: try the step at 1/2, 1/4, 1/8.  Points between
-                    # lam and cand keep the training objective >= obj(lam) (it is concave), so monotonicity holds.
-                    for frac in (0.5, 0.25, 0.125):
-                        cand_h = lam + frac * (cand - lam)
-                        ll = heldout_ll(cand_h)
-                        if ll > best_ll:
-                            cand = cand_h
-                            E_c, obs_c, ll_c = self._fold_pass(folds, fold_inputs, lp_folds, cand)
-                            obj_c = penalised(ll_c, cand)
-                            passes += 1
-                            eta = 1.0
-                            break
-                held_ppl = ppl(ll, len(held))
-                if ll <= best_ll:
-                    # keep the previous, better weights; record the rejected step for inspection only
-                    yield IISIteration(it, ppl(ll_c, n_train), held_ppl, float(np.abs(cand).mean()),
-                                       round(time.perf_counter() - t_start, 3), train_objective=obj_c, step=step,
-                                       passes=passes)
-                    break
-                stop = (ll - best_ll) / abs(best_ll) < self.tol
-                best_ll = ll
-            else:
-                stop = gain_train <= self.tol * abs(obj)
-            lam, E, obs, obj = cand, E_c, obs_c, obj_c
-            self.history_.append(IISIteration(it, ppl(ll_c, n_train), held_ppl, float(np.abs(lam).mean()),
-                                              round(time.perf_counter() - t_start, 3), train_objective=obj,
-                                              step=step, passes=passes))
-            yield self.history_[-1]
-            if stop:
-                break
-        self.weights_ = lam
-        yield Progress("triggers: IIS", n_iter, n_iter)
+        yield from run_iis(self, prior, folds, fold_inputs, lp_folds, n_train, held, held_in, held_lp)
         return self
 
     def _fold_pass(self, folds, fold_inputs, lp_folds, lam):
@@ -505,20 +277,11 @@ class TriggerLM:
         return E, obs, train_ll
 
     def _keep_by_gain(self, expected: np.ndarray, observed: np.ndarray) -> None:
-        """Keep the ``n_triggers`` candidates with the largest single-feature likelihood gain over the prior.
-
-        For one feature alone, max over lambda of the log-likelihood gain is, for small probabilities, the Poisson
-        divergence ``obs log(obs / E) - (obs - E)`` with ``E`` the prior's expected count of the feature (the
-        IIS statistic at lambda = 0).  A pair the trigram already predicts (E ~ obs) gains nothing, however
-        high its mutual information.  Only positive associations (obs > E) are kept.
-        """
-        e = np.maximum(expected, 1e-12)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gain = np.where(observed > e, observed * np.log(observed / e) - (observed - e), 0.0)
-        order = np.argsort(-gain, kind="stable")[: int(self.n_triggers)]
-        order = order[gain[order] > 0]
+        """Keep the ``n_triggers`` candidates with the largest single-feature likelihood gain over the prior
+        (:func:`segviz.lm.pairs.rank_by_gain`)."""
+        order, gain = rank_by_gain(expected, observed, int(self.n_triggers))
         self.sources_, self.targets_ = self.sources_[order], self.targets_[order]
-        self.scores_ = gain[order]
+        self.scores_ = gain
         self.weights_ = np.zeros(order.size)
 
     # ------------------------------------------------------------------ scoring
@@ -614,25 +377,3 @@ class TriggerLM:
         lm.weights_, lm.scores_ = arrays["weights"].astype(np.float64), arrays["scores"].astype(np.float64)
         lm.prior_ = prior
         return lm
-
-
-def _iis_deltas(E: np.ndarray, obs: np.ndarray, lam: np.ndarray, sigma2: float, values: np.ndarray,
-                n_bisect: int = 64) -> np.ndarray:
-    """Solve sum_b E[k,b] e^{values[b] d} + (lam_k + d) / sigma2 = obs_k for every k (vectorised bisection).
-
-    The left side is increasing in d, so bisection on [-20, 20] is safe.  (Newton is not: with f# buckets of
-    tens or hundreds, e^{f# d} makes Newton crawl from the right, ~1/f# per step, and stopping it early left
-    weights far too large.)
-    """
-    E = np.maximum(E, 0.0)
-    v = np.asarray(values, dtype=float)
-    lo = np.full(lam.shape, -20.0)
-    hi = np.full(lam.shape, 20.0)
-    for _ in range(n_bisect):
-        d = 0.5 * (lo + hi)
-        with np.errstate(over="ignore", invalid="ignore"):
-            f = (E * np.exp(np.minimum(np.outer(d, v), 700.0))).sum(axis=1) + (lam + d) / sigma2 - obs
-        pos = f > 0
-        hi = np.where(pos, d, hi)
-        lo = np.where(pos, lo, d)
-    return 0.5 * (lo + hi)

@@ -1,0 +1,95 @@
+"""Trigger-pair selection for the long-range model of Section 3.2: co-occurrence within the N-word window,
+average mutual information (plain or residual) and likelihood-gain rankings, the top K pairs.
+
+The model that uses the pairs is :class:`segviz.lm.triggers.TriggerLM`.
+
+Pair selection
+    Sources and targets are the ``trigger_vocab`` most frequent words.  Each candidate pair (s, t) gets the
+    *average mutual information* between the events "s occurred in the last N words" and "the next word is t"
+    (Rosenfeld's AMI, computed from a 2 x 2 table over all word positions), self-triggers included; only
+    positively associated pairs qualify.  With ``ranking="residual"`` (the default) each occurrence of t counts
+    with weight ``1 - p_tri(t | h)``: the part of the occurrence the trigram did *not* already predict.  Plain
+    MI fills the top slots with newswire boilerplate that the trigram predicts locally ("shr" -> "vs",
+    "cts" -> "net"), pairs that cost parameters and buy nothing; the residual weighting demotes them
+    (measured in docs/language_models.md).
+
+Gain ranking
+    With ``ranking="gain"`` the top candidates by residual AMI are re-ranked by their single-feature
+    likelihood gain over the trigram prior (:func:`rank_by_gain`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._scan import cooccurrence_scan
+
+
+def average_mutual_information(c_st, c_s, c_t, n):
+    """Average MI (nats) between [s in history] and [next word = t] from the 2x2 table's margins."""
+    c_st = np.asarray(c_st, dtype=float)
+    cells = (
+        (c_st, c_s, c_t),
+        (c_s - c_st, c_s, n - c_t),
+        (c_t - c_st, n - c_s, c_t),
+        (n - c_s - c_t + c_st, n - c_s, n - c_t),
+    )
+    total = np.zeros(np.broadcast(c_st, c_s, c_t).shape)
+    for joint, a, b in cells:
+        joint = np.maximum(joint, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = joint / n * np.log(joint * n / (a * b))
+        total += np.where(joint > 0, term, 0.0)
+    return total
+
+
+def top_pairs_by_ami(x: np.ndarray, r: np.ndarray, window: int, n_tv: int, k: int,
+                     min_cooccurrence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` positively associated (s, t) pairs with the largest (weighted) average MI.
+
+    ``x`` is the word stream in trigger-vocabulary indices (0..n_tv-1, -1 outside it), ``r`` the weight of each
+    occurrence (1, or ``1 - p_tri`` for the residual ranking).  Returns (source, target, score) arrays in
+    trigger-vocabulary indices, best first.
+    """
+    C, hist, target = cooccurrence_scan(x.astype(np.int64), r.astype(np.float64), int(window), n_tv)
+    n = float(x.size)
+    best_s = np.empty(0, dtype=np.int64)
+    best_t = np.empty(0, dtype=np.int64)
+    best_v = np.empty(0)
+    chunk = max(1, 2_000_000 // max(n_tv, 1))
+    for t0 in range(0, n_tv, chunk):
+        block = C[t0:t0 + chunk].astype(np.float64)
+        ct = target[t0:t0 + chunk, None]
+        score = average_mutual_information(block, hist[None, :], ct, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            positive = block * n > ct * hist[None, :]
+        score = np.where(positive & (block >= min_cooccurrence), score, -np.inf)
+        flat = score.ravel()
+        take = min(k, flat.size)
+        idx = np.argpartition(-flat, take - 1)[:take]
+        idx = idx[np.isfinite(flat[idx])]
+        tt, ss = np.divmod(idx, n_tv)
+        best_s = np.concatenate([best_s, ss])
+        best_t = np.concatenate([best_t, tt + t0])
+        best_v = np.concatenate([best_v, flat[idx]])
+        if best_v.size > 4 * k:
+            keep = np.argpartition(-best_v, k - 1)[:k]
+            best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
+    del C
+    order = np.argsort(-best_v, kind="stable")[:k]
+    return best_s[order], best_t[order], best_v[order]
+
+
+def rank_by_gain(expected: np.ndarray, observed: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the ``k`` candidates with the largest single-feature likelihood gain over the prior, and their gains.
+
+    For one feature alone, max over lambda of the log-likelihood gain is, for small probabilities, the Poisson
+    divergence ``obs log(obs / E) - (obs - E)`` with ``E`` the prior's expected count of the feature (the
+    IIS statistic at lambda = 0).  A pair the trigram already predicts (E ~ obs) gains nothing, however
+    high its mutual information.  Only positive associations (obs > E) are kept.
+    """
+    e = np.maximum(expected, 1e-12)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.where(observed > e, observed * np.log(observed / e) - (observed - e), 0.0)
+    order = np.argsort(-gain, kind="stable")[: int(k)]
+    order = order[gain[order] > 0]
+    return order, gain[order]
