@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import read_corpus  # noqa: E402
 from segviz.features import EXTENDED_TEMPLATES, VOCABULARY_TEMPLATES, boundary_labels, build_candidates  # noqa: E402
-from segviz.induction import BoundaryModel, FeatureAdded, _as_csc, candidate_gains, log_likelihood  # noqa: E402
+from segviz.induction import BoundaryModel, FeatureAdded  # noqa: E402
+from segviz.induction_math import _as_csc, candidate_gains  # noqa: E402
 
 
 def naive_gains(X, y, scores, cols, lambda_max=10.0, tol=1e-9):

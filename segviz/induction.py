@@ -1,54 +1,9 @@
-"""Greedy feature induction for the exponential boundary model (paper Section 4).
+"""Greedy feature induction for the exponential boundary model (paper Section 4): the estimator.
 
-Model
------
-The paper's linear exponential family over a prior ``q0`` (Section 4),
-
-    q(yes | w) = e^{lambda.f(w)} q0(yes) / Z(w),   q(no | w) = q0(no) / Z(w),
-    Z(w) = q0(no) + e^{lambda.f(w)} q0(yes),
-
-with ``q0`` the training base rate of boundaries.  (The paper writes
-``Z = 1 + e^{lambda.f}`` for a uniform prior.)  Dividing through, this is the
-logistic form with the prior's log-odds as a fixed offset:
-
-    q(yes | w) = sigmoid(theta0 + lambda.f(w)),   theta0 = log(q0(yes) / q0(no)).
-
-Gain
-----
-The gain of a candidate ``g`` is the largest log-likelihood improvement from
-adding it alone with its best weight ``a`` (the current model's weights frozen):
-
-    G(g) = max_a  a * A_g - sum_{i: g fires} [softplus(a + l_i) - softplus(l_i)],
-
-where ``A_g`` is the number of true boundaries among the events where ``g``
-fires and ``l_i`` the current log-odds of event ``i``.  Only the events where
-``g`` fires matter, so one safeguarded Newton iteration for *all* candidates is
-a handful of passes over the nonzeros of the sparse event-by-candidate matrix
-(CSC, grouped by candidate with ``np.add.reduceat``) -- no Python loop over
-candidates.  Newton is safeguarded by a bracket (bisection when a step leaves
-it) and weights are confined to ``|lambda| <= lambda_max``: a candidate that only
-fires on boundaries (or never on one) has its optimum at infinity, and the cap
-keeps such separable features finite (the paper applies no smoothing at all).
-The production path runs the same Newton per column in a numba kernel (parallel
-over candidates, warm-started from the previous round's optima, one ``exp`` per
-candidate and iteration thanks to the probability form
-``r = p e^a / (1 + p (e^a - 1))``); the numpy path is the reference and the
-tests hold both to the slow definition.
-
-Refit
------
-After adding the best candidate, all weights are refitted to the maximum
-likelihood by **Improved Iterative Scaling** (Della Pietra, Della Pietra &
-Lafferty 1997), not GIS: the update ``delta_j`` for feature ``j`` solves
-
-    sum_i f_j(w_i) q(yes | w_i) e^{delta_j f#(w_i)} = sum_i f_j(w_i) y_i,
-
-``f#(w) = sum_j f_j(w)`` the number of active features; grouping events by
-``f#`` makes this a polynomial in ``e^{delta_j}`` whose coefficients come from one
-bincount, solved for all ``j`` at once by vectorised Newton.  IIS runs from the
-previous weights (warm start) until ``max |delta| < iis_tol`` (or the
-log-likelihood stalls), with adaptive over-relaxation of the IIS step
-(:func:`iis_refit`).
+:class:`BoundaryModel` grows the model q(b | w) one feature per round -- the exact gains of all candidates,
+the best one added, every weight refitted by IIS -- and yields a :class:`FeatureAdded` event per round and an
+:class:`InductionFinished` at the end.  The mathematics (the model's form, the gains, the IIS refit) lives in
+pure functions in :mod:`segviz.induction_math`; the class coordinates them and keeps the state.
 """
 from __future__ import annotations
 
@@ -59,20 +14,17 @@ from typing import Generator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit as _expit
 
 from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, tune
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import FeatureSpec
+from segviz.induction_math import _as_csc, _sigmoid, candidate_gains, iis_refit, log_likelihood
 
 __all__ = [
     "FeatureAdded",
     "InductionFinished",
     "BoundaryModel",
-    "candidate_gains",
-    "iis_refit",
-    "log_likelihood",
 ]
 
 
@@ -110,299 +62,6 @@ class InductionFinished:
 
     rounds: int
     reason: str
-
-
-# ----------------------------------------------------------------------------- pure functions
-
-
-def _softplus(x: np.ndarray) -> np.ndarray:
-    return np.logaddexp(0.0, x)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return _expit(np.asarray(x, dtype=np.float64))
-
-
-def log_likelihood(scores: np.ndarray, y: np.ndarray) -> float:
-    """sum_i log q(y_i | w_i) for log-odds ``scores`` (natural log)."""
-    s = np.asarray(scores, dtype=np.float64)
-    return float(np.sum(np.where(y, s, 0.0) - _softplus(s)))
-
-
-def _as_csc(X) -> sp.csc_matrix:
-    if not sp.issparse(X):
-        X = sp.csc_matrix(np.asarray(X))
-    X = X.tocsc()
-    if not X.has_sorted_indices:
-        X = X.sorted_indices()
-    return X
-
-
-def _gains_kernel_py(indptr, indices, probs, A, init, lambda_max, tol, max_iter, gains, alphas):
-    """Per-candidate safeguarded Newton, one column at a time (compiled by numba when available).
-
-    Same mathematics as the vectorised numpy path of :func:`candidate_gains`, written with
-    the event probabilities p_i instead of log-odds: with e = e^a the updated probability is
-    r_i = p_i e / (1 + p_i (e - 1)), so Newton needs one exp per *candidate* and iteration,
-    not one per nonzero; the gain is a A - sum_i log(1 + p_i (e - 1)).
-    """
-    m = indptr.shape[0] - 1
-    for c in _prange(m):
-        s0 = indptr[c]
-        s1 = indptr[c + 1]
-        if s1 == s0:
-            gains[c] = 0.0
-            alphas[c] = 0.0
-            continue
-        a = min(max(init[c], -lambda_max), lambda_max)
-        lo = -lambda_max
-        hi = lambda_max
-        Ac = A[c]
-        nc = s1 - s0
-        for _ in range(max_iter):
-            em1 = math.expm1(a)
-            e = em1 + 1.0
-            sr = 0.0
-            srr = 0.0
-            for k in range(s0, s1):
-                p = probs[indices[k]]
-                r = p * e / (1.0 + p * em1)
-                sr += r
-                srr += r * (1.0 - r)
-            d1 = Ac - sr
-            if abs(d1) < tol * max(nc, 1.0):
-                break
-            if d1 > 0:
-                lo = a
-            else:
-                hi = a
-            new = a + d1 / srr if srr > 0 else 0.5 * (lo + hi)
-            if not (lo <= new <= hi) or new != new:
-                new = 0.5 * (lo + hi)
-            step = abs(new - a)
-            a = new
-            if step < tol or hi - lo < tol:
-                break
-        em1 = math.expm1(a)
-        loss = 0.0
-        for k in range(s0, s1):
-            loss += math.log1p(probs[indices[k]] * em1)
-        g = a * Ac - loss
-        gains[c] = g if g > 0 else 0.0
-        alphas[c] = a
-
-
-try:  # numba is optional: the numpy path below is the reference
-    import numba as _numba
-
-    _prange = _numba.prange
-    _gains_kernel = _numba.njit(parallel=True, cache=True, fastmath=False)(_gains_kernel_py)
-except Exception:  # pragma: no cover - numba missing or broken
-    _prange = range
-    _gains_kernel = None
-if _gains_kernel is None:  # pragma: no cover
-    _prange = range
-
-
-def candidate_gains(
-    X,
-    y: np.ndarray,
-    scores: np.ndarray,
-    *,
-    lambda_max: float = 10.0,
-    tol: float = 1e-9,
-    max_iter: int = 100,
-    init: np.ndarray | None = None,
-    engine: str = "auto",
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact gain and best weight of every candidate column of ``X`` (binary, events x candidates).
-
-    ``scores`` are the current log-odds of the events.  Returns ``(gains, alphas)``;
-    columns that never fire get gain 0 and weight 0.  ``init`` (one weight per
-    column, e.g. last round's optima) only sets Newton's starting point.
-    ``engine``: "numpy" = vectorised over all nonzeros (reference), "numba" = the
-    same Newton compiled per column (parallel over columns), "auto" = numba if
-    importable.
-    """
-    X = _as_csc(X)
-    n, m = X.shape
-    if engine not in ("auto", "numba", "numpy"):
-        raise SegvizError(f"engine must be 'auto', 'numba' or 'numpy', not {engine!r}")
-    if engine == "numba" and _gains_kernel is None:
-        raise SegvizError("numba is not available")
-    if engine != "numpy" and _gains_kernel is not None and m:
-        sc = np.ascontiguousarray(scores, dtype=np.float64)
-        A = np.asarray(X.T @ np.asarray(y, dtype=np.float64)).ravel()
-        a0 = np.zeros(m) if init is None else np.ascontiguousarray(init, dtype=np.float64)
-        gains = np.empty(m)
-        alphas = np.empty(m)
-        _gains_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), _sigmoid(sc), A, a0,
-                      float(lambda_max), float(tol), int(max_iter), gains, alphas)
-        return gains, alphas
-    counts = np.diff(X.indptr)
-    gains = np.zeros(m)
-    alphas = np.zeros(m)
-    cols = np.flatnonzero(counts > 0)
-    if cols.size == 0:
-        return gains, alphas
-    yv = np.asarray(y, dtype=np.float64)
-    # A_g: boundaries among the events where g fires (a sufficient statistic, fixed for the round)
-    A_all = np.add.reduceat(yv[X.indices], X.indptr[:-1][cols]) if X.nnz else np.zeros(cols.size)
-    seg_start = X.indptr[:-1][cols]
-    # event log-odds at every nonzero, laid out column by column
-    sc = np.asarray(scores, dtype=np.float64)
-    l_nz = sc[X.indices]
-    sp_nz = _softplus(sc)[X.indices]   # softplus of the current log-odds: per event, gathered
-    if cols.size != m:  # drop empty columns from the layout
-        keep = np.repeat(counts > 0, counts)
-        l_nz = l_nz[keep]
-        sp_nz = sp_nz[keep]
-        seg_start = np.concatenate([[0], np.cumsum(counts[cols])[:-1]])
-    N = counts[cols].astype(np.float64)
-
-    a = np.zeros(cols.size) if init is None else np.clip(np.asarray(init, dtype=np.float64)[cols],
-                                                            -lambda_max, lambda_max)
-    lo = np.full(cols.size, -lambda_max)
-    hi = np.full(cols.size, lambda_max)
-    active = np.arange(cols.size)
-    l_act, starts_act, lens_act = l_nz, seg_start, counts[cols]
-    for it in range(max_iter):
-        if active.size == 0:
-            break
-        a_rep = np.repeat(a[active], lens_act)
-        r = _sigmoid(a_rep + l_act)
-        d1 = A_all[active] - np.add.reduceat(r, starts_act)      # f'(a)
-        d2 = np.add.reduceat(r * (1.0 - r), starts_act)           # -f''(a) >= 0
-        # bracket update: the function is concave, so the sign of f' tells where the optimum is
-        pos = d1 > 0
-        lo[active] = np.where(pos, a[active], lo[active])
-        hi[active] = np.where(pos, hi[active], a[active])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = d1 / d2
-        new = a[active] + step
-        bad = ~np.isfinite(new) | (new < lo[active]) | (new > hi[active])
-        new = np.where(bad, 0.5 * (lo[active] + hi[active]), new)
-        flat = np.abs(d1) < tol * np.maximum(N[active], 1.0)   # already stationary: keep a
-        new = np.where(flat, a[active], new)
-        done = flat | (np.abs(new - a[active]) < tol) | (hi[active] - lo[active] < tol)
-        a[active] = new
-        if done.any():
-            still = ~done
-            # compact the nonzero layout to the candidates still iterating
-            keep_nz = np.repeat(still, lens_act)
-            l_act = l_act[keep_nz]
-            lens_act = lens_act[still]
-            starts_act = np.concatenate([[0], np.cumsum(lens_act)[:-1]]) if lens_act.size else lens_act
-            active = active[still]
-    # gain at the final weight (one more pass over all nonzeros)
-    a_rep = np.repeat(a, counts[cols])
-    loss = np.add.reduceat(_softplus(a_rep + l_nz) - sp_nz, seg_start)
-    g = a * A_all - loss
-    gains[cols] = np.maximum(g, 0.0)
-    alphas[cols] = a
-    return gains, alphas
-
-
-def _iis_deltas(C: np.ndarray, A: np.ndarray, mvals: np.ndarray, bound: float) -> np.ndarray:
-    """Solve sum_m C[j,m] e^{d_j m} = A_j for every j (increasing in d): safeguarded Newton."""
-    k = C.shape[0]
-    d = np.zeros(k)
-    dlo = np.full(k, -bound)
-    dhi = np.full(k, bound)
-    for _ in range(60):
-        e = C * np.exp(np.outer(d, mvals))
-        g = e.sum(axis=1) - A
-        gp = e @ mvals
-        neg = g < 0
-        dlo = np.where(neg, d, dlo)
-        dhi = np.where(neg, dhi, d)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            nd = d - g / gp
-        bad = ~np.isfinite(nd) | (nd < dlo) | (nd > dhi)
-        nd = np.where(bad, 0.5 * (dlo + dhi), nd)
-        if np.max(np.abs(nd - d)) < 1e-12:
-            return nd
-        d = nd
-    return d
-
-
-def iis_refit(
-    Xa,
-    y: np.ndarray,
-    offset: float,
-    lambdas: np.ndarray,
-    *,
-    lambda_max: float = 10.0,
-    tol: float = 1e-6,
-    max_iter: int = 5000,
-    overrelax: bool = True,
-    ll_rtol: float = 1e-9,
-) -> tuple[np.ndarray, int]:
-    """Maximum-likelihood weights of the active features by Improved Iterative Scaling.
-
-    ``Xa`` is events x active features (binary); ``lambdas`` the starting point.
-    Each iteration computes the IIS update ``delta`` (see the module docstring);
-    it stops when ``max |delta| < tol``, or when 20 iterations together raised
-    the log-likelihood by less than ``ll_rtol * |loglik|`` (nearly separable
-    features creep towards the cap forever otherwise).
-
-    With ``overrelax`` (default) the update is extrapolated, ``lambda + w delta``
-    with ``w`` growing by 1.5x while the log-likelihood keeps rising and reset
-    to the plain IIS step (``w = 1``, which never lowers the likelihood) as soon
-    as it does not -- adaptive over-relaxation as for EM (Salakhutdinov & Roweis
-    2003).  IIS alone slows down when many features overlap (its step shrinks
-    roughly like 1 / max f#); the fixed point and the stopping rule are unchanged.
-    Returns ``(lambdas, iterations)``.
-    """
-    Xa = _as_csc(Xa).astype(np.float64)
-    n, k = Xa.shape
-    lam = np.clip(np.array(lambdas, dtype=np.float64, copy=True), -lambda_max, lambda_max)
-    if k == 0:
-        return lam, 0
-    yv = np.asarray(y, dtype=np.float64)
-    A = Xa.T @ yv                                     # empirical counts
-    fsharp = np.asarray(Xa.sum(axis=1)).ravel().astype(np.int64)
-    M = int(fsharp.max())
-    mvals = np.arange(M + 1, dtype=np.float64)
-    # C[j, m] = sum of p_i over the nonzeros (i, j) of Xa with f#_i = m: one bincount per iteration
-    nz_rows = Xa.indices
-    nz_cols = np.repeat(np.arange(k), np.diff(Xa.indptr))
-    bucket = nz_cols * (M + 1) + fsharp[nz_rows]
-    w = 1.0
-    lls: list[float] = []  # log-likelihood per iteration, for the stall test
-    base_lam = None        # the point the current extrapolated step started from
-    base_ll = -np.inf
-    base_delta = None
-    it = 0
-    for it in range(1, max_iter + 1):
-        s = offset + Xa @ lam
-        ll = log_likelihood(s, yv > 0.5)
-        if base_lam is not None and ll < base_ll:
-            # the extrapolated step lost likelihood: take the plain IIS step from the base instead
-            lam = np.clip(base_lam + base_delta, -lambda_max, lambda_max)
-            w = 1.0
-            s = offset + Xa @ lam
-            ll = log_likelihood(s, yv > 0.5)
-        lls.append(ll)
-        # stall test: a feature that (nearly) separates the data drifts towards the cap with ever smaller
-        # steps; once 20 iterations gain less than ll_rtol * |ll| in total, the fit is converged for any use
-        if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
-            break
-        p = _sigmoid(s)
-        C = np.bincount(bucket, weights=p[nz_rows], minlength=k * (M + 1)).reshape(k, M + 1)
-        d = _iis_deltas(C, A, mvals, 2 * lambda_max)
-        # features pinned at the cap stay there (their delta points outwards)
-        d = np.clip(lam + d, -lambda_max, lambda_max) - lam
-        if np.max(np.abs(d)) < tol:
-            break
-        base_lam, base_ll, base_delta = lam, ll, d
-        if overrelax:
-            lam = np.clip(lam + w * d, -lambda_max, lambda_max)
-            w = min(w * 1.5, 64.0)
-        else:
-            lam = lam + d
-            base_lam = None
-    return lam, it
 
 
 # ----------------------------------------------------------------------------- the estimator
@@ -580,4 +239,3 @@ class BoundaryModel:
         yield Progress("inducing features", len(self.features_), target)
         yield InductionFinished(len(self.features_), "n_features")
         return self
-

@@ -10,14 +10,8 @@ import scipy.sparse as sp
 
 from segviz.errors import SegvizError
 from segviz.features import FeatureSpec, Window
-from segviz.induction import (
-    BoundaryModel,
-    FeatureAdded,
-    InductionFinished,
-    candidate_gains,
-    iis_refit,
-    log_likelihood,
-)
+from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
+from segviz.induction_math import candidate_gains, iis_refit, log_likelihood
 
 
 def _problem(seed=0, n=400, m=60, density=0.08):
