@@ -70,8 +70,9 @@ ENGINE_MODULES = [
     "segviz", "segviz.corpus", "segviz.metrics", "segviz.baselines", "segviz.persist", "segviz.events",
     "segviz.cli", "segviz.commands.scoring", "segviz.commands.segment", "segviz.commands.reproduce",
     "segviz.commands.lm", "segviz.commands.compare", "segviz.commands.gui", "segviz.paths",
-    "segviz.lm", "segviz.lm.trigram", "segviz.lm.triggers", "segviz.relevance",
-    "segviz.features", "segviz.features_cohesion", "segviz.features_peer", "segviz.induction", "segviz.decode",
+    "segviz.lm", "segviz.lm.trigram", "segviz.lm.triggers", "segviz.lm.pairs", "segviz.lm.iis", "segviz.relevance",
+    "segviz.features", "segviz.features_cohesion", "segviz.features_peer", "segviz.induction",
+    "segviz.induction_math", "segviz.decode",
     "segviz.segmenter", "segviz.peers",
 ]
 

@@ -347,6 +347,7 @@ def training_process(corpus, **kwargs):
     split_for_training(corpus, kwargs.get("heldout_fraction", 0.2))   # validate now, in the GUI thread
 
     def run():
+        import select
         import subprocess
         import sys
         from multiprocessing.connection import Client
@@ -365,6 +366,13 @@ def training_process(corpus, **kwargs):
         conn = None
         finished = False
         try:
+            # Wait for the child's address without blocking uninterruptibly: a cancel (or a child that dies while
+            # importing) must end this worker, not leave it stuck in readline().
+            while not select.select([proc.stdout], [], [], 0.05)[0]:
+                if run.should_stop():
+                    return None
+                if proc.poll() is not None:
+                    break
             address = proc.stdout.readline().strip()
             if not address:
                 raise SegvizError(f"the training process did not start (exit code {proc.wait()})")
