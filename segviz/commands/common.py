@@ -95,10 +95,35 @@ def progress_bar(events: Iterable[T], *, stream=None, width: int = 30, min_inter
         stream.flush()
 
 
-def drain(generator):
-    """Run a generator to completion and return its ``return`` value."""
-    while True:
-        try:
-            next(generator)
-        except StopIteration as stop:
-            return stop.value
+def load_language_models(path):
+    """:meth:`segviz.lm.LanguageModels.load`, imported on use so that ``segviz --help`` stays fast."""
+    from ..lm.models import LanguageModels
+
+    return LanguageModels.load(path)
+
+
+def load_segmenter(path):
+    """:meth:`segviz.segmenter.Segmenter.load`, imported on use so that ``segviz --help`` stays fast."""
+    from pathlib import Path
+
+    from ..errors import SegvizError
+    from ..segmenter import Segmenter
+
+    if not Path(path).is_file():
+        raise SegvizError(f"model file not found: {path}")
+    return Segmenter.load(path)
+
+
+def run_with_progress(generator, *, quiet: bool = False):
+    """Drive an engine generator to completion (a progress bar on stderr unless ``quiet``); return its value.
+
+    :func:`progress_bar` passes events through but cannot forward a generator's ``return`` value, hence the box.
+    """
+    box: list = []
+
+    def keep():
+        box.append((yield from generator))
+
+    for _ in (keep() if quiet else progress_bar(keep())):
+        pass
+    return box[0]

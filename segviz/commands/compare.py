@@ -15,19 +15,9 @@ from ..corpus import read_corpus
 from ..errors import SegvizError
 from ..peers import PEERS
 from ..peers.harness import compare_segmenters
-from .common import format_table, print_json, progress_bar
+from .common import format_table, load_segmenter, print_json, run_with_progress
 
 TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
-
-
-def _load_model(path: str):
-    if not Path(path).is_file():
-        raise SegvizError(f"model file not found: {path}")
-    try:
-        from ..segmenter import Segmenter
-    except ImportError:
-        raise SegvizError("--model needs segviz.segmenter, which is not available in this build") from None
-    return Segmenter.load(path)
 
 
 def _split_names(value: str | None, known, what: str) -> tuple[str, ...] | None:
@@ -38,18 +28,6 @@ def _split_names(value: str | None, known, what: str) -> tuple[str, ...] | None:
     if bad:
         raise SegvizError(f"unknown {what} {', '.join(bad)}; choose from {', '.join(known)}")
     return names
-
-
-def _with_progress(generator):
-    """Drive ``generator`` with a progress bar on stderr and return its ``return`` value."""
-    box = []
-
-    def keep():
-        box.append((yield from generator))
-
-    for _ in progress_bar(keep()):
-        pass
-    return box[0]
 
 
 def render(comparison) -> str:
@@ -74,13 +52,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     peers = _split_names(args.peers, tuple(PEERS), "peer")
     baselines = _split_names(args.baselines, BASELINES, "baseline")
-    model = _load_model(args.model) if args.model else None
+    model = load_segmenter(args.model) if args.model else None
     corpus = read_corpus(args.corpus)
     model_name = f"model {Path(args.model).name}" if args.model else "model"
     work = compare_segmenters(corpus, model=model, model_name=model_name,
                               evaluation="stream" if args.stream else "per-document", peers=peers,
                               baselines=baselines, seed=args.seed)
-    comparison = _with_progress(work)
+    comparison = run_with_progress(work)
     if args.json:
         print_json(comparison.to_json())
     else:

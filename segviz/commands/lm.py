@@ -6,7 +6,7 @@ import sys
 
 from ..corpus import read_corpus
 from ..errors import SegvizError
-from .common import print_json, progress_bar
+from .common import load_language_models, print_json, run_with_progress
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
@@ -21,15 +21,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
         max_iter=args.max_iter, heldout_fraction=args.heldout,
     )
-    result: list = []
-
-    def keep_result(g):
-        # progress_bar passes events through but cannot forward a generator's return value
-        result.append((yield from g))
-
-    for _ in progress_bar(keep_result(gen)):
-        pass
-    lms = result[0]
+    lms = run_with_progress(gen)
     lms.save(args.out)
     info = lms.info_
     print(f"saved {args.out}: vocabulary {len(lms.vocab_) - 3} words + <unk> <s> </s>, "
@@ -41,14 +33,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(path: str):
-    from ..lm import LanguageModels
-
-    return LanguageModels.load(path)
-
-
 def _cmd_eval(args: argparse.Namespace) -> int:
-    lms = _load(args.lm_dir)
+    lms = load_language_models(args.lm_dir)
     corpus = read_corpus(args.corpus)
     result = lms.evaluate(corpus.sentences())
     if args.json:
@@ -62,14 +48,14 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    lms = _load(args.lm_dir)
+    lms = load_language_models(args.lm_dir)
     lms.trigram_.to_arpa(args.out)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
 def _cmd_triggers(args: argparse.Namespace) -> int:
-    lms = _load(args.lm_dir)
+    lms = load_language_models(args.lm_dir)
     rows = lms.trigger_.pairs_table(args.top, sort=args.sort)
     if args.json:
         print_json(rows)
@@ -85,7 +71,7 @@ def _cmd_triggers(args: argparse.Namespace) -> int:
 def _cmd_relevance(args: argparse.Namespace) -> int:
     from ..relevance import relevance_profile
 
-    lms = _load(args.lm)
+    lms = load_language_models(args.lm)
     corpus = read_corpus(args.corpus)
     if len(corpus) < 2:
         raise SegvizError(f"{corpus.name}: needs at least two documents (segments) for a relevance profile")

@@ -20,7 +20,8 @@ from ..metrics import default_mu, score_row
 from ..persist import atomic_write_json, atomic_write_text
 from .common import print_json
 from .scoring import average_rows, render, table_payload
-from .segment import _common_training, _load_lms, _run, _templates, _train_lms, feature_lines, model_rows
+from .common import load_language_models, run_with_progress
+from .segment import _common_training, _templates, _train_lms, feature_lines, model_rows
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "corpora"
@@ -41,10 +42,10 @@ def _need(path: Path) -> Path:
 def _lms_for(name: str, out: Path | None, sentences_fn, lm_params: dict, lm_dir: str | None):
     """Load LMs from --lm, from a previous run's cache in --out, or train them (and cache them in --out)."""
     if lm_dir:
-        return (yield from _nothing((_load_lms(lm_dir), str(Path(lm_dir).resolve()))))
+        return (yield from _nothing((load_language_models(lm_dir), str(Path(lm_dir).resolve()))))
     cache = out / f"lm-{name}" if out else None
     if cache is not None and (cache / "models.json").is_file():
-        return (yield from _nothing((_load_lms(cache), str(cache.resolve()))))
+        return (yield from _nothing((load_language_models(cache), str(cache.resolve()))))
     lms = yield from _train_lms(sentences_fn(), **lm_params)
     if cache is not None:
         lms.save(cache)
@@ -279,7 +280,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             gen = reproduce_reuters(data, **kw)
         else:
             gen = reproduce_choi(data, train_on="disjoint" if name == "choi-disjoint" else "3-11", **kw)
-        res = _run(gen, quiet=args.json and not sys.stderr.isatty())
+        res = run_with_progress(gen, quiet=args.json and not sys.stderr.isatty())
         results[name] = res
         if not args.json:
             print(_render_result(res))

@@ -10,37 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Generator
+from typing import Generator
 
 from ..corpus import Corpus, read_corpus, write_choi
 from ..errors import SegvizError
 from ..metrics import default_mu, score_row
 from ..persist import atomic_write_text
-from .common import print_json, progress_bar
+from .common import load_language_models, load_segmenter, print_json, run_with_progress
 from .scoring import baseline_rows, render, table_payload
 
-
-
-def _run(gen: Generator, *, quiet: bool = False) -> Any:
-    """Drive an engine generator with a progress bar on stderr; return its value."""
-    result: list = []
-
-    def keep(g):
-        result.append((yield from g))
-
-    events = keep(gen) if quiet else progress_bar(keep(gen))
-    for _ in events:
-        pass
-    return result[0]
-
-
-def _load_lms(path: str | Path):
-    from ..lm.models import LanguageModels
-
-    p = Path(path)
-    if not p.is_dir():
-        raise SegvizError(f"{p}: no such language-model directory (make one with `segviz lm train`)")
-    return LanguageModels.load(p)
 
 
 def _train_lms(sentences, **params) -> Generator:
@@ -82,11 +60,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     lms = None
     if not args.no_relevance:
         if args.lm:
-            lms = _load_lms(args.lm)
+            lms = load_language_models(args.lm)
         else:
             print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
-            lms = _run(_train_lms(train.sentences(), vocab_size=args.lm_vocab))
-    seg = _run(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
+            lms = run_with_progress(_train_lms(train.sentences(), vocab_size=args.lm_vocab))
+    seg = run_with_progress(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
                                use_relevance=not args.no_relevance, stopping=args.stopping,
                                cohesion=args.cohesion, min_support=args.min_support,
                                peer_evidence=bool(args.peer_evidence), templates=_templates(args.templates)),
@@ -106,14 +84,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------------------------- segment
 
-def _load_model(path: str):
-    from ..segmenter import Segmenter
-
-    return Segmenter.load(path)
-
-
 def _cmd_segment(args: argparse.Namespace) -> int:
-    seg = _load_model(args.model)
+    seg = load_segmenter(args.model)
     corpus = read_corpus(args.corpus)
     if corpus.n_sentences < 2:
         raise SegvizError(f"{corpus.name}: fewer than 2 sentences; nothing to segment")
@@ -142,7 +114,7 @@ def evaluate_model(args: argparse.Namespace) -> int:
     """``segviz evaluate MODEL.json CORPUS... [--json]`` (dispatched by segviz.commands.scoring)."""
     if len(args.paths) < 2:
         raise SegvizError("usage: segviz evaluate MODEL.json CORPUS...")
-    seg = _load_model(args.paths[0])
+    seg = load_segmenter(args.paths[0])
     corpus = read_corpus(args.paths[1:])
     if corpus.n_sentences < 3:
         raise SegvizError(f"{corpus.name}: too few sentences to evaluate")

@@ -92,7 +92,7 @@ class LanguageModels:
         directory = Path(directory)
         if not directory.is_dir():
             raise SegvizError(f"{directory}: not a language-model directory (expected models.json, trigram.npz, "
-                              "triggers.npz)")
+                              "triggers.npz; make one with `segviz lm train`)")
         meta = load_json(directory / "models.json", expected_format=FORMAT)
         if meta.get("version") != VERSION:
             raise SegvizError(f"{directory / 'models.json'}: unsupported version {meta.get('version')!r} "
