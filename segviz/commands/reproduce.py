@@ -106,6 +106,13 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
         "train": train.name, "heldout": held.name, "test": test.name,
         "train_words": train.n_tokens, "test_sentences": test.n_sentences,
         "table": table_payload(test, rows, evaluation="stream"),
+        **_model_summary(seg, t0, t1, t2),
+    }
+
+
+def _model_summary(seg, t0: float, t1: float, t2: float) -> dict:
+    """The part of a protocol's result that describes the trained model and the time it took (both protocols)."""
+    return {
         "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
         "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
                      for f, w in zip(seg.features_, seg.weights_)],
@@ -224,14 +231,7 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
         "protocol": "choi" if train_on != "disjoint" else "choi-disjoint",
         "train": train.name, "heldout": held.name,
         "tables": tables,
-        "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
-        "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
-                     for f, w in zip(seg.features_, seg.weights_)],
-        "heldout_p_mu_by_round": [h.get("heldout_p_mu") for h in seg.history_],
-        "info": seg.info_,
-        "seconds": {"language_models": round(t1 - t0, 1), "segmenter": round(t2 - t1, 1),
-                    "total": round(time.perf_counter() - t0, 1)},
-        "_segmenter": seg,
+        **_model_summary(seg, t0, t1, t2),
     }
 
 
