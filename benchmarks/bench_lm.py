@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import read_corpus  # noqa: E402
-from segviz.lm import train_language_models  # noqa: E402
+from segviz.lm import LanguageModels  # noqa: E402
 from segviz.relevance import relevance_profile, sentence_relevance  # noqa: E402
 
 REUTERS = ROOT.parent / "shared" / "corpora" / "reuters21578"
@@ -50,11 +50,10 @@ def drain(gen, log=None):
 
 def train(sentences, args, log=sys.stderr):
     t0 = time.perf_counter()
-    lms = drain(train_language_models(sentences, vocab_size=args.vocab, window=args.window,
-                                      n_triggers=args.triggers, trigger_vocab=args.trigger_vocab,
-                                      ranking=args.ranking, prior_variance=args.prior_variance,
-                                      max_iter=args.max_iter, tol=args.tol,
-                                      acceleration=args.acceleration), log)
+    lms = LanguageModels(vocab_size=args.vocab, window=args.window, n_triggers=args.triggers,
+                         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
+                         max_iter=args.max_iter, tol=args.tol, acceleration=args.acceleration)
+    drain(lms.fit_iter(sentences), log)
     return lms, time.perf_counter() - t0
 
 

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from segviz.corpus import boundaries_to_masses, masses_to_boundaries
+from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 from segviz.metrics import default_k, p_k, p_mu, window_diff
 
 

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from segviz.corpus import read_corpus
-from segviz.lm.models import train_language_models
-from segviz.segmenter import train_segmenter
+from segviz.induction import FeatureAdded
+from segviz.lm.models import LanguageModels
+from segviz.segmenter import Segmenter
 
 HERE = Path(__file__).resolve().parent
 DEFAULT = HERE.parent.parent / "shared" / "corpora" / "reuters21578" / "reut2-001.sgm"
@@ -26,22 +27,12 @@ def main(argv: list[str]) -> int:
     k = len(corpus) // 5
     train, heldout = corpus[:-k], corpus[-k:]
     t0 = time.perf_counter()
-    lms = None
-    gen = train_language_models(train.sentences(), vocab_size=6000, n_triggers=4000, trigger_vocab=3000)
-    try:
-        while True:
-            next(gen)
-    except StopIteration as stop:
-        lms = stop.value
-    gen = train_segmenter(train, heldout, lms, n_features=40, vocabulary=3000)
-    try:
-        while True:
-            event = next(gen)
-            if hasattr(event, "feature"):
-                print(f"{event.round:3d} {event.feature.description:60s} e^λ={event.weights[-1]:8.3g} "
-                      f"held-out P_mu={event.heldout_p_mu:.3f}")
-    except StopIteration as stop:
-        segmenter = stop.value
+    lms = LanguageModels(vocab_size=6000, n_triggers=4000, trigger_vocab=3000).fit(train.sentences())
+    segmenter = Segmenter(n_features=40, vocabulary=3000)
+    for event in segmenter.fit_iter(train, heldout, lms):
+        if isinstance(event, FeatureAdded):
+            print(f"{event.round:3d} {event.feature.description:60s} e^λ={event.weights[-1]:8.3g} "
+                  f"held-out P_mu={event.heldout_p_mu:.3f}")
     segmenter.info_.update(trained_on=f"{source.name}: {len(train)} stories, held out {len(heldout)}")
     out = HERE / "sample_model.json"
     import shutil

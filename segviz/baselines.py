@@ -9,7 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .corpus import boundaries_to_masses, validate_masses
+from .segmentation import boundaries_to_masses, default_mu, validate_masses
 from .errors import SegvizError
 
 BASELINES = ("random", "all", "none", "even")
@@ -39,7 +39,7 @@ def even_masses(reference: Sequence[int], *, mu: float | None = None) -> tuple[i
     ref = validate_masses(reference, what="reference")
     n = sum(ref)
     if mu is None:
-        mu = len(ref) / n
+        mu = default_mu(ref)
     if not np.isfinite(mu) or mu <= 0:
         raise SegvizError(f"mu must be a positive number, got {mu}")
     step = max(1, int(round(1.0 / mu)))

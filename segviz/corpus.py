@@ -4,8 +4,8 @@ A :class:`Corpus` is a sequence of :class:`Document` s; a document is a sequence
 tuple of tokens.  Each document is one *reference segment*: the concatenation of the documents is the stream the
 paper segments (Section 2), and the document edges are its reference boundaries.
 
-Segmentations are exchanged as **masses** -- tuples of segment lengths in sentences, segeval's convention --
-with :func:`masses_to_boundaries` / :func:`boundaries_to_masses` to convert to boundary positions.
+Segmentations are exchanged as **masses** -- tuples of segment lengths in sentences, segeval's convention;
+:mod:`segviz.segmentation` converts them to boundary positions and indicators.
 
 Readers (auto-detected by content, see :func:`read_corpus`):
 
@@ -39,6 +39,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 from .errors import SegvizError
+from .segmentation import segment_starts, validate_masses
 
 CHOI_SEPARATOR = "=========="
 _TOKEN_RE = re.compile(r"\w+(?:[-'’.,]\w+)*|[^\w\s]", re.UNICODE)
@@ -119,7 +120,28 @@ class Corpus:
 
     def document_starts(self) -> np.ndarray:
         """Index of the first sentence of each document in the stream."""
-        return np.concatenate([[0], np.cumsum(self.masses())[:-1]]).astype(np.int64)
+        return segment_starts(self.masses())
+
+    def source_groups(self) -> list[int]:
+        """Sentence counts of the runs of consecutive documents from the same source file.
+
+        Peer segmenters (and the peer-evidence questions built on them) run on each file on its own, as the
+        literature evaluates them (one Choi file is one input)."""
+        groups: list[int] = []
+        previous: object = object()
+        for doc, source in zip(self.documents, self.files):
+            if source == previous:
+                groups[-1] += len(doc)
+            else:
+                groups.append(len(doc))
+                previous = source
+        return groups
+
+    @classmethod
+    def from_sentences(cls, sentences: Sequence[Sequence[str]], *, name: str = "stream") -> "Corpus":
+        """One document holding already tokenised ``sentences`` (a stream with no reference inside it)."""
+        sents = tuple(tuple(str(w) for w in s) for s in sentences)
+        return cls([Document(name=name, sentences=sents, texts=tuple(" ".join(s) for s in sents))], name=name)
 
     def by_file(self) -> list["Corpus"]:
         """One sub-corpus per source file, in order of first appearance."""
@@ -133,47 +155,6 @@ class Corpus:
         docs = [d for c in corpora for d in c.documents]
         files = [f for c in corpora for f in c.files]
         return cls(docs, name=name or "+".join(c.name for c in corpora), files=files)
-
-
-# ----------------------------------------------------------------------------------------------- masses
-
-def validate_masses(masses: Sequence[int], *, what: str = "segmentation") -> tuple[int, ...]:
-    """Return ``masses`` as a tuple of positive ints, or raise :class:`SegvizError`."""
-    try:
-        out = tuple(int(m) for m in masses)
-    except (TypeError, ValueError):
-        raise SegvizError(f"{what}: masses must be a sequence of integers") from None
-    if not out:
-        raise SegvizError(f"{what}: empty segmentation (no sentences)")
-    if min(out) <= 0:
-        raise SegvizError(f"{what}: segment lengths must be positive, got {min(out)}")
-    return out
-
-
-def masses_to_boundaries(masses: Sequence[int]) -> np.ndarray:
-    """Boundary positions of a segmentation: sorted ``b`` in ``1..n-1``, a boundary lies *before* sentence ``b``."""
-    m = np.asarray(validate_masses(masses), dtype=np.int64)
-    return np.cumsum(m)[:-1]
-
-
-def boundaries_to_masses(boundaries: Iterable[int], n: int) -> tuple[int, ...]:
-    """Inverse of :func:`masses_to_boundaries` for a stream of ``n`` sentences (duplicates are merged)."""
-    if n <= 0:
-        raise SegvizError("a segmentation needs at least one sentence")
-    b = np.unique(np.asarray(list(boundaries), dtype=np.int64))
-    if b.size and (b[0] < 1 or b[-1] > n - 1):
-        raise SegvizError(f"boundary positions must lie in 1..{n - 1}")
-    edges = np.concatenate([[0], b, [n]])
-    return tuple(int(x) for x in np.diff(edges))
-
-
-def boundary_indicator(masses: Sequence[int]) -> np.ndarray:
-    """Boolean array of length ``n - 1``: entry ``b - 1`` is True when a boundary lies before sentence ``b``."""
-    m = validate_masses(masses)
-    n = sum(m)
-    out = np.zeros(max(n - 1, 0), dtype=bool)
-    out[masses_to_boundaries(m) - 1] = True
-    return out
 
 
 # ----------------------------------------------------------------------------------------------- readers

@@ -23,9 +23,10 @@ from typing import Sequence
 import numpy as np
 
 from segviz.errors import SegvizError
+from segviz.metrics import p_mu_from_boundaries
+from segviz.segmentation import default_mu, validate_masses
 
-__all__ = ["decode", "tune", "greedy_order_keep", "p_mu_fast", "positions_to_masses",
-           "DEFAULT_ALPHAS", "DEFAULT_EPSILONS"]
+__all__ = ["decode", "tune", "tune_table", "greedy_order_keep", "DEFAULT_ALPHAS", "DEFAULT_EPSILONS"]
 
 DEFAULT_ALPHAS = tuple(np.round(np.arange(0.02, 0.99, 0.02), 2))
 DEFAULT_EPSILONS = (1, 2, 3, 4, 5, 6, 8)
@@ -68,52 +69,6 @@ def decode(probs, alpha: float, epsilon: int) -> np.ndarray:
     return np.flatnonzero(keep) + 1
 
 
-def positions_to_masses(positions, n: int) -> tuple[int, ...]:
-    """Segment lengths for boundary positions b (boundary before sentence b) in a stream of n sentences."""
-    b = np.unique(np.asarray(positions, dtype=np.int64))
-    edges = np.concatenate([[0], b[(b > 0) & (b < n)], [n]])
-    return tuple(int(x) for x in np.diff(edges))
-
-
-def _pair_mass(lengths: np.ndarray, r: float) -> np.ndarray:
-    """sum_{0<=i<=j<L} r^(j-i) for each segment length L (closed form of the geometric sums)."""
-    L = lengths.astype(np.float64)
-    if r == 1.0:
-        return L * (L + 1) / 2
-    rL = r ** L
-    s0 = (1 - rL) / (1 - r)
-    s1 = r * (1 - L * r ** (L - 1) + (L - 1) * rL) / (1 - r) ** 2
-    return L * s0 - s1
-
-
-def _mass_of(boundaries: np.ndarray, n: int, r: float) -> float:
-    edges = np.concatenate([[0], boundaries, [n]])
-    return float(_pair_mass(np.diff(edges), r).sum())
-
-
-def p_mu_fast(ref_positions, hyp_positions, n: int, mu: float) -> float:
-    """P_mu (Section 6) over pairs i <= j with D(i,j) proportional to exp(-mu |i-j|), in O(#boundaries).
-
-    Agreement = pairs together in both + pairs apart in both
-              = S(ref & hyp) + (Total - S(ref) - S(hyp) + S(ref & hyp)),
-    where S(seg) is the weighted mass of pairs inside one segment of ``seg`` and
-    "together in both" means inside one segment of the union of the boundaries.
-    """
-    r = float(np.exp(-mu))
-    ref = np.unique(np.asarray(ref_positions, dtype=np.int64))
-    hyp = np.unique(np.asarray(hyp_positions, dtype=np.int64))
-    total = _mass_of(np.zeros(0, np.int64), n, r)
-    s_ref = _mass_of(ref, n, r)
-    s_hyp = _mass_of(hyp, n, r)
-    s_both = _mass_of(np.union1d(ref, hyp), n, r)
-    return (total - s_ref - s_hyp + 2 * s_both) / total
-
-
-def _default_mu(ref_masses: Sequence[int]) -> float:
-    m = np.asarray(ref_masses, dtype=np.float64)
-    return 1.0 / float(m.mean())
-
-
 def tune(
     probs,
     ref_masses: Sequence[int],
@@ -137,9 +92,10 @@ def tune_table(probs, ref_masses, *, mu=None, alphas=DEFAULT_ALPHAS, epsilons=DE
     """P_mu for every (epsilon, alpha) of the grid, shape (len(epsilons), len(alphas))."""
     p = _check_probs(probs)
     n = p.size + 1
-    if int(np.sum(ref_masses)) != n:
-        raise SegvizError(f"reference covers {int(np.sum(ref_masses))} sentences, probabilities {n}")
-    mu = _default_mu(ref_masses) if mu is None else float(mu)
+    ref_masses = validate_masses(ref_masses, what="reference")
+    if sum(ref_masses) != n:
+        raise SegvizError(f"reference covers {sum(ref_masses)} sentences, probabilities {n}")
+    mu = default_mu(ref_masses) if mu is None else float(mu)
     ref = np.cumsum(np.asarray(ref_masses, dtype=np.int64))[:-1]
     a = np.asarray(alphas, dtype=np.float64)
     out = np.empty((len(epsilons), a.size))
@@ -148,5 +104,5 @@ def tune_table(probs, ref_masses, *, mu=None, alphas=DEFAULT_ALPHAS, epsilons=DE
         kept_r = np.flatnonzero(keep)
         kept_p = p[kept_r]
         for j, al in enumerate(a):
-            out[i, j] = p_mu_fast(ref, kept_r[kept_p > al] + 1, n, mu)
+            out[i, j] = p_mu_from_boundaries(ref, kept_r[kept_p > al] + 1, n, mu)
     return out

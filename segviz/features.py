@@ -44,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from segviz.errors import SegvizError
+from segviz.segmentation import masses_to_indicator
 
 __all__ = [
     "Window",
@@ -293,13 +294,7 @@ def relevance_intervals(edges: Sequence[float] = RELEVANCE_EDGES) -> list[tuple[
 
 def boundary_labels(masses: Sequence[int]) -> np.ndarray:
     """Event labels (n-1,) bool: True where a reference segment starts at sentence b=r+1."""
-    m = np.asarray(masses, dtype=np.int64)
-    n = int(m.sum())
-    y = np.zeros(max(n - 1, 0), dtype=bool)
-    starts = np.cumsum(m)[:-1]  # first sentence of segments 2..k
-    starts = starts[(starts >= 1) & (starts <= n - 1)]
-    y[starts - 1] = True
-    return y
+    return masses_to_indicator(masses)
 
 
 def select_vocabulary(sentences: Iterable[Sequence[str]], size: int, *, min_count: int = 1) -> list[str]:

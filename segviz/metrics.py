@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from .errors import SegvizError
+from .segmentation import default_mu as _paper_default_mu
 
 
 def _as_masses(masses: Sequence[int], what: str) -> np.ndarray:
@@ -52,10 +53,7 @@ def _check_pair(reference: Sequence[int], hypothesis: Sequence[int]) -> tuple[np
     return ref, hyp, n_ref
 
 
-def default_mu(reference: Sequence[int]) -> float:
-    """The paper's choice: ``1/mu`` = the mean reference segment length."""
-    ref = _as_masses(reference, "reference")
-    return ref.size / int(ref.sum())
+default_mu = _paper_default_mu  # one definition, in segviz.segmentation
 
 
 def default_k(reference: Sequence[int]) -> int:
@@ -87,23 +85,12 @@ def _boundaries(masses: np.ndarray) -> np.ndarray:
     return np.cumsum(masses)[:-1]
 
 
-def _refinement(ref: np.ndarray, hyp: np.ndarray) -> np.ndarray:
-    """Masses of the common refinement (the union of both boundary sets)."""
-    n = int(ref.sum())
-    edges = np.union1d(_boundaries(ref), _boundaries(hyp))
-    return np.diff(np.concatenate([[0], edges, [n]]))
-
-
 def p_mu(reference: Sequence[int], hypothesis: Sequence[int], mu: float | None = None) -> float:
     """The paper's probabilistic metric P_mu (Section 6).
 
     ``sum_{i <= j} D_mu(i, j) * XNOR(same_ref(i, j), same_hyp(i, j))`` with ``D_mu(i, j) = gamma exp(-mu |i-j|)``
     and ``gamma`` normalising over all pairs ``1 <= i <= j <= n``.  Default ``1/mu`` is the mean reference
     segment length.
-
-    The disagreeing mass is ``W(ref) + W(hyp) - 2 W(ref ∧ hyp)``, where ``W(s)`` is the D_mu mass of pairs in the
-    same segment of ``s`` and ``ref ∧ hyp`` is the common refinement (pairs in the same segment of both); each
-    ``W`` is a lookup in one O(n) table of per-length masses, hence O(n) overall.
 
     >>> p_mu((3, 3), (3, 3))
     1.0
@@ -112,15 +99,31 @@ def p_mu(reference: Sequence[int], hypothesis: Sequence[int], mu: float | None =
     """
     ref, hyp, n = _check_pair(reference, hypothesis)
     if mu is None:
-        mu = default_mu(ref)
+        mu = ref.size / n
+    return p_mu_from_boundaries(_boundaries(ref), _boundaries(hyp), n, mu)
+
+
+def p_mu_from_boundaries(reference_boundaries, hypothesis_boundaries, n: int, mu: float) -> float:
+    """P_mu of two boundary sets (sorted positions in ``1..n-1``) over ``n`` sentences: the one P_mu kernel.
+
+    The disagreeing mass is ``W(ref) + W(hyp) - 2 W(ref ∧ hyp)``, where ``W(s)`` is the D_mu mass of pairs in the
+    same segment of ``s`` and ``ref ∧ hyp`` is the common refinement (pairs in the same segment of both); each
+    ``W`` is a lookup in one O(n) table of per-length masses built without cancellation, hence O(n) overall and
+    exact to rounding for any ``mu`` (the held-out tuning of :mod:`segviz.decode` calls it on every grid point).
+    """
+    mu = float(mu)
     if not np.isfinite(mu) or mu < 0:
         raise SegvizError(f"mu must be a non-negative finite number, got {mu}")
-    weights = _within_weights(float(mu), n)
+    n = int(n)
+    weights = _within_weights(mu, n)
+    ref_b = np.asarray(reference_boundaries, dtype=np.int64)
+    hyp_b = np.asarray(hypothesis_boundaries, dtype=np.int64)
+
+    def within(b: np.ndarray) -> float:
+        return float(weights[np.diff(np.concatenate([[0], b, [n]]))].sum())
+
     total = float(weights[n])
-    w_ref = float(weights[ref].sum())
-    w_hyp = float(weights[hyp].sum())
-    w_both = float(weights[_refinement(ref, hyp)].sum())
-    disagreement = max(0.0, w_ref + w_hyp - 2.0 * w_both)
+    disagreement = max(0.0, within(ref_b) + within(hyp_b) - 2.0 * within(np.union1d(ref_b, hyp_b)))
     return 1.0 - disagreement / total
 
 

@@ -1,27 +1,38 @@
-"""The segmenter: candidate features + induced exponential model + alpha/epsilon rule (paper Sections 3-4, 7).
+"""The segmenter: an estimator that induces an exponential boundary model and decodes it (paper Sections 3-7).
 
-Training (:func:`train_segmenter`, or an :class:`InductionSession` to drive it one
-feature at a time) computes per-sentence relevance with the language models,
-builds the candidate matrix of the training stream, grows a
-:class:`segviz.induction.BoundaryModel` while reporting held-out P_mu each round,
-and finally tunes alpha/epsilon on the held-out stream to maximise P_mu
-(Section 7).  A trained :class:`Segmenter` is saved as JSON (features, weights,
-alpha, epsilon, mu, the language-model directory as a path relative to the JSON
-file, and a ``format``/``version`` field that :meth:`Segmenter.load` checks).
+:class:`Segmenter` follows scikit-learn's estimator style.  Hyperparameters are keyword-only and stored verbatim
+in ``__init__``.  :meth:`Segmenter.fit` (or :meth:`Segmenter.fit_iter`, a generator of the engine's small typed
+events) does five things in order:
+
+1. It computes per-sentence relevance with the language models (Section 3.3).
+2. It builds the candidate matrix of the training stream (Section 3.4).
+3. It grows the model one feature per round by greedy induction (Section 4, :mod:`segviz.induction`).
+4. It reports held-out P_mu each round.
+5. It tunes the decision rule's alpha and epsilon on the held-out stream to maximise P_mu (Section 7).
+
+Learned state carries a trailing underscore.  The estimator can be queried after every
+:class:`~segviz.induction.FeatureAdded` event (:meth:`predict`, :meth:`predict_proba`, :meth:`score`), so a
+caller can stop pulling at any round and keep the model of that round.
+
+A fitted model is saved as JSON by :meth:`save` and read back by :meth:`load`.  The JSON holds the features,
+weights, alpha, epsilon and mu, the language-model directory as a path relative to the JSON file, and a
+``format``/``version`` field that :meth:`load` checks.
 """
 from __future__ import annotations
 
 import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generator, Sequence
+from typing import Generator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from segviz import __version__
-from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, decode, positions_to_masses, tune
+from segviz.corpus import Corpus
+from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, decode, tune
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import (
@@ -29,43 +40,35 @@ from segviz.features import (
     RELEVANCE_EDGES,
     VOCABULARY_TEMPLATES,
     FeatureSpec,
-    boundary_labels,
     build_candidates,
     evaluate_features,
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
+from segviz.metrics import score_row
 from segviz.persist import atomic_write_json, load_json
+from segviz.segmentation import boundaries_to_masses, default_mu, logistic, masses_to_indicator
 
-__all__ = ["Segmenter", "InductionSession", "train_segmenter", "corpus_groups", "FORMAT", "VERSION"]
+__all__ = ["Segmenter", "FeatureAdded", "InductionFinished", "TEMPLATE_SETS", "FORMAT", "VERSION"]
 
 FORMAT = "segviz-segmenter"
 VERSION = 1
 
+#: named candidate template sets: the paper's 15 vocabulary questions, or those plus wider windows
+TEMPLATE_SETS = {"paper": VOCABULARY_TEMPLATES, "extended": EXTENDED_TEMPLATES}
 
-def _sentences_of(corpus) -> list:
-    if hasattr(corpus, "sentences") and callable(corpus.sentences):
-        return list(corpus.sentences())
-    if isinstance(corpus, (list, tuple)):
-        return list(corpus)
-    raise SegvizError(f"expected a Corpus or a list of tokenised sentences, got {type(corpus).__name__}")
+#: the decision rule used between induction rounds when there is no held-out data to tune it on
+_UNTUNED_ALPHA, _UNTUNED_EPSILON = 0.5, 1
+
+_SCORE_KEYS = ("p_mu", "p_k", "window_diff", "precision", "recall", "f1")
 
 
-def corpus_groups(corpus) -> list[int] | None:
-    """Sentence counts of the runs of consecutive documents from the same source file (the peers behind the
-    peer-evidence features run per file, e.g. per Choi document); None for a bare list of sentences."""
-    files = getattr(corpus, "files", None)
-    docs = getattr(corpus, "documents", None)
-    if files is None or docs is None:
-        return None
-    groups: list[int] = []
-    prev = object()
-    for f, d in zip(files, docs):
-        if f == prev:
-            groups[-1] += len(d)
-        else:
-            groups.append(len(d))
-            prev = f
-    return groups
+def as_corpus(data, *, what: str = "corpus") -> Corpus:
+    """A :class:`Corpus`, or a list of tokenised sentences wrapped as one (reference-free) document."""
+    if isinstance(data, Corpus):
+        return data
+    if isinstance(data, (list, tuple)) and all(isinstance(s, (list, tuple)) for s in data):
+        return Corpus.from_sentences(data)
+    raise SegvizError(f"{what}: expected a Corpus or a list of tokenised sentences, got {type(data).__name__}")
 
 
 def _relevance(lms, sentences, needed: bool) -> np.ndarray | None:
@@ -79,80 +82,320 @@ def _relevance(lms, sentences, needed: bool) -> np.ndarray | None:
     return np.asarray(sentence_relevance(lms, sentences), dtype=np.float64)
 
 
-class Segmenter:
-    """A trained segmenter.  Build one with :func:`train_segmenter` or :meth:`load`.
+@dataclass
+class _Applied:
+    """The induced features evaluated on one corpus (kept so a new round costs one column, not all of them)."""
 
-    Attributes
-    ----------
-    features_ : list[FeatureSpec], in order of induction.
-    lambdas_ : their weights; ``weights_`` = e^lambda (the paper's factors).
-    prior_ : q0(yes), the training base rate.
+    corpus: Corpus
+    relevance: np.ndarray | None
+    features: tuple[FeatureSpec, ...]
+    matrix: sp.csr_matrix
+
+
+class Segmenter:
+    """Text segmentation with an exponential boundary model (Beeferman, Berger & Lafferty 1997).
+
+    Parameters (keyword-only, stored verbatim)
+    ------------------------------------------
+    n_features : features to induce (the paper used 70 and 100).
+    vocabulary : candidate words: an int (that many most frequent training words) or a list of words.
+    templates : ``"extended"`` (the paper's 15 vocabulary questions of Section 3.4 plus next/previous 10
+        sentences and 2/3 words), ``"paper"`` (the 15), or a sequence of :class:`segviz.features.Template`.
+    use_relevance : ask the relevance questions of Section 3.3 (needs language models at fit time).
+    cohesion : add the lexical-cohesion interval questions (not in the paper).
+    peer_evidence : add the C99/TextTiling-evidence interval questions (not in the paper).
+    min_support : drop candidates firing on fewer training events than this.
+    relevance_edges : the relevance interval grid.
+    mu : the P_mu parameter for tuning; None = 1 / mean training segment length (Section 6).
+    stopping : ``"last"`` keeps every induced feature; ``"heldout"`` keeps the round with the best held-out P_mu.
+    alphas, epsilons : the tuning grid of the decision rule (Section 7).
+    lambda_max : cap on |lambda| (a feature that separates the training events gets a finite weight).
+    iis_tol : IIS stops when no weight moves by more than this.
+
+    Learned state
+    -------------
+    features_ : list of :class:`~segviz.features.FeatureSpec`, in order of induction.
+    lambdas_ : their weights (the paper's factors are ``weights_ = exp(lambdas_)``).
+    prior_ : q0(yes), the training base rate; ``offset_`` its log-odds.
     alpha_, epsilon_ : the decision rule (tuned on held-out data).
-    mu_ : 1 / mean training segment length (the P_mu parameter used for tuning).
-    lms_ : the LanguageModels for relevance features (None if the model asks none).
-    history_ : per-round dicts (feature index, gain, e^lambda, train log-lik, held-out P_mu).
-    info_ : provenance (corpora, sizes, timings).
+    mu_ : the P_mu parameter used for tuning.
+    lms_ : the :class:`~segviz.lm.LanguageModels` behind the relevance questions (None without them).
+    history_ : one JSON-ready dict per induction round (feature, gain, e^lambda, log-likelihood, held-out P_mu,
+        and every weight after that round).
+    info_ : provenance (corpora, sizes, timings, the stopping rule applied).
     """
 
-    def __init__(self, *, features: Sequence[FeatureSpec], lambdas: Sequence[float], prior: float,
-                 alpha: float, epsilon: int, mu: float, lms=None, lm_dir: str | None = None,
-                 history: Sequence[dict] = (), info: dict | None = None):
-        if len(features) != len(lambdas):
-            raise SegvizError(f"{len(features)} features but {len(lambdas)} weights")
-        if not 0.0 < prior < 1.0:
-            raise SegvizError(f"prior must lie in (0, 1), got {prior}")
-        self.features_ = list(features)
-        self.lambdas_ = np.asarray(lambdas, dtype=np.float64)
-        self.prior_ = float(prior)
-        self.alpha_ = float(alpha)
-        self.epsilon_ = int(epsilon)
-        self.mu_ = float(mu)
-        self.lms_ = lms
-        self.lm_dir_ = lm_dir
-        self.history_ = list(history)
-        self.info_ = dict(info or {})
-        self._cache: tuple[Any, np.ndarray | None, sp.csr_matrix] | None = None
+    def __init__(self, *, n_features: int = 100, vocabulary: int | Sequence[str] = 30000,
+                 templates: str | Sequence = "extended", use_relevance: bool = True, cohesion: bool = True,
+                 peer_evidence: bool = False, min_support: int = 1,
+                 relevance_edges: Sequence[float] = RELEVANCE_EDGES, mu: float | None = None,
+                 stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
+                 epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0, iis_tol: float = 1e-6):
+        self.n_features = n_features
+        self.vocabulary = vocabulary
+        self.templates = templates
+        self.use_relevance = use_relevance
+        self.cohesion = cohesion
+        self.peer_evidence = peer_evidence
+        self.min_support = min_support
+        self.relevance_edges = relevance_edges
+        self.mu = mu
+        self.stopping = stopping
+        self.alphas = alphas
+        self.epsilons = epsilons
+        self.lambda_max = lambda_max
+        self.iis_tol = iis_tol
 
-    # -- model quantities
+    _PARAMS = ("n_features", "vocabulary", "templates", "use_relevance", "cohesion", "peer_evidence",
+               "min_support", "relevance_edges", "mu", "stopping", "alphas", "epsilons", "lambda_max", "iis_tol")
+
+    def get_params(self) -> dict:
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params) -> "Segmenter":
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise SegvizError(f"Segmenter has no parameter {name!r}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        if not self.is_fitted:
+            return f"Segmenter(n_features={self.n_features!r})"
+        return (f"Segmenter(features={len(self.features_)}, alpha={self.alpha_:g}, epsilon={self.epsilon_}, "
+                f"mu={self.mu_:.4g})")
+
+    # ------------------------------------------------------------------ validation
+    def _template_set(self):
+        if isinstance(self.templates, str):
+            if self.templates not in TEMPLATE_SETS:
+                raise SegvizError(f"templates must be one of {', '.join(TEMPLATE_SETS)} or a sequence of "
+                                  f"Template, not {self.templates!r}")
+            return TEMPLATE_SETS[self.templates]
+        return tuple(self.templates)
+
+    def _check_params(self) -> None:
+        def positive_int(name: str, value) -> None:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise SegvizError(f"{name} must be an integer >= 1, got {value!r}")
+
+        positive_int("n_features", self.n_features)
+        positive_int("min_support", self.min_support)
+        if isinstance(self.vocabulary, (int, np.integer)):
+            positive_int("vocabulary", self.vocabulary)
+        elif isinstance(self.vocabulary, str) or not all(isinstance(w, str) for w in self.vocabulary):
+            raise SegvizError("vocabulary must be a positive integer or a list of words")
+        self._template_set()
+        if self.stopping not in ("last", "heldout"):
+            raise SegvizError(f"stopping must be 'last' or 'heldout', not {self.stopping!r}")
+        if self.mu is not None and not (math.isfinite(self.mu) and self.mu > 0):
+            raise SegvizError(f"mu must be a positive number, got {self.mu!r}")
+        if not len(self.alphas) or any(not 0.0 <= float(a) <= 1.0 for a in self.alphas):
+            raise SegvizError("alphas must be a non-empty grid of numbers in [0, 1]")
+        if not len(self.epsilons) or any(int(e) != e or e < 1 for e in self.epsilons):
+            raise SegvizError("epsilons must be a non-empty grid of integers >= 1")
+        if not (math.isfinite(self.lambda_max) and self.lambda_max > 0):
+            raise SegvizError(f"lambda_max must be a positive number, got {self.lambda_max!r}")
+        if not (math.isfinite(self.iis_tol) and self.iis_tol > 0):
+            raise SegvizError(f"iis_tol must be a positive number, got {self.iis_tol!r}")
+
+    @property
+    def is_fitted(self) -> bool:
+        return hasattr(self, "features_")
+
+    def _check_fitted(self) -> None:
+        if not self.is_fitted:
+            raise SegvizError("this Segmenter is not fitted yet; call fit() (or load a saved model) first")
+
+    # ------------------------------------------------------------------ learned quantities
     @property
     def weights_(self) -> np.ndarray:
+        """The paper's factors e^lambda of the induced features."""
+        self._check_fitted()
         return np.exp(self.lambdas_)
 
     @property
     def offset_(self) -> float:
+        self._check_fitted()
         return math.log(self.prior_ / (1.0 - self.prior_))
 
     @property
     def uses_relevance(self) -> bool:
+        """True when some induced feature asks a relevance question (prediction then needs ``lms_``)."""
+        self._check_fitted()
         return any(f.kind == "relevance" for f in self.features_)
 
-    def __repr__(self) -> str:
-        return (f"Segmenter(features={len(self.features_)}, alpha={self.alpha_:g}, epsilon={self.epsilon_}, "
-                f"mu={self.mu_:.4g})")
+    # ------------------------------------------------------------------ training
+    def fit(self, train, heldout=None, lms=None) -> "Segmenter":
+        """Induce the model on ``train`` and tune the decision rule on ``heldout`` (see :meth:`fit_iter`)."""
+        for _ in self.fit_iter(train, heldout, lms):
+            pass
+        return self
 
-    # -- application
-    def feature_matrix(self, corpus, *, relevance: np.ndarray | None = None) -> sp.csr_matrix:
-        """The (n-1, n_features) 0/1 matrix of the induced features on ``corpus`` (cached for the last corpus)."""
-        if self._cache is not None and self._cache[0] is corpus:
-            return self._cache[2]
-        sentences = _sentences_of(corpus)
+    def fit_iter(self, train, heldout=None, lms=None
+                 ) -> Generator[Progress | FeatureAdded | InductionFinished, None, None]:
+        """:meth:`fit` as a generator of the engine's typed events.
+
+        Yields :class:`~segviz.events.Progress` (relevance, candidates, rounds, tuning), one
+        :class:`~segviz.induction.FeatureAdded` per induced feature, and an
+        :class:`~segviz.induction.InductionFinished`.  After every ``FeatureAdded`` the estimator holds the model
+        of that round: its weights, and the round's best held-out alpha/epsilon (0.5 and 1 without held-out
+        data).  When the generator is exhausted the stopping rule has been applied and alpha/epsilon tuned on
+        the held-out stream (on the training stream without one).
+
+        ``lms`` (a fitted :class:`~segviz.lm.LanguageModels`) enables the relevance questions; without it only
+        vocabulary (and the optional cohesion/peer) questions are asked.
+        """
+        self._check_params()
+        t0 = time.perf_counter()
+        train = as_corpus(train, what="training corpus")
+        heldout = None if heldout is None else as_corpus(heldout, what="held-out corpus")
+        train_sentences = train.sentences()
+        if len(train_sentences) < 2:
+            raise SegvizError("the training corpus needs at least 2 sentences")
+        masses = train.masses()
+        y = masses_to_indicator(masses)
+        if y.all() or not y.any():
+            raise SegvizError("the training corpus needs at least 2 documents and one of more than 1 sentence")
+        if heldout is not None and heldout.n_sentences < 2:
+            raise SegvizError("the held-out corpus needs at least 2 sentences")
+        use_relevance = bool(self.use_relevance) and lms is not None
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)   # a refit starts from nothing
+        self._applied = None
+        mu = default_mu(masses) if self.mu is None else float(self.mu)
+
+        yield Progress("relevance", 0, 2)
+        rel = _relevance(lms, train_sentences, use_relevance)
+        held_sentences = heldout.sentences() if heldout is not None else None
+        rel_h = _relevance(lms, held_sentences, use_relevance) if heldout is not None else None
+        yield Progress("relevance", 2, 2)
+        yield Progress("candidate features", 0, 2)
+        X, specs = build_candidates(train_sentences, rel, vocabulary=self.vocabulary,
+                                    templates=self._template_set(), relevance_edges=self.relevance_edges,
+                                    cohesion=bool(self.cohesion), peer_evidence=bool(self.peer_evidence),
+                                    groups=train.source_groups(), min_support=int(self.min_support))
+        yield Progress("candidate features", 1, 2)
+        Xh = heldout_masses = None
+        if heldout is not None:
+            Xh = evaluate_features(specs, held_sentences, rel_h, groups=heldout.source_groups()).tocsc()
+            heldout_masses = heldout.masses()
+        yield Progress("candidate features", 2, 2)
+        t1 = time.perf_counter()
+
+        model = BoundaryModel(n_features=int(self.n_features), lambda_max=float(self.lambda_max),
+                              iis_tol=float(self.iis_tol), alphas=self.alphas, epsilons=self.epsilons)
+        self.mu_ = mu
+        self.lms_ = lms
+        self.lm_dir_ = None
+        self.info_ = {
+            "train_corpus": train.name, "heldout_corpus": heldout.name if heldout is not None else None,
+            "train_sentences": len(train_sentences), "train_events": int(X.shape[0]),
+            "train_boundaries": int(y.sum()), "candidates": int(X.shape[1]), "candidate_nonzeros": int(X.nnz),
+            "vocabulary": self.vocabulary if isinstance(self.vocabulary, (int, np.integer)) else len(self.vocabulary),
+            "use_relevance": use_relevance, "cohesion": bool(self.cohesion),
+            "peer_evidence": bool(self.peer_evidence), "min_support": int(self.min_support),
+            "stopping": self.stopping, "prepare_seconds": round(t1 - t0, 3),
+        }
+        self.history_ = []
+        for event in model.induce(X, y, specs, heldout_X=Xh, heldout_masses=heldout_masses, mu=mu):
+            if isinstance(event, FeatureAdded):
+                self.history_.append(_history_entry(event))
+                alpha = event.heldout_alpha if event.heldout_alpha is not None else _UNTUNED_ALPHA
+                epsilon = event.heldout_epsilon if event.heldout_epsilon is not None else _UNTUNED_EPSILON
+                self._set_model(model.features_, model.lambdas_, model.prior_, alpha, epsilon)
+            yield event
+        if not hasattr(model, "prior_") or not model.features_:
+            raise SegvizError("no candidate feature has any gain on this training corpus")
+        t2 = time.perf_counter()
+
+        yield Progress("tuning alpha/epsilon", 0, 1)
+        rounds = len(model.features_)
+        if self.stopping == "heldout" and Xh is not None:
+            scores = [e.heldout_p_mu if e.heldout_p_mu is not None else -1.0 for e in model.history_]
+            rounds = int(np.argmax(scores)) + 1
+        kept = model.truncated(rounds)
+        if Xh is not None:
+            probs, reference = kept.predict_proba(Xh[:, kept.columns_]), heldout_masses
+        else:
+            probs, reference = kept.predict_proba(X[:, kept.columns_]), masses
+        alpha, epsilon, pmu = tune(probs, reference, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
+        self._set_model(kept.features_, kept.lambdas_, kept.prior_, alpha, epsilon)
+        self.info_.update(rounds_induced=len(model.features_), rounds_kept=rounds,
+                          tuned_on="heldout" if Xh is not None else "train", tuned_p_mu=pmu,
+                          induction_seconds=round(t2 - t1, 3), total_seconds=round(time.perf_counter() - t0, 3))
+        yield Progress("tuning alpha/epsilon", 1, 1)
+
+    def _set_model(self, features, lambdas, prior, alpha, epsilon) -> None:
+        self.features_ = list(features)
+        self.lambdas_ = np.array(lambdas, dtype=np.float64)
+        self.prior_ = float(prior)
+        self.alpha_ = float(alpha)
+        self.epsilon_ = int(epsilon)
+
+    # ------------------------------------------------------------------ application
+    def _applied_to(self, corpus: Corpus, relevance: np.ndarray | None) -> _Applied:
+        """The induced features on ``corpus``; reuses the last evaluation when only new features were added."""
+        features = tuple(self.features_)
+        cached = getattr(self, "_applied", None)
+        if (cached is not None and cached.corpus is corpus and relevance is None
+                and cached.features == features[:len(cached.features)]):
+            if len(cached.features) == len(features):
+                return cached
+            new = evaluate_features(list(features[len(cached.features):]), corpus.sentences(), cached.relevance,
+                                    groups=corpus.source_groups())
+            cached.matrix = sp.hstack([cached.matrix, new], format="csr")
+            cached.features = features
+            return cached
+        sentences = corpus.sentences()
         if len(sentences) < 2:
             raise SegvizError("need at least 2 sentences to place boundaries")
-        rel = relevance if relevance is not None else _relevance(self.lms_, sentences, self.uses_relevance)
-        X = evaluate_features(self.features_, sentences, rel, groups=corpus_groups(corpus)) if self.features_ else \
-            sp.csr_matrix((len(sentences) - 1, 0))
-        self._cache = (corpus, rel, X)
-        return X
+        needs = any(f.kind == "relevance" for f in features)
+        rel = relevance if relevance is not None else _relevance(getattr(self, "lms_", None), sentences, needs)
+        matrix = (evaluate_features(list(features), sentences, rel, groups=corpus.source_groups()) if features
+                  else sp.csr_matrix((len(sentences) - 1, 0)))
+        applied = _Applied(corpus, rel, features, matrix)
+        if relevance is None:
+            self._applied = applied
+        return applied
+
+    def feature_matrix(self, corpus, *, relevance: np.ndarray | None = None) -> sp.csr_matrix:
+        """The (n-1, n_features) 0/1 matrix of the induced features at the gaps of ``corpus``."""
+        self._check_fitted()
+        return self._applied_to(as_corpus(corpus), relevance).matrix
 
     def boundary_probabilities(self, corpus, *, relevance: np.ndarray | None = None) -> np.ndarray:
-        """q(yes) for the n-1 positions b=1..n-1 of the stream (boundary before sentence b), Section 4."""
+        """q(yes | w) at the n-1 gaps b = 1..n-1 of the stream (boundary before sentence b), Section 4."""
         X = self.feature_matrix(corpus, relevance=relevance)
-        s = self.offset_ + np.asarray(X @ self.lambdas_).ravel()
-        return 0.5 * (1.0 + np.tanh(0.5 * s))  # the logistic, overflow-free
+        return logistic(self.offset_ + np.asarray(X @ self.lambdas_).ravel())
+
+    def predict_proba(self, corpus, *, relevance: np.ndarray | None = None) -> np.ndarray:
+        """P(a segment starts at sentence i) for every sentence i of the stream: ``n`` values.
+
+        Entry 0 is 1.0 (the stream's first sentence always opens a segment); entry ``i >= 1`` is the model's
+        q(yes) for the gap before sentence ``i`` (:meth:`boundary_probabilities`)."""
+        return np.concatenate([[1.0], self.boundary_probabilities(corpus, relevance=relevance)])
+
+    def predict(self, corpus, *, alpha: float | None = None, epsilon: int | None = None,
+                relevance: np.ndarray | None = None) -> tuple[int, ...]:
+        """Segment lengths (masses) of the stream under the alpha/epsilon rule (Section 7)."""
+        p = self.boundary_probabilities(corpus, relevance=relevance)
+        a = self.alpha_ if alpha is None else float(alpha)
+        e = self.epsilon_ if epsilon is None else int(epsilon)
+        return boundaries_to_masses(decode(p, a, e), p.size + 1)
+
+    def score(self, corpus, *, alpha: float | None = None, epsilon: int | None = None,
+              relevance: np.ndarray | None = None) -> dict[str, float]:
+        """P_mu, P_k, WindowDiff, precision, recall and F1 of :meth:`predict` against the corpus's documents.
+
+        P_mu uses the paper's mu (1 / mean reference segment length), P_k and WindowDiff half of it as k."""
+        corpus = as_corpus(corpus)
+        row = score_row(corpus.masses(), self.predict(corpus, alpha=alpha, epsilon=epsilon, relevance=relevance))
+        return {key: float(row[key]) for key in _SCORE_KEYS}
 
     def active_features(self, corpus, position: int, *, relevance: np.ndarray | None = None
                         ) -> list[tuple[FeatureSpec, float]]:
-        """The induced features that fire at boundary position ``position`` (1..n-1), with their e^lambda."""
+        """The induced features that fire at gap ``position`` (1..n-1), with their e^lambda."""
         X = self.feature_matrix(corpus, relevance=relevance)
         if not 1 <= int(position) <= X.shape[0]:
             raise SegvizError(f"position must be in 1..{X.shape[0]}, got {position}")
@@ -160,38 +403,48 @@ class Segmenter:
         w = self.weights_
         return [(self.features_[j], float(w[j])) for j in sorted(row.indices.tolist())]
 
-    def segment(self, corpus, alpha: float | None = None, epsilon: int | None = None, *,
-                relevance: np.ndarray | None = None) -> tuple[int, ...]:
-        """Segment lengths (masses) of ``corpus`` under the alpha/epsilon rule (Section 7)."""
-        p = self.boundary_probabilities(corpus, relevance=relevance)
-        a = self.alpha_ if alpha is None else float(alpha)
-        e = self.epsilon_ if epsilon is None else int(epsilon)
-        return positions_to_masses(decode(p, a, e), len(p) + 1)
-
-    def truncated(self, rounds: int, *, heldout_corpus=None, heldout_relevance=None) -> "Segmenter":
-        """The model as it stood after ``rounds`` induction rounds (weights of that round, from history_);
-        alpha/epsilon re-tuned on ``heldout_corpus`` when given, else kept."""
+    def truncated(self, rounds: int, *, heldout=None, heldout_relevance: np.ndarray | None = None) -> "Segmenter":
+        """The model as it stood after ``rounds`` induction rounds (that round's weights, from ``history_``);
+        alpha/epsilon re-tuned on ``heldout`` when given, else kept."""
+        self._check_fitted()
         if not 1 <= rounds <= len(self.features_):
             raise SegvizError(f"rounds must be in 1..{len(self.features_)}")
         try:
-            weights = self.history_[rounds - 1]["weights"]
+            weights = np.asarray(self.history_[rounds - 1]["weights"], dtype=np.float64)
         except (IndexError, KeyError, TypeError):
             raise SegvizError("this model has no per-round weights in its history; cannot truncate") from None
-        seg = Segmenter(features=self.features_[:rounds], lambdas=np.log(np.asarray(weights, dtype=np.float64)),
-                        prior=self.prior_, alpha=self.alpha_, epsilon=self.epsilon_, mu=self.mu_, lms=self.lms_,
-                        lm_dir=self.lm_dir_, history=self.history_[:rounds], info=dict(self.info_, rounds_kept=rounds))
-        if heldout_corpus is not None:
-            probs = seg.boundary_probabilities(heldout_corpus, relevance=heldout_relevance)
-            seg.alpha_, seg.epsilon_, pmu = tune(probs, heldout_corpus.masses(), mu=self.mu_)
+        seg = Segmenter(**self.get_params())
+        seg._set_model(self.features_[:rounds], np.log(weights), self.prior_, self.alpha_, self.epsilon_)
+        seg.mu_, seg.lms_, seg.lm_dir_ = self.mu_, self.lms_, getattr(self, "lm_dir_", None)
+        seg.history_ = list(self.history_[:rounds])
+        seg.info_ = dict(self.info_, rounds_kept=rounds)
+        if heldout is not None:
+            heldout = as_corpus(heldout, what="held-out corpus")
+            probs = seg.boundary_probabilities(heldout, relevance=heldout_relevance)
+            seg.alpha_, seg.epsilon_, pmu = tune(probs, heldout.masses(), mu=self.mu_, alphas=self.alphas,
+                                                 epsilons=self.epsilons)
             seg.info_["tuned_p_mu"] = pmu
         return seg
 
-    # -- persistence
+    # ------------------------------------------------------------------ persistence
     def to_dict(self, *, lm_dir: str | None = None) -> dict:
+        """The JSON document :meth:`save` writes (``lm_dir`` as given: relative to the JSON's folder)."""
+        self._check_fitted()
+        params = self.get_params()
+        if not isinstance(params["templates"], str):
+            params["templates"] = "custom"
+        params["alphas"] = [float(a) for a in params["alphas"]]
+        params["epsilons"] = [int(e) for e in params["epsilons"]]
+        # JSON has no infinities: the open ends of the grid are written as the strings "-inf"/"inf"
+        params["relevance_edges"] = [float(x) if math.isfinite(x) else str(float(x))
+                                     for x in params["relevance_edges"]]
+        if not isinstance(params["vocabulary"], (int, np.integer)):
+            params["vocabulary"] = len(params["vocabulary"])
         return {
             "format": FORMAT,
             "version": VERSION,
             "segviz_version": __version__,
+            "params": params,
             "prior": self.prior_,
             "alpha": self.alpha_,
             "epsilon": self.epsilon_,
@@ -208,10 +461,12 @@ class Segmenter:
     def save(self, path: str | os.PathLike) -> Path:
         """Write the model JSON atomically.  The LM directory is stored relative to the JSON's folder;
         models with LMs but no directory get theirs saved beside the JSON as ``<name>.lm/``."""
+        self._check_fitted()
         path = Path(path)
         lm_ref = None
         if self.lms_ is not None:
-            if self.lm_dir_ is None or not Path(self.lm_dir_).is_dir():
+            lm_dir = getattr(self, "lm_dir_", None)
+            if lm_dir is None or not Path(lm_dir).is_dir():
                 target = path.with_suffix(".lm")
                 self.lms_.save(target)
                 self.lm_dir_ = str(target.resolve())
@@ -228,12 +483,15 @@ class Segmenter:
         try:
             features = [FeatureSpec.from_dict(f) for f in d["features"]]
             lambdas = [float(x) for x in d["lambdas"]]
-            kwargs = dict(prior=float(d["prior"]), alpha=float(d["alpha"]), epsilon=int(d["epsilon"]),
-                          mu=float(d["mu"]))
+            prior, alpha, epsilon, mu = float(d["prior"]), float(d["alpha"]), int(d["epsilon"]), float(d["mu"])
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, SegvizError):
                 raise SegvizError(f"{path}: {exc}") from None
             raise SegvizError(f"{path}: malformed segmenter model ({exc.__class__.__name__}: {exc})") from None
+        if len(features) != len(lambdas):
+            raise SegvizError(f"{path}: {len(features)} features but {len(lambdas)} weights")
+        if not 0.0 < prior < 1.0:
+            raise SegvizError(f"{path}: prior must lie in (0, 1), got {prior}")
         lm_dir = None
         if d.get("lm_dir"):
             lm_dir = str((path.resolve().parent / d["lm_dir"]).resolve())
@@ -246,175 +504,37 @@ class Segmenter:
             lms = LanguageModels.load(lm_dir)
         if needs_lm and lms is None:
             raise SegvizError(f"{path}: the model asks relevance questions but names no language models")
-        return cls(features=features, lambdas=lambdas, lms=lms, lm_dir=lm_dir,
-                   history=d.get("history") or [], info=d.get("info") or {}, **kwargs)
+        seg = cls()
+        params = d.get("params") if isinstance(d.get("params"), dict) else {}
+        for name, value in params.items():
+            if name in cls._PARAMS and not (name == "templates" and value not in TEMPLATE_SETS):
+                if name == "relevance_edges" and isinstance(value, list):
+                    value = [float(x) for x in value]
+                setattr(seg, name, tuple(value) if isinstance(value, list) else value)
+        seg._set_model(features, lambdas, prior, alpha, epsilon)
+        seg.mu_, seg.lms_, seg.lm_dir_ = mu, lms, lm_dir
+        seg.history_ = list(d.get("history") or [])
+        seg.info_ = dict(d.get("info") or {})
+        return seg
+
+    @classmethod
+    def from_weights(cls, features: Sequence[FeatureSpec], lambdas: Sequence[float], *, prior: float,
+                     alpha: float, epsilon: int, mu: float, lms=None) -> "Segmenter":
+        """A fitted segmenter from explicit features and weights (for tests and hand-built models)."""
+        if len(features) != len(lambdas):
+            raise SegvizError(f"{len(features)} features but {len(lambdas)} weights")
+        if not 0.0 < prior < 1.0:
+            raise SegvizError(f"prior must lie in (0, 1), got {prior}")
+        seg = cls(n_features=max(1, len(features)))
+        seg._set_model(features, lambdas, prior, alpha, epsilon)
+        seg.mu_, seg.lms_, seg.lm_dir_, seg.history_, seg.info_ = float(mu), lms, None, [], {}
+        return seg
 
 
-class InductionSession:
-    """Training state that grows the model one feature at a time (the app's Step button).
-
-    ``prepare()`` is a generator (relevance, candidate matrices); afterwards
-    ``step()`` induces exactly one more feature and returns its FeatureAdded
-    (or an InductionFinished when nothing has gain left); ``segmenter()``
-    snapshots a tuned :class:`Segmenter` of the current round at any time.
-
-    Candidates: the vocabulary questions for the ``vocabulary`` most frequent training
-    words -- by default EXTENDED_TEMPLATES, the paper's 15 questions of Section 3.4 plus
-    next/previous 10 sentences and 2/3 words (>= 300,000 candidates on the Reuters
-    training portion; ``templates=VOCABULARY_TEMPLATES`` for the paper's set) -- the
-    relevance interval questions (Section 3.3) when ``lms`` are given, and, unless
-    ``cohesion=False``, our lexical-cohesion interval questions (not in the paper; on
-    Reuters they lift test P_mu from 0.91 to 0.94, see docs/reproduction.md).
-    """
-
-    def __init__(self, train_corpus, heldout_corpus, lms, *, n_features: int = 100,
-                 vocabulary: int | Sequence[str] = 30000, use_relevance: bool = True,
-                 templates=EXTENDED_TEMPLATES, relevance_edges=RELEVANCE_EDGES, mu: float | None = None,
-                 stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
-                 epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0,
-                 iis_tol: float = 1e-6, cohesion: bool = True, min_support: int = 1,
-                 peer_evidence: bool = False):
-        if stopping not in ("last", "heldout"):
-            raise SegvizError(f"stopping must be 'last' or 'heldout', not {stopping!r}")
-        if int(n_features) < 1:
-            raise SegvizError(f"n_features must be >= 1, got {n_features}")
-        self.train_corpus = train_corpus
-        self.heldout_corpus = heldout_corpus
-        self.lms = lms
-        self.n_features = int(n_features)
-        self.vocabulary = vocabulary
-        self.use_relevance = bool(use_relevance) and lms is not None
-        self.templates = templates
-        self.cohesion = bool(cohesion)
-        self.peer_evidence = bool(peer_evidence)
-        self.min_support = int(min_support)
-        self.relevance_edges = relevance_edges
-        self.mu = mu
-        self.stopping = stopping
-        self.alphas = alphas
-        self.epsilons = epsilons
-        self.model = BoundaryModel(n_features=self.n_features, lambda_max=lambda_max, iis_tol=iis_tol,
-                                   alphas=alphas, epsilons=epsilons)
-        self._prepared = False
-        self._gen = None
-        self.info: dict = {}
-
-    def prepare(self) -> Generator[Progress, None, None]:
-        t0 = time.perf_counter()
-        train_s = _sentences_of(self.train_corpus)
-        if len(train_s) < 2:
-            raise SegvizError("the training corpus needs at least 2 sentences")
-        masses = tuple(self.train_corpus.masses())
-        self.y = boundary_labels(masses)
-        if self.y.all() or not self.y.any():
-            raise SegvizError("the training corpus needs at least 2 documents and one of more than 1 sentence")
-        self.mu_ = self.mu if self.mu is not None else len(masses) / sum(masses)
-        yield Progress("relevance", 0, 2)
-        rel = _relevance(self.lms, train_s, self.use_relevance)
-        held_s = rel_h = None
-        if self.heldout_corpus is not None:
-            held_s = _sentences_of(self.heldout_corpus)
-            rel_h = _relevance(self.lms, held_s, self.use_relevance)
-        yield Progress("relevance", 2, 2)
-        yield Progress("candidate features", 0, 2)
-        self.X, self.specs = build_candidates(train_s, rel, vocabulary=self.vocabulary, templates=self.templates,
-                                              relevance_edges=self.relevance_edges, cohesion=self.cohesion,
-                                              peer_evidence=self.peer_evidence,
-                                              groups=corpus_groups(self.train_corpus), min_support=self.min_support)
-        yield Progress("candidate features", 1, 2)
-        self.Xh = None
-        if held_s is not None:
-            self.Xh = evaluate_features(self.specs, held_s, rel_h, groups=corpus_groups(self.heldout_corpus)).tocsc()
-            self.heldout_masses = tuple(self.heldout_corpus.masses())
-        yield Progress("candidate features", 2, 2)
-        self._train_sentences, self._train_relevance = train_s, rel
-        self._held_sentences, self._held_relevance = held_s, rel_h
-        self.info.update({
-            "train_corpus": getattr(self.train_corpus, "name", None),
-            "heldout_corpus": getattr(self.heldout_corpus, "name", None),
-            "train_sentences": len(train_s), "train_events": int(self.X.shape[0]),
-            "train_boundaries": int(self.y.sum()),
-            "candidates": int(self.X.shape[1]), "candidate_nonzeros": int(self.X.nnz),
-            "vocabulary": self.vocabulary if isinstance(self.vocabulary, int) else len(self.vocabulary),
-            "use_relevance": self.use_relevance, "cohesion": self.cohesion,
-            "peer_evidence": self.peer_evidence, "min_support": self.min_support,
-            "stopping": self.stopping,
-            "prepare_seconds": round(time.perf_counter() - t0, 3),
-        })
-        self._prepared = True
-
-    def _ensure_prepared(self):
-        if not self._prepared:
-            for _ in self.prepare():
-                pass
-
-    def rounds(self, n_features: int | None = None) -> Generator[Any, None, None]:
-        """Forward the induction generator's events up to ``n_features`` features in total."""
-        self._ensure_prepared()
-        yield from self.model.induce(self.X, self.y, self.specs, heldout_X=self.Xh,
-                                     heldout_masses=getattr(self, "heldout_masses", None), mu=self.mu_,
-                                     n_features=self.n_features if n_features is None else n_features)
-
-    def step(self) -> FeatureAdded | InductionFinished:
-        """Induce exactly one more feature."""
-        target = len(getattr(self.model, "features_", [])) + 1
-        last: Any = None
-        for ev in self.rounds(target):
-            if isinstance(ev, (FeatureAdded, InductionFinished)):
-                last = ev
-                if isinstance(ev, FeatureAdded):
-                    return ev
-        return last
-
-    def segmenter(self) -> Segmenter:
-        """A tuned Segmenter of the model as it stands (stopping rule applied)."""
-        self._ensure_prepared()
-        model = self.model
-        if not hasattr(model, "prior_"):
-            raise SegvizError("no feature has been induced yet")
-        rounds = len(model.features_)
-        if self.stopping == "heldout" and self.Xh is not None and model.history_:
-            scores = [e.heldout_p_mu if e.heldout_p_mu is not None else -1 for e in model.history_]
-            rounds = int(np.argmax(scores)) + 1
-        m = model.truncated(rounds)
-        # alpha/epsilon maximising P_mu on held-out data (Section 7); the training stream without held-out data
-        if self.Xh is not None:
-            probs = m.predict_proba(self.Xh[:, m.columns_])
-            ref = self.heldout_masses
-        else:
-            probs = m.predict_proba(self.X[:, m.columns_])
-            ref = tuple(self.train_corpus.masses())
-        alpha, eps, pmu = tune(probs, ref, mu=self.mu_, alphas=self.alphas, epsilons=self.epsilons)
-        history = [{
-            "round": e.round, "feature": e.feature.description, "gain": e.gain,
-            "weight": e.weights[-1], "train_loglik": e.train_loglik, "heldout_p_mu": e.heldout_p_mu,
-            "seconds": round(e.seconds, 4), "iis_iterations": e.iis_iterations,
-            "weights": [float(w) for w in e.weights],
-        } for e in model.history_]
-        info = dict(self.info, rounds_induced=len(model.features_), rounds_kept=rounds,
-                    tuned_on="heldout" if self.Xh is not None else "train", tuned_p_mu=pmu)
-        return Segmenter(features=m.features_, lambdas=m.lambdas_, prior=m.prior_, alpha=alpha, epsilon=eps,
-                         mu=self.mu_, lms=self.lms if self.use_relevance or self.lms is not None else None,
-                         history=history, info=info)
-
-
-def train_segmenter(train_corpus, heldout_corpus, lms, *, n_features: int = 100, **params
-                    ) -> Generator[Any, None, Segmenter]:
-    """Train a segmenter; a generator of Progress / FeatureAdded / InductionFinished events returning it.
-
-    ``lms`` may be None (vocabulary questions only).  ``params``: see :class:`InductionSession`
-    (vocabulary, use_relevance, cohesion, peer_evidence, stopping, mu, alphas, epsilons, lambda_max, iis_tol, templates,
-    relevance_edges).  One FeatureAdded is yielded per induction round, so a caller can pull one
-    round at a time and stop whenever it likes.
-    """
-    t0 = time.perf_counter()
-    session = InductionSession(train_corpus, heldout_corpus, lms, n_features=n_features, **params)
-    yield from session.prepare()
-    t1 = time.perf_counter()
-    yield from session.rounds()
-    t2 = time.perf_counter()
-    yield Progress("tuning alpha/epsilon", 0, 1)
-    seg = session.segmenter()
-    seg.info_.update(induction_seconds=round(t2 - t1, 3), total_seconds=round(time.perf_counter() - t0, 3))
-    yield Progress("tuning alpha/epsilon", 1, 1)
-    return seg
+def _history_entry(event: FeatureAdded) -> dict:
+    return {
+        "round": event.round, "feature": event.feature.description, "gain": event.gain,
+        "weight": event.weights[-1], "train_loglik": event.train_loglik, "heldout_p_mu": event.heldout_p_mu,
+        "seconds": round(event.seconds, 4), "iis_iterations": event.iis_iterations,
+        "weights": [float(w) for w in event.weights],
+    }

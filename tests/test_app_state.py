@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from segviz.app.state import MODEL_ROW, SessionState
-from segviz.corpus import Corpus, Document, boundaries_to_masses
+from segviz.corpus import Corpus, Document
+from segviz.segmentation import boundaries_to_masses
 from segviz.decode import decode
 from segviz.metrics import score_row
 

@@ -13,7 +13,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from segviz.app.panels import METRIC_COLUMNS, SLIDER_STEPS  # noqa: E402
 from segviz.app.state import MODEL_ROW  # noqa: E402
-from segviz.corpus import boundaries_to_masses, read_corpus  # noqa: E402
+from segviz.corpus import read_corpus  # noqa: E402
+from segviz.segmentation import boundaries_to_masses  # noqa: E402
 from segviz.decode import decode  # noqa: E402
 from segviz.metrics import score_row  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401

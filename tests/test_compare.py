@@ -77,7 +77,7 @@ def test_a_segmenter_that_cannot_run_is_reported_as_skipped():
 
 def test_model_is_run_like_any_segmenter():
     class Oracle:
-        def segment(self, corpus):
+        def predict(self, corpus):
             return corpus.masses()
 
     _, cmp = _run(compare_segmenters(_corpus(), model=Oracle(), peers=[], baselines=["none"]))

@@ -4,16 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segviz.corpus import (
-    Corpus,
-    boundaries_to_masses,
-    boundary_indicator,
-    detect_kind,
-    masses_to_boundaries,
-    read_corpus,
-    tokenize,
-    write_choi,
-)
+from segviz.corpus import Corpus, detect_kind, read_corpus, tokenize, write_choi
+from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
+from segviz.segmentation import masses_to_indicator as boundary_indicator
 from segviz.errors import SegvizError
 
 

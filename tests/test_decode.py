@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from segviz import metrics
-from segviz.decode import decode, p_mu_fast, positions_to_masses, tune, tune_table
+from segviz.decode import decode, tune, tune_table
+from segviz.segmentation import boundaries_to_masses as positions_to_masses
 from segviz.errors import SegvizError
 
 
@@ -47,7 +48,7 @@ def _slow_p_mu(ref_masses, hyp_masses, mu):
     return num / den
 
 
-def test_p_mu_fast_matches_brute_force_and_metrics():
+def test_boundary_kernel_matches_brute_force_and_metrics():
     rng = np.random.default_rng(0)
     for _ in range(20):
         n = int(rng.integers(2, 30))
@@ -55,9 +56,25 @@ def test_p_mu_fast_matches_brute_force_and_metrics():
         hyp = np.flatnonzero(rng.random(n - 1) < 0.3) + 1
         rm, hm = positions_to_masses(ref, n), positions_to_masses(hyp, n)
         mu = float(rng.uniform(0.05, 1.0))
-        fast = p_mu_fast(ref, hyp, n, mu)
-        assert fast == pytest.approx(_slow_p_mu(rm, hm, mu), abs=1e-10)
-        assert fast == pytest.approx(metrics.p_mu(rm, hm, mu), abs=1e-10)
+        kernel = metrics.p_mu_from_boundaries(ref, hyp, n, mu)
+        assert kernel == pytest.approx(_slow_p_mu(rm, hm, mu), abs=1e-10)
+        assert kernel == metrics.p_mu(rm, hm, mu)
+
+
+@pytest.mark.parametrize("inv_mu", [1, 3, 10, 100, 1000, 10_000])
+@pytest.mark.parametrize("n", [50, 2_000, 100_000])
+def test_tuning_uses_the_metric_p_mu_for_small_mu_and_long_streams(inv_mu, n):
+    """The tuner's P_mu equals metrics.p_mu (stable for tiny mu) at every grid point, 1/mu up to 10^4."""
+    rng = np.random.default_rng(inv_mu + n)
+    ref = positions_to_masses(np.flatnonzero(rng.random(n - 1) < 1.0 / max(inv_mu, 2)) + 1, n)
+    p = rng.random(n - 1)
+    alphas, eps = (0.5, 0.9, 0.99), (1, 3)
+    table = tune_table(p, ref, mu=1.0 / inv_mu, alphas=alphas, epsilons=eps)
+    for i, e in enumerate(eps):
+        for j, a in enumerate(alphas):
+            hyp = positions_to_masses(decode(p, a, e), n)
+            assert table[i, j] == pytest.approx(metrics.p_mu(ref, hyp, 1.0 / inv_mu), abs=1e-12)
+    assert np.all((table >= 0) & (table <= 1))
 
 
 def test_tune_picks_grid_maximum():

@@ -123,7 +123,7 @@ def test_peer_groups_validated_and_opt_in():
 
 def test_segmenter_with_peer_features_save_load(tmp_path):
     from segviz.corpus import read_corpus
-    from segviz.segmenter import Segmenter, train_segmenter
+    from segviz.segmenter import Segmenter
 
     root = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
     if not root.is_dir():
@@ -133,20 +133,14 @@ def test_segmenter_with_peer_features_save_load(tmp_path):
         pytest.skip("need 3 Choi sample files")
     train = read_corpus([str(f) for f in files[:-1]], kind="choi")
     held = read_corpus(str(files[-1]), kind="choi")
-    gen = train_segmenter(train, held, None, n_features=4, vocabulary=200, peer_evidence=True, cohesion=False)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            seg = stop.value
-            break
+    seg = Segmenter(n_features=4, vocabulary=200, peer_evidence=True, cohesion=False).fit(train, held)
     assert seg.info_["peer_evidence"] is True
     assert any(f.kind == "peer" for f in seg.features_)   # topic-change evidence beats single words on Choi
     path = tmp_path / "m.json"
     seg.save(path)
     back = Segmenter.load(path)
     np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
-    assert back.segment(held) == seg.segment(held)
+    assert back.predict(held) == seg.predict(held)
 
 
 def test_peer_values_cache_is_per_stream_object():

@@ -9,7 +9,7 @@ import pytest
 from segviz.cli import main
 from segviz.errors import SegvizError
 from segviz.events import Progress
-from segviz.lm import LanguageModels, train_language_models
+from segviz.lm import LanguageModels
 
 
 def sentences(seed=0, n=400):
@@ -39,8 +39,9 @@ def drain(gen):
 
 @pytest.fixture(scope="module")
 def lms():
-    model, events = drain(train_language_models(sentences(), vocab_size=40, window=20, n_triggers=200,
-                                                trigger_vocab=30, max_iter=4, heldout_fraction=0.1))
+    model = LanguageModels(vocab_size=40, window=20, n_triggers=200, trigger_vocab=30, max_iter=4,
+                           heldout_fraction=0.1)
+    events = list(model.fit_iter(sentences()))
     assert any(isinstance(e, Progress) for e in events)
     return model
 
@@ -124,7 +125,7 @@ def test_cli_train_eval_triggers_export_relevance(tmp_path, capsys):
 
 
 def test_tiny_corpus_without_trigger_pairs_trains_and_saves(tmp_path):
-    lms, _ = drain(train_language_models([["a", "b"], ["c"], ["a"]]))
+    lms = LanguageModels().fit([["a", "b"], ["c"], ["a"]])
     assert lms.trigger_.sources_.size == 0
     lms.save(tmp_path / "lm")
     again = LanguageModels.load(tmp_path / "lm")

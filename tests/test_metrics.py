@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from segviz.baselines import all_masses, none_masses
-from segviz.corpus import boundaries_to_masses, masses_to_boundaries
+from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 from segviz.errors import SegvizError
 from segviz.metrics import boundary_prf, default_k, default_mu, p_k, p_mu, score_row, window_diff
 

@@ -12,11 +12,10 @@ from tests.test_lm_models import drain, sentences
 
 @pytest.fixture(scope="module")
 def lms():
-    from segviz.lm import train_language_models
+    from segviz.lm import LanguageModels
 
-    model, _ = drain(train_language_models(sentences(), vocab_size=40, window=20, n_triggers=200,
-                                           trigger_vocab=30, max_iter=3, heldout_fraction=0.1))
-    return model
+    return LanguageModels(vocab_size=40, window=20, n_triggers=200, trigger_vocab=30, max_iter=3,
+                          heldout_fraction=0.1).fit(sentences())
 
 
 def test_sentence_relevance_is_mean_word_relevance(lms):

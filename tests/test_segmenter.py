@@ -1,4 +1,4 @@
-"""The segmenter glue and its CLI: training on the bundled sample, save/load, step-by-step induction."""
+"""The Segmenter estimator and its CLI: training on the bundled sample, save/load, step-by-step induction."""
 from __future__ import annotations
 
 import json
@@ -12,19 +12,10 @@ from segviz.cli import main
 from segviz.corpus import read_corpus
 from segviz.errors import SegvizError
 from segviz.induction import FeatureAdded, InductionFinished
-from segviz.segmenter import InductionSession, Segmenter, train_segmenter
+from segviz.segmenter import Segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
-
-
-def _drain(gen):
-    events = []
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as stop:
-            return stop.value, events
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +30,8 @@ def sample():
 @pytest.fixture(scope="module")
 def trained(sample):
     train, held = sample
-    seg, events = _drain(train_segmenter(train, held, None, n_features=8, vocabulary=2000))
+    seg = Segmenter(n_features=8, vocabulary=2000)
+    events = list(seg.fit_iter(train, held))
     return seg, events
 
 
@@ -58,14 +50,14 @@ def test_train_events_and_model(trained, sample):
     # the segmentation respects the rule, and beats "none" on the held-out stream
     probs = seg.boundary_probabilities(held)
     assert probs.shape == (held.n_sentences - 1,)
-    masses = seg.segment(held)
+    masses = seg.predict(held)
     assert sum(masses) == held.n_sentences
     b = np.cumsum(masses)[:-1]
     assert np.all(probs[b - 1] > seg.alpha_)
     assert np.all(np.diff(b) >= seg.epsilon_)
     assert metrics.p_mu(held.masses(), masses) > metrics.p_mu(held.masses(), (held.n_sentences,))
     # truncation restores an earlier round's weights (the held-out stopping rule)
-    t = seg.truncated(3, heldout_corpus=held)
+    t = seg.truncated(3, heldout=held)
     assert len(t.features_) == 3
     np.testing.assert_allclose(t.weights_, added[2].weights)
     with pytest.raises(SegvizError, match="rounds"):
@@ -93,7 +85,7 @@ def test_save_load_roundtrip(trained, sample, tmp_path):
     assert d["format"] == "segviz-segmenter" and d["version"] == 1
     assert d["lm_dir"] is None and len(d["features"]) == 8
     back = Segmenter.load(path)
-    assert back.segment(held) == seg.segment(held)
+    assert back.predict(held) == seg.predict(held)
     np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
     d["version"] = 99
     path.write_text(json.dumps(d))
@@ -104,31 +96,66 @@ def test_save_load_roundtrip(trained, sample, tmp_path):
         Segmenter.load(path)
 
 
-def test_session_step_induces_exactly_one(sample):
+def test_fit_iter_leaves_a_usable_model_after_every_feature(sample):
     train, held = sample
-    s = InductionSession(train, held, None, n_features=50, vocabulary=500)
-    for _ in s.prepare():
-        pass
-    e1 = s.step()
-    e2 = s.step()
-    assert isinstance(e1, FeatureAdded) and isinstance(e2, FeatureAdded)
-    assert (e1.round, e2.round) == (1, 2) and len(s.model.features_) == 2
-    seg = s.segmenter()
-    assert len(seg.features_) == 2
+    seg = Segmenter(n_features=50, vocabulary=500)
+    assert not seg.is_fitted
+    with pytest.raises(SegvizError, match="not fitted"):
+        seg.predict(held)
+    rounds = []
+    gen = seg.fit_iter(train, held)
+    for event in gen:
+        if isinstance(event, FeatureAdded):
+            rounds.append(event.round)
+            assert len(seg.features_) == event.round
+            np.testing.assert_allclose(seg.weights_, event.weights)
+            assert (seg.alpha_, seg.epsilon_) == (event.heldout_alpha, event.heldout_epsilon)
+            assert sum(seg.predict(held)) == held.n_sentences
+            if event.round == 2:
+                break          # the caller stops pulling: the model of round 2 stays
+    gen.close()
+    assert rounds == [1, 2] and len(seg.features_) == 2
+
+
+def test_parameters_are_stored_verbatim_and_validated_at_fit(sample):
+    train, held = sample
+    seg = Segmenter(n_features=0, vocabulary="abc", stopping="never")
+    assert seg.get_params()["n_features"] == 0 and seg.vocabulary == "abc"
+    with pytest.raises(SegvizError, match="n_features"):
+        seg.fit(train, held)
+    with pytest.raises(SegvizError, match="stopping"):
+        Segmenter(stopping="never").fit(train, held)
+    with pytest.raises(SegvizError, match="templates"):
+        Segmenter(templates="nope").fit(train, held)
+    with pytest.raises(SegvizError, match="no parameter"):
+        Segmenter().set_params(n_feature=3)
+
+
+def test_predict_proba_score_and_heldout_stopping(sample, trained):
+    seg, _ = trained
+    train, held = sample
+    proba = seg.predict_proba(held)
+    assert proba.shape == (held.n_sentences,) and proba[0] == 1.0
+    np.testing.assert_allclose(proba[1:], seg.boundary_probabilities(held))
+    scores = seg.score(held)
+    assert set(scores) == {"p_mu", "p_k", "window_diff", "precision", "recall", "f1"}
+    assert scores["p_mu"] == pytest.approx(metrics.p_mu(held.masses(), seg.predict(held)))
+    stopped = Segmenter(n_features=8, vocabulary=2000, stopping="heldout").fit(train, held)
+    best = int(np.argmax([h["heldout_p_mu"] for h in stopped.history_])) + 1
+    assert len(stopped.features_) == best and stopped.info_["rounds_kept"] == best
 
 
 def test_relevance_model_needs_lms(sample):
     train, held = sample
     rng = np.random.default_rng(0)
-    seg, _ = _drain(train_segmenter(train, held, None, n_features=2, vocabulary=100))
     # hand-build a model asking a relevance question, without LMs
     from segviz.features import FeatureSpec, Window
     f = FeatureSpec("relevance", None, Window("sentence", 0, 1), low=-1.0, high=0.0)
-    bad = Segmenter(features=[f], lambdas=[1.0], prior=0.2, alpha=0.5, epsilon=1, mu=0.1)
+    bad = Segmenter.from_weights([f], [1.0], prior=0.2, alpha=0.5, epsilon=1, mu=0.1)
     with pytest.raises(SegvizError, match="language models"):
-        bad.segment(held)
+        bad.predict(held)
     rel = rng.normal(size=held.n_sentences)
-    assert sum(bad.segment(held, relevance=rel)) == held.n_sentences
+    assert sum(bad.predict(held, relevance=rel)) == held.n_sentences
 
 
 def test_cli_train_segment_evaluate(sample, tmp_path, capsys):

@@ -46,13 +46,13 @@ def read_corpus(paths: str | Path | Sequence[str | Path]):
 
 
 def boundaries_to_masses(boundaries, n: int) -> tuple[int, ...]:
-    from ..corpus import boundaries_to_masses as _b2m
+    from ..segmentation import boundaries_to_masses as _b2m
 
     return tuple(int(m) for m in _b2m(np.asarray(boundaries, dtype=np.int64), n))
 
 
 def masses_to_boundaries(masses) -> np.ndarray:
-    from ..corpus import masses_to_boundaries as _m2b
+    from ..segmentation import masses_to_boundaries as _m2b
 
     return np.asarray(_m2b(tuple(masses)), dtype=np.int64)
 
@@ -193,12 +193,14 @@ def training_pipeline(train_corpus, heldout_corpus, *, lms=None, n_features: int
 
     Returns the trained Segmenter.  Each yield is a point where the app's worker can pause or cancel.
     """
-    from ..lm.models import train_language_models
-    from ..segmenter import train_segmenter
+    from ..lm.models import LanguageModels
+    from ..segmenter import Segmenter
 
     if lms is None:
-        lms = yield from train_language_models(train_corpus.sentences(), vocab_size=vocab_size)
-    segmenter = yield from train_segmenter(train_corpus, heldout_corpus, lms, n_features=n_features, **params)
+        lms = LanguageModels(vocab_size=vocab_size)
+        yield from lms.fit_iter(train_corpus.sentences())
+    segmenter = Segmenter(n_features=n_features, **params)
+    yield from segmenter.fit_iter(train_corpus, heldout_corpus, lms)
     return segmenter
 
 
@@ -255,37 +257,30 @@ def training_session(corpus, *, n_features: int = 30, heldout_fraction: float = 
     train, heldout = split_for_training(corpus, heldout_fraction)
 
     def run():
-        import scipy.sparse as sp
-
-        from ..features import evaluate_features
-        from ..lm.models import train_language_models
-        from ..segmenter import InductionSession, corpus_groups
+        from ..induction import FeatureAdded
+        from ..lm.models import LanguageModels
+        from ..segmenter import Segmenter
 
         sentences = corpus.sentences()
-        groups = corpus_groups(corpus)  # peer-evidence questions are answered per source file
         models = lms
         if models is None:
             yield Progress("training language models", 0, 0)
-            models = yield from train_language_models(train.sentences(), **(lm_params or {}))
+            models = LanguageModels(**(lm_params or {}))
+            yield from models.fit_iter(train.sentences())
         yield Progress("relevance of the shown corpus", 0, 0)
         rel = sentence_relevance(models, sentences)
         profile = relevance_profile(models, corpus)
         yield RelevanceReady(rel, profile)
-        session = InductionSession(train, heldout, models, n_features=n_features, **params)
+        session = Segmenter(n_features=n_features, **params)
         run.session = session
-        yield from session.prepare()
-        columns = []
-        for event in session.rounds():
-            if hasattr(event, "feature") and hasattr(event, "weights"):
-                columns.append(evaluate_features([event.feature], sentences, rel, groups=groups).tocsc())
-                X = sp.hstack(columns, format="csr")
-                probs = np.asarray(session.model.predict_proba(X), dtype=np.float64)
-                yield CurveUpdate(event, probs, getattr(event, "heldout_alpha", None),
-                                  getattr(event, "heldout_epsilon", None))
+        for event in session.fit_iter(train, heldout, models):
+            if isinstance(event, FeatureAdded):
+                # the estimator caches its features on the shown corpus: a round costs one new column
+                probs = session.boundary_probabilities(corpus)
+                yield CurveUpdate(event, probs, event.heldout_alpha, event.heldout_epsilon)
             else:
                 yield event
-        yield Progress("tuning alpha/epsilon", 0, 1)
-        return session.segmenter()
+        return session
 
     run.session = None
     return run
@@ -315,7 +310,8 @@ def serve_training(conn) -> None:
                 return
             if command == "snapshot":
                 try:
-                    model = factory.session.segmenter() if factory.session is not None else None
+                    session = factory.session
+                    model = session if session is not None and session.is_fitted else None
                 except SegvizError:
                     model = None   # stopped before the first feature: nothing to keep
                 conn.send(("snapshot", model))

@@ -423,10 +423,8 @@ class MainWindow(QMainWindow):
             self.block_view.clear_highlight()
             return
         try:
-            from ..segmenter import corpus_groups
-
             positions = engine.feature_positions(feature, self.state.corpus.sentences(), self.state.relevance,
-                                                 groups=corpus_groups(self.state.corpus))
+                                                 groups=self.state.corpus.source_groups())
         except Exception as exc:
             self.info_label.setText(f"cannot evaluate feature: {exc}")
             return

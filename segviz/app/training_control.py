@@ -185,8 +185,8 @@ class TrainingControl:
             session = getattr(factory, "session", None)
             if state.corpus is corpus and state.rounds:
                 try:
-                    if partial is None and session is not None:
-                        partial = session.segmenter()
+                    if partial is None and session is not None and session.is_fitted:
+                        partial = session
                 except Exception as exc:  # e.g. stopped before the first round: nothing to keep
                     win.info_label.setText(f"stopped; no model kept ({exc})")
                 if partial is not None:

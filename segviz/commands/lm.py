@@ -10,18 +10,18 @@ from .common import load_language_models, print_json, run_with_progress
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from ..lm import train_language_models
+    from ..lm import LanguageModels
 
     corpus = read_corpus(args.corpus)
     sentences = corpus.sentences()
     if not sentences:
         raise SegvizError(f"{corpus.name}: no sentences to train on")
-    gen = train_language_models(
-        sentences, vocab_size=args.vocab, window=args.window, n_triggers=args.triggers,
+    lms = LanguageModels(
+        vocab_size=args.vocab, window=args.window, n_triggers=args.triggers,
         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
         max_iter=args.max_iter, heldout_fraction=args.heldout,
     )
-    lms = run_with_progress(gen)
+    run_with_progress(lms.fit_iter(sentences))
     lms.save(args.out)
     info = lms.info_
     print(f"saved {args.out}: vocabulary {len(lms.vocab_) - 3} words + <unk> <s> </s>, "

@@ -21,7 +21,8 @@ from ..persist import atomic_write_json, atomic_write_text
 from .common import print_json
 from .scoring import average_rows, render, table_payload
 from .common import load_language_models, run_with_progress
-from .segment import _common_training, _templates, _train_lms, feature_lines, model_rows
+from ..lm.models import LanguageModels
+from .segment import _common_training, feature_lines, model_rows
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "corpora"
@@ -46,7 +47,8 @@ def _lms_for(name: str, out: Path | None, sentences_fn, lm_params: dict, lm_dir:
     cache = out / f"lm-{name}" if out else None
     if cache is not None and (cache / "models.json").is_file():
         return (yield from _nothing((load_language_models(cache), str(cache.resolve()))))
-    lms = yield from _train_lms(sentences_fn(), **lm_params)
+    lms = LanguageModels(**lm_params)
+    yield from lms.fit_iter(sentences_fn())
     if cache is not None:
         lms.save(cache)
         return lms, str(cache.resolve())
@@ -67,7 +69,7 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     ``peer_evidence`` (None = the protocol default, False here): see docs/reproduction.md for the measurement."""
     if peer_evidence is None:
         peer_evidence = False
-    from ..segmenter import train_segmenter
+    from ..segmenter import Segmenter
 
     root = _need(data / "reuters21578")
     t0 = time.perf_counter()
@@ -81,10 +83,10 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
         lms, lm_path = yield from _lms_for("reuters", out, lambda: read_corpus([_need(root / f) for f in REUTERS_LM]).sentences(),
                                   lm_params or {}, lm_dir)
     t1 = time.perf_counter()
-    seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
-                                     use_relevance=use_relevance, stopping=stopping, cohesion=cohesion,
-                                     min_support=min_support, peer_evidence=peer_evidence,
-                                     **({"templates": templates} if templates else {}))
+    seg = Segmenter(n_features=n_features, vocabulary=vocabulary, use_relevance=use_relevance, stopping=stopping,
+                    cohesion=cohesion, min_support=min_support, peer_evidence=peer_evidence,
+                    **({"templates": templates} if templates else {}))
+    yield from seg.fit_iter(train, held, lms)
     seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     yield Progress("segmenting test", 0, 1)
@@ -92,7 +94,7 @@ def reproduce_reuters(data: Path, *, out: Path | None = None, n_features: int = 
     stop = _heldout_stop(seg, held)
     if stop is not None:
         rows = {"model": rows.pop("model"),
-                f"model@{len(stop.features_)} (held-out stop)": score_row(test.masses(), stop.segment(test),
+                f"model@{len(stop.features_)} (held-out stop)": score_row(test.masses(), stop.predict(test),
                                                                           mu=default_mu(test.masses())),
                 **rows}
     yield Progress("segmenting test", 1, 1)
@@ -181,7 +183,7 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
     they change nothing that matters (docs/reproduction.md)."""
     if peer_evidence is None:
         peer_evidence = train_on == "disjoint"
-    from ..segmenter import train_segmenter
+    from ..segmenter import Segmenter
 
     root = _need(data / "choi2000")
     t0 = time.perf_counter()
@@ -199,10 +201,10 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
     if use_relevance:
         lms, lm_path = yield from _lms_for("choi", out, lambda: _choi_lm_sentences(root, excl), lm_params or {}, lm_dir)
     t1 = time.perf_counter()
-    seg = yield from train_segmenter(train, held, lms, n_features=n_features, vocabulary=vocabulary,
-                                     use_relevance=use_relevance, stopping=stopping, cohesion=cohesion,
-                                     min_support=min_support, peer_evidence=peer_evidence,
-                                     **({"templates": templates} if templates else {}))
+    seg = Segmenter(n_features=n_features, vocabulary=vocabulary, use_relevance=use_relevance, stopping=stopping,
+                    cohesion=cohesion, min_support=min_support, peer_evidence=peer_evidence,
+                    **({"templates": templates} if templates else {}))
+    yield from seg.fit_iter(train, held, lms)
     seg.lm_dir_ = lm_path  # the model JSON refers to the cached LMs instead of saving a copy
     t2 = time.perf_counter()
     tables = {}
@@ -213,7 +215,7 @@ def reproduce_choi(data: Path, *, out: Path | None = None, n_features: int = 100
         per_file = [model_rows(seg, c) for c in files]
         if stop is not None:
             for c, r in zip(files, per_file):
-                r[f"model@{len(stop.features_)} (held-out stop)"] = score_row(c.masses(), stop.segment(c),
+                r[f"model@{len(stop.features_)} (held-out stop)"] = score_row(c.masses(), stop.predict(c),
                                                                               mu=default_mu(c.masses()))
         rows = average_rows(per_file)
         if stop is not None:  # table order: the model rows first
@@ -274,7 +276,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     for name in which:
         kw = dict(out=out, n_features=args.features, vocabulary=args.vocabulary, lm_dir=args.lm,
                   lm_params=lm_params, stopping=args.stopping, use_relevance=not args.no_relevance,
-                  cohesion=args.cohesion, min_support=args.min_support, templates=_templates(args.templates),
+                  cohesion=args.cohesion, min_support=args.min_support, templates=args.templates,
                   peer_evidence=args.peer_evidence)
         if name == "reuters":
             gen = reproduce_reuters(data, **kw)

@@ -10,21 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Generator
 
 from ..corpus import Corpus, read_corpus, write_choi
 from ..errors import SegvizError
+from ..lm.models import LanguageModels
 from ..metrics import default_mu, score_row
 from ..persist import atomic_write_text
 from .common import load_language_models, load_segmenter, print_json, run_with_progress
 from .scoring import baseline_rows, render, table_payload
 
-
-
-def _train_lms(sentences, **params) -> Generator:
-    from ..lm.models import train_language_models
-
-    return train_language_models(sentences, **params)
 
 
 def feature_lines(segmenter, limit: int | None = 20) -> list[str]:
@@ -39,14 +33,8 @@ def feature_lines(segmenter, limit: int | None = 20) -> list[str]:
 
 # ----------------------------------------------------------------------------------------------- train
 
-def _templates(name: str):
-    from ..features import EXTENDED_TEMPLATES, VOCABULARY_TEMPLATES
-
-    return EXTENDED_TEMPLATES if name == "extended" else VOCABULARY_TEMPLATES
-
-
 def _cmd_train(args: argparse.Namespace) -> int:
-    from ..segmenter import train_segmenter
+    from ..segmenter import Segmenter
 
     train = read_corpus(args.train)
     held = read_corpus(args.heldout) if args.heldout else None
@@ -63,12 +51,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
             lms = load_language_models(args.lm)
         else:
             print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
-            lms = run_with_progress(_train_lms(train.sentences(), vocab_size=args.lm_vocab))
-    seg = run_with_progress(train_segmenter(train, held, lms, n_features=args.features, vocabulary=args.vocabulary,
-                               use_relevance=not args.no_relevance, stopping=args.stopping,
-                               cohesion=args.cohesion, min_support=args.min_support,
-                               peer_evidence=bool(args.peer_evidence), templates=_templates(args.templates)),
-               quiet=args.quiet)
+            lms = LanguageModels(vocab_size=args.lm_vocab)
+            run_with_progress(lms.fit_iter(train.sentences()))
+    seg = Segmenter(n_features=args.features, vocabulary=args.vocabulary, use_relevance=not args.no_relevance,
+                    stopping=args.stopping, cohesion=args.cohesion, min_support=args.min_support,
+                    peer_evidence=bool(args.peer_evidence), templates=args.templates)
+    run_with_progress(seg.fit_iter(train, held, lms), quiet=args.quiet)
     if args.lm and lms is not None:
         seg.lm_dir_ = str(Path(args.lm).resolve())
     seg.save(args.out)
@@ -89,7 +77,7 @@ def _cmd_segment(args: argparse.Namespace) -> int:
     corpus = read_corpus(args.corpus)
     if corpus.n_sentences < 2:
         raise SegvizError(f"{corpus.name}: fewer than 2 sentences; nothing to segment")
-    masses = seg.segment(corpus, alpha=args.alpha, epsilon=args.epsilon)
+    masses = seg.predict(corpus, alpha=args.alpha, epsilon=args.epsilon)
     text = write_choi(masses, corpus.sentence_texts())
     if args.output and args.output != "-":
         atomic_write_text(args.output, text)
@@ -105,7 +93,7 @@ def model_rows(seg, corpus: Corpus, *, alpha=None, epsilon=None, seed: int = 0) 
     """The paper's table: the model row then the baselines, all with mu = 1/mean reference segment length."""
     ref = corpus.masses()
     mu = default_mu(ref)
-    rows = {"model": score_row(ref, seg.segment(corpus, alpha=alpha, epsilon=epsilon), mu=mu)}
+    rows = {"model": score_row(ref, seg.predict(corpus, alpha=alpha, epsilon=epsilon), mu=mu)}
     rows.update(baseline_rows(ref, seed=seed, mu=mu))
     return rows
 

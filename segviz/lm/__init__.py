@@ -2,7 +2,7 @@
 
 See ``docs/language_models.md`` for conventions, measurements and choices.
 """
-from .models import FORMAT, VERSION, LanguageModels, train_language_models
+from .models import FORMAT, VERSION, LanguageModels
 from .iis import IISIteration
 from .pairs import average_mutual_information
 from .triggers import TriggerLM
@@ -10,5 +10,5 @@ from .trigram import BOS, EOS, UNK, TokenStream, TrigramLM
 
 __all__ = [
     "BOS", "EOS", "UNK", "FORMAT", "VERSION", "IISIteration", "LanguageModels", "TokenStream", "TriggerLM",
-    "TrigramLM", "average_mutual_information", "train_language_models",
+    "TrigramLM", "average_mutual_information",
 ]

@@ -29,16 +29,69 @@ VERSION = 1
 
 
 class LanguageModels:
-    """The short-range trigram ``trigram_`` and the long-range trigger model ``trigger_`` built on it."""
+    """The short-range trigram ``trigram_`` and the long-range trigger model ``trigger_`` built on it (§3.1-3.2).
 
-    def __init__(self, trigram: TrigramLM, trigger: TriggerLM, *, info: dict | None = None):
+    Parameters (keyword-only, stored verbatim; see :class:`~segviz.lm.trigram.TrigramLM` and
+    :class:`~segviz.lm.triggers.TriggerLM`)
+    ----------
+    vocab_size : the trigram's vocabulary (most frequent training words; the rest are ``<unk>``).
+    window, n_triggers, trigger_vocab, ranking : the trigger model's cache window and pair selection (§3.2).
+    prior_variance, max_iter, tol, acceleration : its penalised IIS training.
+    heldout_fraction : the last part of the sentences held out for IIS's stopping rule.
+    refit_prior : refit the trigram on all the text afterwards (the trigger weights are kept).
+
+    Learned state: ``trigram_``, ``trigger_``, ``info_`` (sizes, timings).  :meth:`fit_iter` yields
+    :class:`~segviz.events.Progress` and IIS events; :meth:`load` reads a saved pair.
+    """
+
+    def __init__(self, *, vocab_size: int = 20000, window: int = 500, n_triggers: int = 20000,
+                 trigger_vocab: int = 10000, ranking: str = "residual", prior_variance: float = 1.0,
+                 max_iter: int = 200, tol: float = 1e-5, acceleration: str = "overrelaxed",
+                 heldout_fraction: float = 0.05, refit_prior: bool = True):
+        self.vocab_size = vocab_size
+        self.window = window
+        self.n_triggers = n_triggers
+        self.trigger_vocab = trigger_vocab
+        self.ranking = ranking
+        self.prior_variance = prior_variance
+        self.max_iter = max_iter
+        self.tol = tol
+        self.acceleration = acceleration
+        self.heldout_fraction = heldout_fraction
+        self.refit_prior = refit_prior
+
+    def get_params(self) -> dict:
+        return {name: getattr(self, name) for name in (
+            "vocab_size", "window", "n_triggers", "trigger_vocab", "ranking", "prior_variance", "max_iter", "tol",
+            "acceleration", "heldout_fraction", "refit_prior")}
+
+    @classmethod
+    def from_fitted(cls, trigram: TrigramLM, trigger: TriggerLM, *, info: dict | None = None) -> "LanguageModels":
+        """Wrap a fitted trigram and a trigger model fitted over it (what :meth:`load` and :meth:`fit` produce)."""
         trigram._check_fitted()
         trigger._check_fitted()
         if trigger.prior_ is not trigram:
             raise SegvizError("the trigger model was trained over a different trigram model")
-        self.trigram_ = trigram
-        self.trigger_ = trigger
-        self.info_ = dict(info or {})
+        models = cls()
+        models.trigram_ = trigram
+        models.trigger_ = trigger
+        models.info_ = dict(info or {})
+        return models
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "trigram_"):
+            raise SegvizError("these language models are not fitted yet; call fit() first")
+
+    def fit(self, sentences: Sequence[Sequence[str]]) -> "LanguageModels":
+        """Train both models on ``sentences`` (tokenised); returns ``self``."""
+        for _ in self.fit_iter(sentences):
+            pass
+        return self
+
+    def fit_iter(self, sentences: Sequence[Sequence[str]]) -> Generator[object, None, None]:
+        """:meth:`fit` as a generator of small events (Progress, IIS iterations); the models are set at the end."""
+        trigram, trigger, info = yield from _train(sentences, **self.get_params())
+        self.trigram_, self.trigger_, self.info_ = trigram, trigger, info
 
     @property
     def vocab_(self) -> tuple[str, ...]:
@@ -72,6 +125,7 @@ class LanguageModels:
 
     # ------------------------------------------------------------------ persistence
     def save(self, directory: str | Path) -> Path:
+        self._check_fitted()
         directory = Path(directory)
         if directory.exists() and not directory.is_dir():
             raise SegvizError(f"{directory}: exists and is not a directory")
@@ -83,6 +137,7 @@ class LanguageModels:
             "trigram": self.trigram_.get_meta(),
             "trigger": self.trigger_.get_meta(),
             "n_pairs": int(self.trigger_.sources_.size),
+            "params": self.get_params(),
             "info": self.info_,
         }, indent=None)
         return directory
@@ -105,10 +160,14 @@ class LanguageModels:
         trigger = TriggerLM.from_saved(meta["trigger"], trig_arrays, trigram, source=str(directory / "triggers.npz"))
         if trigger.sources_.size != meta.get("n_pairs"):
             raise SegvizError(f"{directory}: triggers.npz does not match models.json (pair count differs)")
-        return cls(trigram, trigger, info=meta.get("info") or {})
+        models = cls.from_fitted(trigram, trigger, info=meta.get("info") or {})
+        for name, value in (meta.get("params") or {}).items():
+            if name in models.get_params():
+                setattr(models, name, value)
+        return models
 
 
-def train_language_models(
+def _train(
     sentences: Sequence[Sequence[str]],
     *,
     vocab_size: int = 20000,
@@ -122,8 +181,8 @@ def train_language_models(
     acceleration: str = "overrelaxed",
     heldout_fraction: float = 0.05,
     refit_prior: bool = True,
-) -> Generator[object, None, LanguageModels]:
-    """Train both models; a generator of :class:`Progress` (and IIS iteration) events returning the models.
+) -> Generator[object, None, tuple]:
+    """Train both models; a generator of :class:`Progress` (and IIS iteration) events returning the fitted parts.
 
     The last ``heldout_fraction`` of the sentences is held out: the trigram and the trigger weights are fitted on
     the rest and IIS stops on the held-out likelihood (Section 3.2).  With ``refit_prior`` the trigram is then
@@ -167,4 +226,4 @@ def train_language_models(
         "train_sentences": len(train), "heldout_sentences": n_held, "train_tokens": int(trigram.n_train_tokens_),
         "trigram_seconds": round(t1 - t0, 3), "trigger_seconds": round(t2 - t1, 3),
     }
-    return LanguageModels(trigram, trigger, info=info)
+    return trigram, trigger, info

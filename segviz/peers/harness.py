@@ -98,7 +98,7 @@ class Comparison:
 
 def _model_segmenter(model) -> Callable:
     def run(part):
-        return tuple(int(m) for m in model.segment(part))
+        return tuple(int(m) for m in model.predict(part))
     return run
 
 
@@ -139,7 +139,7 @@ def compare_segmenters(corpus, *, model=None, model_name: str = "model", evaluat
                        ) -> Generator[Progress, None, Comparison]:
     """Segment ``corpus`` with every segmenter and score each against the reference (module docstring).
 
-    ``model`` is anything with ``segment(corpus) -> masses`` (a :class:`segviz.segmenter.Segmenter`); its row is
+    ``model`` is anything with ``predict(corpus) -> masses`` (a :class:`segviz.segmenter.Segmenter`); its row is
     called ``model_name``.
     Yields ``Progress("compare", units_done, n_units)``; returns the :class:`Comparison`.
     """
