@@ -16,9 +16,11 @@ from .errors import SegvizError
 # Order = order in --help.  Each module registers its own subcommands.
 COMMAND_MODULES = [
     "segviz.commands.scoring",
+    "segviz.commands.evaluate",
     "segviz.commands.gui",
     "segviz.commands.compare",
     "segviz.commands.lm",
+    "segviz.commands.train",
     "segviz.commands.segment",
     "segviz.commands.reproduce",
 ]

@@ -161,11 +161,11 @@ def test_peer_values_cache_is_per_stream_object():
 def test_cli_peer_evidence_flag_defaults():
     import argparse
 
-    from segviz.commands import reproduce, segment
+    from segviz.commands import reproduce, train
 
     parser = argparse.ArgumentParser()
     subparsers = parser.add_subparsers()
-    segment.register(subparsers)
+    train.register(subparsers)
     reproduce.register(subparsers)
     assert parser.parse_args(["reproduce", "choi"]).peer_evidence is None   # the protocol decides
     assert parser.parse_args(["reproduce", "choi", "--no-peer-evidence"]).peer_evidence is False

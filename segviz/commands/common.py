@@ -56,6 +56,25 @@ def format_table(rows: dict[str, dict], *, reference_segments: int | None = None
     return "\n".join(out)
 
 
+def render_table(payload: dict, rows: dict[str, dict]) -> str:
+    """A score table (:func:`segviz.evaluation.table_payload`) under a one-line description of the corpus."""
+    head = (
+        f"{payload['corpus']}: {payload['sentences']} sentences, {payload['reference_segments']} reference segments, "
+        f"1/mu = {1 / payload['mu']:.1f} sentences, k = {payload['k']} ({payload['evaluation']})"
+    )
+    return head + "\n" + format_table(rows, reference_segments=payload["reference_segments"])
+
+
+def feature_lines(segmenter, limit: int | None = 20) -> list[str]:
+    """The paper's Figures 5/6 as text: features in order of induction with e^lambda."""
+    out = []
+    for i, (f, w) in enumerate(zip(segmenter.features_, segmenter.weights_), start=1):
+        if limit is not None and i > limit:
+            break
+        out.append(f"{i:3d}. {f.short:<28} e^lambda = {w:9.4g}   {f.description}")
+    return out
+
+
 def print_json(obj) -> None:
     json.dump(obj, sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")

@@ -18,11 +18,10 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..metrics import default_mu, score_row
 from ..persist import atomic_write_json, atomic_write_text
-from .common import print_json
-from .scoring import average_rows, render, table_payload
-from .common import load_language_models, run_with_progress
+from ..evaluation import average_rows, model_rows, table_payload
 from ..lm.models import LanguageModels
-from .segment import _common_training, feature_lines, model_rows
+from .common import feature_lines, load_language_models, print_json, render_table, run_with_progress
+from .train import add_training_arguments
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = PROJECT_ROOT.parent / "shared" / "corpora"
@@ -244,13 +243,13 @@ def _render_result(res: dict) -> str:
         payload = res["table"]
         rows = {k: v for k, v in payload.items() if isinstance(v, dict)}
         lines.append(f"== Reuters (the paper's Table 5 layout): train {res['train']}, tune {res['heldout']}")
-        lines.append(render(payload, rows))
+        lines.append(render_table(payload, rows))
     else:
         lines.append(f"== {res['protocol']} (train {res['train']}, tune {res['heldout']}); per-file means, "
                      f"P_k as in the literature")
         for name, payload in res["tables"].items():
             rows = {k: v for k, v in payload.items() if isinstance(v, dict)}
-            lines.append(render(payload, rows))
+            lines.append(render_table(payload, rows))
     lines.append(f"alpha = {res['alpha']:g}, epsilon = {res['epsilon']}, "
                  f"{res['info'].get('candidates')} candidates, {len(seg.features_)} features, "
                  f"induction {res['info'].get('induction_seconds')} s, total {res['seconds']['total']} s")
@@ -310,5 +309,5 @@ def register(subparsers) -> None:
     r.add_argument("--out", metavar="DIR", help="write models, cached LMs, reproduce.json and reproduce.txt here")
     r.add_argument("--data", metavar="DIR", help=f"corpora directory (default {DEFAULT_DATA})")
     r.add_argument("--lm", metavar="LM_DIR", help="use these language models instead of training them")
-    _common_training(r)
+    add_training_arguments(r)
     r.set_defaults(func=_cmd_reproduce)
