@@ -1,21 +1,39 @@
-"""Atomic, pickle-free persistence.
+"""Files that cannot hurt: atomic, pickle-free writes and bounded, validated reads.
 
-Every file segviz writes goes to a temporary file in the target directory first and is then moved into place
-with :func:`os.replace`, so a cancelled or crashed run never leaves a half-written model behind (and never
-destroys the previous one).  Arrays are stored as ``.npz`` loaded with ``allow_pickle=False``; metadata as JSON.
+Writes
+    Every file segviz writes goes to a temporary file in the target's directory first, is flushed to disk, and
+    is then moved into place with one :func:`os.replace`, so a reader (or a crash, a SIGINT, a SIGKILL) sees the
+    old file or the new one, never a mix or a torn file.  Two writers to one path: the last complete one wins;
+    both files are whole.  What is already at the output path is checked first (:func:`check_output_path`):
+
+    * a regular file is replaced and keeps its permission bits;
+    * a read-only regular file, a symbolic link, a directory, a FIFO, a socket or a device is *refused* with one
+      line (a symlink is refused rather than written through: the user names the file they mean);
+    * a missing parent directory is refused unless the caller asks for it (``parents=True``, the CLI's
+      ``--parents``).
+
+Reads
+    :func:`read_bytes_limited` refuses anything that is not a regular file (``/dev/zero`` is refused at once, a
+    FIFO never blocks) and anything larger than a stated limit, before reading it.  JSON is parsed from at most
+    :data:`MAX_JSON_BYTES`; arrays are never unpickled.
 """
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .errors import SegvizError
+
+#: the largest JSON document segviz reads (a model's JSON is ~100 kB; a segmentation with 10^6 sentences ~30 MB)
+MAX_JSON_BYTES = 256 * 1024 * 1024
 
 
 def _default_mode() -> int:
@@ -25,78 +43,212 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def _atomic_write(path: str | os.PathLike, write) -> Path:
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_output_path(path: str | os.PathLike, *, parents: bool = False) -> Path:
+    """Refuse, with one line, an output path segviz must not write; return it as a :class:`Path`.
+
+    Checked before any work is done, so a long training run cannot fail at its very end on a bad ``--out``."""
     path = Path(path)
+    if not path.name or path.name in (".", ".."):
+        raise SegvizError(f"{path}: not a file name")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise SegvizError(f"{path}: a part of this path is a file, not a directory") from None
+    except OSError as exc:
+        raise SegvizError(f"{path}: cannot write here ({exc.strerror or exc})") from None
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise SegvizError(f"{path}: is {_kind_of(st.st_mode)}; segviz only writes regular files "
+                              "(give another output path)")
+        # the mode bits, not os.access: root may write anything, yet a read-only file says "keep me"
+        if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+            raise SegvizError(f"{path}: is read-only; not replacing it")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        if parent.is_symlink():
+            raise SegvizError(f"{parent}: is a dangling symbolic link")
+        if not parents:
+            raise SegvizError(f"{parent}: no such directory (create it first, or pass --parents)")
+        ancestor = parent
+        while not ancestor.exists():
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise SegvizError(f"{ancestor}: is not a directory, cannot create {parent} inside it")
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SegvizError(f"{parent}: cannot create directory ({exc.strerror or exc})") from None
+    elif not parent.is_dir():
+        raise SegvizError(f"{parent}: is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise SegvizError(f"{parent}: directory is not writable")
+    return path
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, parents: bool = False) -> Path:
+    """Write ``path`` with ``write(handle)`` (a binary file object) as one atomic replacement (see the module doc)."""
+    path = check_output_path(path, parents=parents)
     directory = path.parent if str(path.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = _default_mode()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise SegvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, _default_mode())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise SegvizError(f"{path}: cannot write ({exc.strerror or exc}); the previous file is untouched") \
+                from None
         raise
+    _fsync_directory(directory)
     return path
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    return _atomic_write(path, lambda handle: handle.write(data))
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, parents: bool = False) -> Path:
+    return atomic_write(path, lambda handle: handle.write(data), parents=parents)
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: str | os.PathLike, text: str, *, parents: bool = False) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"), parents=parents)
 
 
-def atomic_write_json(path: str | os.PathLike, obj: Any, *, indent: int | None = 1) -> Path:
-    return atomic_write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False) + "\n")
+def atomic_write_json(path: str | os.PathLike, obj: Any, *, indent: int | None = 1, parents: bool = False) -> Path:
+    # serialised before the file is touched: a value JSON cannot hold (NaN, an object) leaves the old file alone
+    text = json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    return atomic_write_text(path, text, parents=parents)
 
 
-def atomic_save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> Path:
+def atomic_save_npz(path: str | os.PathLike, *, parents: bool = False, **arrays: np.ndarray) -> Path:
     """Save arrays compressed; refuses object arrays (they would need pickle to load)."""
     for name, value in arrays.items():
         if np.asarray(value).dtype == object:
             raise TypeError(f"array {name!r} has dtype object; segviz never pickles")
-    return _atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays))
+    return atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays), parents=parents)
 
 
-def load_json(path: str | os.PathLike, *, expected_format: str | None = None) -> dict:
-    """Read a JSON object, with a clear :class:`SegvizError` for a missing, corrupt or foreign file."""
+def read_bytes_limited(path: str | os.PathLike, max_bytes: int, *, what: str = "file") -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``; one-line errors for anything else.
+
+    The file is opened without blocking (a FIFO would otherwise wait for a writer forever) and checked with
+    ``fstat`` before a byte is read, so ``/dev/zero`` or a 40 GB file are refused at once."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise SegvizError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
-        raise SegvizError(f"{path}: cannot read as a JSON file ({exc.__class__.__name__})") from None
+    except IsADirectoryError:
+        raise SegvizError(f"{path}: is a directory, expected a {what}") from None
+    except OSError as exc:
+        raise SegvizError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        obj = json.loads(text)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SegvizError(f"{path}: is {_kind_of(st.st_mode)}, expected a {what}")
+        if st.st_size > max_bytes:
+            raise SegvizError(f"{path}: {st.st_size:,} bytes is more than the {max_bytes:,} a {what} may have")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise SegvizError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise SegvizError(f"{path}: grew beyond the {max_bytes:,} bytes a {what} may have while being read")
+    return data
+
+
+def parse_json_object(data: bytes, *, source: str, expected_format: str | None = None) -> dict:
+    """Parse a JSON object from ``data`` (UTF-8), checking its ``format`` field; errors name ``source``."""
+    try:
+        obj = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise SegvizError(f"{source}: not UTF-8 text, so not a JSON file") from None
     except json.JSONDecodeError as exc:
-        raise SegvizError(f"{path}: corrupt JSON ({exc.msg} at line {exc.lineno})") from None
+        raise SegvizError(f"{source}: corrupt JSON ({exc.msg} at line {exc.lineno})") from None
+    except (ValueError, RecursionError) as exc:
+        raise SegvizError(f"{source}: unusable JSON ({exc})") from None
     if not isinstance(obj, dict):
-        raise SegvizError(f"{path}: expected a JSON object, found {type(obj).__name__}")
+        raise SegvizError(f"{source}: expected a JSON object, found {type(obj).__name__}")
     if expected_format is not None and obj.get("format") != expected_format:
-        raise SegvizError(
-            f"{path}: not a {expected_format} file (format field is {obj.get('format')!r})"
-        )
+        raise SegvizError(f"{source}: not a {expected_format} file (format field is {obj.get('format')!r})")
     return obj
 
 
-def load_npz(path: str | os.PathLike, *, required: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
-    """Load every array of an ``.npz`` eagerly, without pickle; clear errors for corrupt or foreign files."""
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def load_json(path: str | os.PathLike, *, expected_format: str | None = None,
+              max_bytes: int = MAX_JSON_BYTES) -> dict:
+    """Read a JSON object, with a clear :class:`SegvizError` for a missing, oversized, corrupt or foreign file."""
+    data = read_bytes_limited(path, max_bytes, what="JSON file")
+    return parse_json_object(data, source=str(path), expected_format=expected_format)
+
+
+def load_npz(path: str | os.PathLike, *, required: tuple[str, ...] = (),
+             max_bytes: int = 2 * 1024 ** 3) -> dict[str, np.ndarray]:
+    """Load every array of an ``.npz`` eagerly, without pickle; clear errors for corrupt or foreign files.
+
+    The arrays' declared sizes are checked against ``max_bytes`` before anything is decompressed."""
     path = Path(path)
-    if not path.is_file():
-        raise SegvizError(f"{path}: no such file")
     try:
+        st = os.stat(path)
+    except OSError:
+        raise SegvizError(f"{path}: no such file") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise SegvizError(f"{path}: is {_kind_of(st.st_mode)}, expected an .npz array file")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            declared = sum(info.file_size for info in archive.infolist())
+        if declared > max_bytes:
+            raise SegvizError(f"{path}: its arrays would take {declared:,} bytes, more than {max_bytes:,}")
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except SegvizError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, KeyError) as exc:
         raise SegvizError(f"{path}: corrupt or not an .npz array file ({exc})") from None
     missing = [name for name in required if name not in arrays]
     if missing:

@@ -45,7 +45,10 @@ from segviz.features import (
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.metrics import score_row
-from segviz.persist import atomic_write_json, load_json
+from segviz.bundle import is_bundle, member_digests, members_digest, read_bundle, write_bundle
+from segviz.lm.models import LanguageModels
+from segviz.model_schema import validate_model_document
+from segviz.persist import load_json
 from segviz.segmentation import boundaries_to_masses, default_mu, logistic, masses_to_indicator
 
 __all__ = ["Segmenter", "FeatureAdded", "InductionFinished", "TEMPLATE_SETS", "FORMAT", "VERSION"]
@@ -411,8 +414,10 @@ class Segmenter:
             raise SegvizError(f"rounds must be in 1..{len(self.features_)}")
         try:
             weights = np.asarray(self.history_[rounds - 1]["weights"], dtype=np.float64)
-        except (IndexError, KeyError, TypeError):
+        except (IndexError, KeyError, TypeError, ValueError):
             raise SegvizError("this model has no per-round weights in its history; cannot truncate") from None
+        if weights.shape != (rounds,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+            raise SegvizError(f"the model's history holds no valid weights for round {rounds}; cannot truncate")
         seg = Segmenter(**self.get_params())
         seg._set_model(self.features_[:rounds], np.log(weights), self.prior_, self.alpha_, self.epsilon_)
         seg.mu_, seg.lms_, seg.lm_dir_ = self.mu_, self.lms_, getattr(self, "lm_dir_", None)
@@ -427,8 +432,8 @@ class Segmenter:
         return seg
 
     # ------------------------------------------------------------------ persistence
-    def to_dict(self, *, lm_dir: str | None = None) -> dict:
-        """The JSON document :meth:`save` writes (``lm_dir`` as given: relative to the JSON's folder)."""
+    def to_dict(self) -> dict:
+        """The segmenter's JSON document (its language models are stored beside it by :meth:`save`)."""
         self._check_fitted()
         params = self.get_params()
         if not isinstance(params["templates"], str):
@@ -449,7 +454,6 @@ class Segmenter:
             "alpha": self.alpha_,
             "epsilon": self.epsilon_,
             "mu": self.mu_,
-            "lm_dir": lm_dir,
             "features": [f.to_dict() for f in self.features_],
             "lambdas": [float(x) for x in self.lambdas_],
             "weights": [float(x) for x in self.weights_],
@@ -458,63 +462,67 @@ class Segmenter:
             "info": self.info_,
         }
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write the model JSON atomically.  The LM directory is stored relative to the JSON's folder;
-        models with LMs but no directory get theirs saved beside the JSON as ``<name>.lm/``."""
+    def save(self, path: str | os.PathLike, *, parents: bool = False) -> Path:
+        """Write the model and its language models as ONE file, atomically (a bundle, :mod:`segviz.bundle`).
+
+        A reader sees the previous file or this one, never a mix; the segmenter's JSON records the SHA-256 of the
+        language models it was saved with, and :meth:`load` refuses a pair that does not match."""
         self._check_fitted()
-        path = Path(path)
-        lm_ref = None
+        documents = {"segmenter": None}
+        arrays: dict[str, np.ndarray] = {}
         if self.lms_ is not None:
-            lm_dir = getattr(self, "lm_dir_", None)
-            if lm_dir is None or not Path(lm_dir).is_dir():
-                target = path.with_suffix(".lm")
-                self.lms_.save(target)
-                self.lm_dir_ = str(target.resolve())
-            lm_ref = os.path.relpath(Path(self.lm_dir_).resolve(), path.resolve().parent)
-        return atomic_write_json(path, self.to_dict(lm_dir=lm_ref))
+            lm_documents, arrays = self.lms_.bundle_parts("lm")
+            documents.update(lm_documents)
+        lm_digest = None
+        if self.lms_ is not None:
+            lm_digest = members_digest(member_digests(lm_documents, arrays), "lm")
+        documents["segmenter"] = dict(self.to_dict(), lm_sha256=lm_digest)
+        return write_bundle(path, "segmenter", documents, arrays, parents=parents)
 
     @classmethod
     def load(cls, path: str | os.PathLike, *, lms=None) -> "Segmenter":
-        """Read a model saved by :meth:`save`; its language models are loaded from the stored directory."""
-        path = Path(path)
-        d = load_json(path, expected_format=FORMAT)
-        if d.get("version") != VERSION:
-            raise SegvizError(f"{path}: model version {d.get('version')!r} is not supported (expected {VERSION})")
-        try:
-            features = [FeatureSpec.from_dict(f) for f in d["features"]]
-            lambdas = [float(x) for x in d["lambdas"]]
-            prior, alpha, epsilon, mu = float(d["prior"]), float(d["alpha"]), int(d["epsilon"]), float(d["mu"])
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, SegvizError):
-                raise SegvizError(f"{path}: {exc}") from None
-            raise SegvizError(f"{path}: malformed segmenter model ({exc.__class__.__name__}: {exc})") from None
-        if len(features) != len(lambdas):
-            raise SegvizError(f"{path}: {len(features)} features but {len(lambdas)} weights")
-        if not 0.0 < prior < 1.0:
-            raise SegvizError(f"{path}: prior must lie in (0, 1), got {prior}")
-        lm_dir = None
-        if d.get("lm_dir"):
-            lm_dir = str((path.resolve().parent / d["lm_dir"]).resolve())
-        needs_lm = any(f.kind == "relevance" for f in features)
-        if lms is None and lm_dir is not None and (needs_lm or Path(lm_dir).is_dir()):
-            from segviz.lm.models import LanguageModels
+        """Read a model saved by :meth:`save` (one file), validating every field before use.
 
-            if not Path(lm_dir).is_dir():
-                raise SegvizError(f"{path}: its language models are missing (looked in {lm_dir})")
-            lms = LanguageModels.load(lm_dir)
-        if needs_lm and lms is None:
-            raise SegvizError(f"{path}: the model asks relevance questions but names no language models")
+        Also reads the earlier layout, a JSON file naming a language-model directory (``lm_dir``).  Errors name
+        the file and the field."""
+        path = Path(path)
+        if is_bundle(path):
+            bundle = read_bundle(path, kind="segmenter")
+            d = bundle.document("segmenter")
+            has_lm = any(name.startswith("lm/") for name in bundle.digests)
+            if has_lm:
+                if d.get("lm_sha256") != bundle.digest_of("lm"):
+                    raise SegvizError(f"{path}: its language models do not match the segmenter (checksum differs); "
+                                      "the file was assembled from parts of different models")
+                if lms is None:
+                    lms = LanguageModels.from_bundle(bundle, "lm")
+            return cls._from_document(d, source=str(path), lms=lms, lm_dir=None)
+        d = load_json(path, expected_format=FORMAT)
+        lm_dir = d.get("lm_dir")
+        if lm_dir is not None and not isinstance(lm_dir, str):
+            raise SegvizError(f"{path}: field 'lm_dir' must be a path (a string), not {type(lm_dir).__name__}")
+        if lm_dir:
+            lm_dir = str((path.resolve().parent / lm_dir).resolve())
+            if lms is None:
+                if not Path(lm_dir).exists():
+                    raise SegvizError(f"{path}: its language models are missing (looked in {lm_dir})")
+                lms = LanguageModels.load(lm_dir)
+        return cls._from_document(d, source=str(path), lms=lms, lm_dir=lm_dir or None)
+
+    @classmethod
+    def _from_document(cls, d: dict, *, source: str, lms, lm_dir: str | None) -> "Segmenter":
+        values = validate_model_document(d, source=source, template_sets=tuple(TEMPLATE_SETS),
+                                         known_params=cls._PARAMS)
+        features = values["features"]
+        if any(f.kind == "relevance" for f in features) and lms is None:
+            raise SegvizError(f"{source}: the model asks relevance questions but holds no language models")
         seg = cls()
-        params = d.get("params") if isinstance(d.get("params"), dict) else {}
-        for name, value in params.items():
-            if name in cls._PARAMS and not (name == "templates" and value not in TEMPLATE_SETS):
-                if name == "relevance_edges" and isinstance(value, list):
-                    value = [float(x) for x in value]
-                setattr(seg, name, tuple(value) if isinstance(value, list) else value)
-        seg._set_model(features, lambdas, prior, alpha, epsilon)
-        seg.mu_, seg.lms_, seg.lm_dir_ = mu, lms, lm_dir
-        seg.history_ = list(d.get("history") or [])
-        seg.info_ = dict(d.get("info") or {})
+        for name, value in values["params"].items():
+            setattr(seg, name, value)
+        seg._set_model(features, values["lambdas"], values["prior"], values["alpha"], values["epsilon"])
+        seg.mu_, seg.lms_, seg.lm_dir_ = values["mu"], lms, lm_dir
+        seg.history_ = values["history"]
+        seg.info_ = values["info"]
         return seg
 
     @classmethod

@@ -57,19 +57,32 @@ def test_training_learns_topic_triggers(lms):
     assert all(r["s"][0] == r["t"][0] for r in top)  # strong pairs are within a topic
 
 
+def _write_directory_layout(lms, d):
+    """The earlier three-file layout (a directory), which load() still reads."""
+    d.mkdir()
+    documents, arrays = lms.bundle_parts("lm")
+    np.savez_compressed(d / "trigram.npz", **{k.split("/")[-1]: v for k, v in arrays.items() if "/trigram/" in k})
+    np.savez_compressed(d / "triggers.npz", **{k.split("/")[-1]: v for k, v in arrays.items() if "/triggers/" in k})
+    (d / "models.json").write_text(json.dumps(documents["lm/models"]))
+
+
 def test_save_load_round_trip(lms, tmp_path):
-    lms.save(tmp_path / "lm")
-    again = LanguageModels.load(tmp_path / "lm")
+    path = lms.save(tmp_path / "lm.segviz-lm")
+    assert path.is_file() and [p.name for p in tmp_path.iterdir()] == ["lm.segviz-lm"]   # one file, no temp left
+    again = LanguageModels.load(path)
     test = sentences(seed=2, n=60)
     a, b = lms.score(test), again.score(test)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert again.trigger_.history_ == lms.trigger_.history_
-    assert sorted(p.name for p in (tmp_path / "lm").iterdir()) == ["models.json", "triggers.npz", "trigram.npz"]
+    assert again.get_params() == lms.get_params()
+    _write_directory_layout(lms, tmp_path / "old")
+    old = LanguageModels.load(tmp_path / "old")
+    assert np.array_equal(old.score(test)[0], a[0])
 
 
 def test_load_rejects_corrupt_and_foreign(lms, tmp_path):
     d = tmp_path / "lm"
-    lms.save(d)
+    _write_directory_layout(lms, d)
     meta = json.loads((d / "models.json").read_text())
     (d / "models.json").write_text(json.dumps({**meta, "version": 99}))
     with pytest.raises(SegvizError, match="version"):
@@ -80,18 +93,26 @@ def test_load_rejects_corrupt_and_foreign(lms, tmp_path):
     (d / "models.json").write_text("{ not json")
     with pytest.raises(SegvizError, match="corrupt"):
         LanguageModels.load(d)
-    lms.save(d)
+    (d / "models.json").write_text(json.dumps(meta))
+    good_triggers = (d / "triggers.npz").read_bytes()
     (d / "triggers.npz").write_bytes(b"garbage")
     with pytest.raises(SegvizError, match="corrupt"):
         LanguageModels.load(d)
-    lms.save(d)
+    (d / "triggers.npz").write_bytes(good_triggers)
     arrays = dict(np.load(d / "trigram.npz"))
     arrays["uni_logp"] = arrays["uni_logp"][:-1]
     np.savez(d / "trigram.npz", **arrays)
     with pytest.raises(SegvizError, match="wrong shape"):
         LanguageModels.load(d)
-    with pytest.raises(SegvizError, match="not a language-model directory"):
+    arrays["uni_logp"] = np.full(len(meta["trigram"]["vocab"]), np.nan)
+    np.savez(d / "trigram.npz", **arrays)
+    with pytest.raises(SegvizError, match="not finite"):
+        LanguageModels.load(d)
+    with pytest.raises(SegvizError, match="no such language-model file"):
         LanguageModels.load(tmp_path / "missing")
+    (tmp_path / "text").write_text("hello")
+    with pytest.raises(SegvizError, match="not a language-model file"):
+        LanguageModels.load(tmp_path / "text")
 
 
 def write_plain(path, sents, doc_len=10):
@@ -121,7 +142,7 @@ def test_cli_train_eval_triggers_export_relevance(tmp_path, capsys):
     prof = json.loads(capsys.readouterr().out)
     assert prof["offsets"] == list(range(-3, 5)) and len(prof["mean"]) == 8
     assert main(["lm", "eval", str(tmp_path / "nope"), str(corpus)]) == 2
-    assert "not a language-model directory" in capsys.readouterr().err
+    assert "no such language-model file" in capsys.readouterr().err
 
 
 def test_tiny_corpus_without_trigger_pairs_trains_and_saves(tmp_path):

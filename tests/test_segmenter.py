@@ -12,6 +12,7 @@ from segviz.cli import main
 from segviz.corpus import read_corpus
 from segviz.errors import SegvizError
 from segviz.induction import FeatureAdded, InductionFinished
+from segviz.bundle import read_bundle
 from segviz.segmenter import Segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,14 +80,18 @@ def test_active_features_consistent_with_probability(trained, sample):
 def test_save_load_roundtrip(trained, sample, tmp_path):
     seg, _ = trained
     _, held = sample
-    path = tmp_path / "m.json"
+    path = tmp_path / "m.segviz"
     seg.save(path)
-    d = json.loads(path.read_text())
+    d = read_bundle(path, kind="segmenter").document("segmenter")
     assert d["format"] == "segviz-segmenter" and d["version"] == 1
-    assert d["lm_dir"] is None and len(d["features"]) == 8
+    assert d["lm_sha256"] is None and len(d["features"]) == 8
     back = Segmenter.load(path)
     assert back.predict(held) == seg.predict(held)
     np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
+    # the earlier one-JSON layout still loads
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(d))
+    assert Segmenter.load(path).predict(held) == seg.predict(held)
     d["version"] = 99
     path.write_text(json.dumps(d))
     with pytest.raises(SegvizError, match="version"):

@@ -1,14 +1,16 @@
 """The pair of language models the segmenter monitors (Sections 3.1-3.3), their training and persistence.
 
-A saved model is a directory::
+Saved models are one file, a bundle (:mod:`segviz.bundle`) holding::
 
-    LM_DIR/trigram.npz    Katz tables (sorted int64 n-gram keys, natural-log probabilities and backoff weights)
-    LM_DIR/triggers.npz   trigger pairs (trigram ids), weights, selection scores
-    LM_DIR/models.json    {"format": "segviz-language-models", "version": 1, hyperparameters, vocabulary, ...}
+    lm/models.json          {"format": "segviz-language-models", "version": 1, hyperparameters, vocabulary, ...}
+    lm/trigram/*.npy        Katz tables (sorted int64 n-gram keys, natural-log probabilities and backoff weights)
+    lm/triggers/*.npy       trigger pairs (trigram ids), weights, selection scores
 
-Every file is written atomically and ``models.json`` last, so a directory whose JSON loads refers to complete
-arrays; :meth:`LanguageModels.load` validates format, version and array shapes and raises a one-sentence
-:class:`~segviz.errors.SegvizError` for anything corrupt or foreign.  No pickle anywhere.
+written with one atomic rename, so an interrupted save leaves the previous file whole.  A segmenter's bundle
+embeds its language models under the same names.  :meth:`LanguageModels.load` also reads the earlier layout (a
+directory of ``models.json``, ``trigram.npz``, ``triggers.npz``).  Every load validates format, version, array
+dtypes, shapes, finiteness and index ranges and raises a one-line :class:`~segviz.errors.SegvizError` for
+anything corrupt or foreign.  No pickle anywhere.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ import numpy as np
 
 from ..errors import SegvizError
 from ..events import Progress
-from ..persist import atomic_save_npz, atomic_write_json, load_json, load_npz
+from ..bundle import Bundle, is_bundle, read_bundle, write_bundle
+from ..persist import load_json, load_npz
 from .trigram import TokenStream, TrigramLM, _validate_sentences
 from .triggers import TriggerLM
 
@@ -124,45 +127,69 @@ class LanguageModels:
         }
 
     # ------------------------------------------------------------------ persistence
-    def save(self, directory: str | Path) -> Path:
+    def bundle_parts(self, prefix: str = "lm") -> tuple[dict[str, dict], dict[str, np.ndarray]]:
+        """The JSON documents and arrays that describe these models, named under ``prefix/`` in a bundle."""
         self._check_fitted()
-        directory = Path(directory)
-        if directory.exists() and not directory.is_dir():
-            raise SegvizError(f"{directory}: exists and is not a directory")
-        directory.mkdir(parents=True, exist_ok=True)
-        atomic_save_npz(directory / "trigram.npz", **self.trigram_.get_arrays())
-        atomic_save_npz(directory / "triggers.npz", **self.trigger_.get_arrays())
-        atomic_write_json(directory / "models.json", {
+        meta = {
             "format": FORMAT, "version": VERSION,
             "trigram": self.trigram_.get_meta(),
             "trigger": self.trigger_.get_meta(),
             "n_pairs": int(self.trigger_.sources_.size),
             "params": self.get_params(),
             "info": self.info_,
-        }, indent=None)
-        return directory
+        }
+        arrays = {f"{prefix}/trigram/{k}": v for k, v in self.trigram_.get_arrays().items()}
+        arrays.update({f"{prefix}/triggers/{k}": v for k, v in self.trigger_.get_arrays().items()})
+        return {f"{prefix}/models": meta}, arrays
 
     @classmethod
-    def load(cls, directory: str | Path) -> "LanguageModels":
-        directory = Path(directory)
-        if not directory.is_dir():
-            raise SegvizError(f"{directory}: not a language-model directory (expected models.json, trigram.npz, "
-                              "triggers.npz; make one with `segviz lm train`)")
+    def from_bundle(cls, bundle: Bundle, prefix: str = "lm") -> "LanguageModels":
+        """Rebuild (and validate) the models stored under ``prefix/`` of a :class:`~segviz.bundle.Bundle`."""
+        meta = bundle.document(f"{prefix}/models")
+        return cls._from_parts(meta, bundle.arrays_under(f"{prefix}/trigram"),
+                               bundle.arrays_under(f"{prefix}/triggers"), source=bundle.source)
+
+    def save(self, path: str | Path, *, parents: bool = False) -> Path:
+        """Write both models as ONE file (a bundle, see :mod:`segviz.bundle`), atomically."""
+        documents, arrays = self.bundle_parts()
+        return write_bundle(path, "language-models", documents, arrays, parents=parents)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "LanguageModels":
+        """Read models saved by :meth:`save` (one file), or a directory in the earlier three-file layout."""
+        path = Path(path)
+        if path.is_dir():
+            return cls._load_directory(path)
+        if not path.exists():
+            raise SegvizError(f"{path}: no such language-model file (make one with `segviz lm train`)")
+        if not is_bundle(path):
+            raise SegvizError(f"{path}: not a language-model file (make one with `segviz lm train`)")
+        return cls.from_bundle(read_bundle(path, kind="language-models"))
+
+    @classmethod
+    def _load_directory(cls, directory: Path) -> "LanguageModels":
         meta = load_json(directory / "models.json", expected_format=FORMAT)
+        return cls._from_parts(meta, load_npz(directory / "trigram.npz"), load_npz(directory / "triggers.npz"),
+                               source=str(directory))
+
+    @classmethod
+    def _from_parts(cls, meta: dict, trigram_arrays: dict, trigger_arrays: dict, *, source: str) -> "LanguageModels":
+        if meta.get("format") != FORMAT:
+            raise SegvizError(f"{source}: not a {FORMAT} description (format field is {meta.get('format')!r})")
         if meta.get("version") != VERSION:
-            raise SegvizError(f"{directory / 'models.json'}: unsupported version {meta.get('version')!r} "
+            raise SegvizError(f"{source}: unsupported language-model version {meta.get('version')!r} "
                               f"(this segviz reads version {VERSION})")
         if not isinstance(meta.get("trigram"), dict) or not isinstance(meta.get("trigger"), dict):
-            raise SegvizError(f"{directory / 'models.json'}: missing the trigram/trigger sections")
-        tri_arrays = load_npz(directory / "trigram.npz")
-        trigram = TrigramLM.from_saved(meta["trigram"], tri_arrays, source=str(directory / "trigram.npz"))
-        trig_arrays = load_npz(directory / "triggers.npz")
-        trigger = TriggerLM.from_saved(meta["trigger"], trig_arrays, trigram, source=str(directory / "triggers.npz"))
+            raise SegvizError(f"{source}: missing the trigram/trigger sections")
+        trigram = TrigramLM.from_saved(meta["trigram"], trigram_arrays, source=f"{source} (trigram)")
+        trigger = TriggerLM.from_saved(meta["trigger"], trigger_arrays, trigram, source=f"{source} (triggers)")
         if trigger.sources_.size != meta.get("n_pairs"):
-            raise SegvizError(f"{directory}: triggers.npz does not match models.json (pair count differs)")
-        models = cls.from_fitted(trigram, trigger, info=meta.get("info") or {})
-        for name, value in (meta.get("params") or {}).items():
-            if name in models.get_params():
+            raise SegvizError(f"{source}: the trigger arrays do not match the description (pair count differs)")
+        info = meta.get("info") if isinstance(meta.get("info"), dict) else {}
+        models = cls.from_fitted(trigram, trigger, info=info)
+        params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
+        for name, value in params.items():
+            if name in models.get_params() and isinstance(value, (int, float, str, bool)):
                 setattr(models, name, value)
         return models
 

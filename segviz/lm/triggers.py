@@ -373,6 +373,13 @@ class TriggerLM:
         lo, hi = _FIRST_WORD, _FIRST_WORD + n_tv
         if src.size and (src.min() < lo or src.max() >= hi or tgt.min() < lo or tgt.max() >= hi):
             raise SegvizError(f"{source}: trigger pairs refer to words outside the trigger vocabulary")
+        for name in ("weights", "scores"):
+            if arrays[name].dtype.kind != "f" or not np.all(np.isfinite(arrays[name])):
+                raise SegvizError(f"{source}: trigger array {name!r} holds values that are not finite numbers")
+        if arrays["weights"].size and np.abs(arrays["weights"]).max() > 100:
+            raise SegvizError(f"{source}: trigger weights beyond |lambda| = 100 (a damaged file?)")
+        if lm.window < 1 or lm.window > 10 ** 6:
+            raise SegvizError(f"{source}: trigger window {lm.window} is outside 1..1000000")
         lm.sources_, lm.targets_ = src.astype(np.int64), tgt.astype(np.int64)
         lm.weights_, lm.scores_ = arrays["weights"].astype(np.float64), arrays["scores"].astype(np.float64)
         lm.prior_ = prior

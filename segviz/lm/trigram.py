@@ -141,6 +141,18 @@ def _key3(a, b, c):
     )
 
 
+def _flat_values(obj):
+    """Every leaf value of nested dicts/lists (for validating loaded metadata)."""
+    if isinstance(obj, dict):
+        for v in obj.values():
+            yield from _flat_values(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _flat_values(v)
+    else:
+        yield obj
+
+
 def _lookup(keys: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of ``query`` in the sorted ``keys`` and a found mask (positions clipped where not found)."""
     if keys.size == 0:
@@ -448,6 +460,31 @@ class TrigramLM:
         if arrays["bi_keys"].shape != arrays["bi_logp"].shape or arrays["bi_keys"].shape != arrays["bi_bow"].shape \
                 or arrays["tri_keys"].shape != arrays["tri_logp"].shape:
             raise SegvizError(f"{source}: trigram arrays disagree in length")
+        if not 3 < n <= _MAX_IDS:
+            raise SegvizError(f"{source}: trigram vocabulary of {n} entries is outside 4..{_MAX_IDS}")
+        for name in ("uni_logp", "bi_logp", "tri_logp"):
+            a = arrays[name]
+            # -inf is a legal log-probability only for the unigram of <s>, which is never predicted
+            finite = np.isfinite(a)
+            if name == "uni_logp" and a.shape == (n,):
+                finite[SPECIALS.index(BOS)] = not np.isnan(a[SPECIALS.index(BOS)])
+            if a.ndim != 1 or not np.all(finite) or (a.size and np.nanmax(a) > 1e-9):
+                raise SegvizError(f"{source}: trigram array {name!r} holds values that are not finite "
+                                  "log-probabilities (<= 0)")
+        for name in ("uni_bow", "bi_bow"):
+            if not np.all(np.isfinite(arrays[name])):
+                raise SegvizError(f"{source}: trigram array {name!r} holds values that are not finite")
+        for name, width in (("bi_keys", 2), ("tri_keys", 3)):
+            keys = arrays[name]
+            if keys.ndim != 1 or (keys.size and (keys[0] < 0 or np.any(np.diff(keys) <= 0))):
+                raise SegvizError(f"{source}: trigram array {name!r} is not a sorted list of distinct keys")
+            if keys.size:
+                ids = [(keys >> (_BITS * k)) & (_MAX_IDS - 1) for k in range(width)]
+                if keys.max() >> (_BITS * width) or any(int(i.max()) >= n for i in ids):
+                    raise SegvizError(f"{source}: trigram array {name!r} refers to words outside the vocabulary")
+        if not isinstance(lm.discounts_, dict) or not all(
+                isinstance(v, (int, float)) and np.isfinite(v) for v in _flat_values(lm.discounts_)):
+            raise SegvizError(f"{source}: trigram discounts are malformed")
         lm.vocab_ = vocab
         lm.word_index_ = {w: i for i, w in enumerate(vocab)}
         lm.uni_logp_, lm.uni_bow_ = arrays["uni_logp"], arrays["uni_bow"]
