@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from . import __version__
+from .commands.arguments import ArgumentParser
 from .errors import SegvizError
 
 # Order = order in --help.  Each module registers its own subcommands.
@@ -27,7 +28,7 @@ COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="segviz",
         description=(
             "Segment text streams into stories with exponential models (Beeferman, Berger & Lafferty 1997) "
@@ -50,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             parser.print_help()
             return 0
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a bad argument: argparse has printed its one line
+        if exc.code in (0, None):
+            raise
+        return int(exc.code) if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -14,7 +14,7 @@ from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.metrics import p_k
 from segviz.peers.c99 import C99
-from segviz.peers.harness import compare_segmenters
+from segviz.evaluation import compare_segmenters
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
 

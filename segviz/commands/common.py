@@ -62,7 +62,10 @@ def render_table(payload: dict, rows: dict[str, dict]) -> str:
         f"{payload['corpus']}: {payload['sentences']} sentences, {payload['reference_segments']} reference segments, "
         f"1/mu = {1 / payload['mu']:.1f} sentences, k = {payload['k']} ({payload['evaluation']})"
     )
-    return head + "\n" + format_table(rows, reference_segments=payload["reference_segments"])
+    notes = [f"{name}: skipped on {row['skipped']} unit(s): {'; '.join(row.get('errors', []))}"
+             for name, row in rows.items() if row.get("skipped")]
+    table = format_table(rows, reference_segments=payload["reference_segments"])
+    return "\n".join([head, table, *notes])
 
 
 def feature_lines(segmenter, limit: int | None = 20) -> list[str]:

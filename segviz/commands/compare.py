@@ -4,30 +4,21 @@ Runs the trained model (with ``--model``), the peers TextTiling and C99 (:mod:`s
 baselines on the same units and prints P_mu, P_k, WindowDiff, precision, recall, F, segment counts and time per
 1,000 sentences.  Per-document evaluation (each file on its own, rates averaged over files) is the default;
 ``--stream`` scores the concatenated stream as the paper does.  The engine is
-:func:`segviz.peers.harness.compare_segmenters`.
+:func:`segviz.evaluation.compare_segmenters`.
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from ..baselines import BASELINES
 from ..corpus import read_corpus
-from ..errors import SegvizError
+from ..evaluation import compare_segmenters
 from ..peers import PEERS
-from ..peers.harness import compare_segmenters
+from .arguments import names_list, seed
 from .common import format_table, load_segmenter, print_json, run_with_progress
 
 TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
-
-
-def _split_names(value: str | None, known, what: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    names = tuple(v.strip() for v in value.split(",") if v.strip())
-    bad = [n for n in names if n not in known]
-    if bad:
-        raise SegvizError(f"unknown {what} {', '.join(bad)}; choose from {', '.join(known)}")
-    return names
 
 
 def render(comparison) -> str:
@@ -48,16 +39,12 @@ def render(comparison) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from ..baselines import BASELINES
-
-    peers = _split_names(args.peers, tuple(PEERS), "peer")
-    baselines = _split_names(args.baselines, BASELINES, "baseline")
     model = load_segmenter(args.model) if args.model else None
     corpus = read_corpus(args.corpus)
     model_name = f"model {Path(args.model).name}" if args.model else "model"
     work = compare_segmenters(corpus, model=model, model_name=model_name,
-                              evaluation="stream" if args.stream else "per-document", peers=peers,
-                              baselines=baselines, seed=args.seed)
+                              evaluation="stream" if args.stream else "per-document", peers=args.peers,
+                              baselines=args.baselines, seed=args.seed)
     comparison = run_with_progress(work)
     if args.json:
         print_json(comparison.to_json())
@@ -81,7 +68,9 @@ def register(subparsers) -> None:
     p.add_argument("--model", metavar="MODEL.json", help="a trained segmenter (segviz train) to include")
     p.add_argument("--stream", action="store_true", help="evaluate the concatenated stream, not each file")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    p.add_argument("--peers", metavar="NAMES", help=f"comma-separated peers to run (default: {','.join(PEERS)})")
-    p.add_argument("--baselines", metavar="NAMES", help="comma-separated baselines (default: all; '' for none)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
+    p.add_argument("--peers", type=names_list(tuple(PEERS), "peer"), metavar="NAMES",
+                   help=f"comma-separated peers to run (default: {','.join(PEERS)}; '' for none)")
+    p.add_argument("--baselines", type=names_list(BASELINES, "baseline"), metavar="NAMES",
+                   help="comma-separated baselines (default: all; '' for none)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
     p.set_defaults(func=_cmd_compare)

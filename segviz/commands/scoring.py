@@ -5,7 +5,7 @@ import argparse
 
 from ..corpus import read_corpus
 from ..errors import SegvizError
-from ..evaluation import average_rows, baseline_rows, table_payload
+from ..evaluation import score_segmenters, table_payload
 from .common import print_json, render_table
 
 
@@ -13,13 +13,10 @@ def _cmd_baselines(args: argparse.Namespace) -> int:
     corpus = read_corpus(args.corpus)
     if corpus.n_sentences < 2:
         raise SegvizError(f"{corpus.name}: only {corpus.n_sentences} sentence; nothing to segment")
-    if args.per_file:
-        parts = [c for c in corpus.by_file() if c.n_sentences > 2]
-        rows = average_rows([baseline_rows(c.masses(), seed=args.seed) for c in parts])
-        evaluation = f"mean over {len(parts)} files"
-    else:
-        rows = baseline_rows(corpus.masses(), seed=args.seed)
-        evaluation = "stream"
+    comparison = score_segmenters(corpus, peers=(), seed=args.seed,
+                                  evaluation="per-document" if args.per_file else "stream")
+    rows = comparison.score_rows
+    evaluation = f"mean over {len(comparison.units)} files" if args.per_file else "stream"
     payload = table_payload(corpus, rows, evaluation=evaluation)
     if args.json:
         print_json(payload)

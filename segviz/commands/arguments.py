@@ -1,0 +1,134 @@
+"""Argument types for the command line: every value is checked by argparse, before any data is read.
+
+Each function here is an ``argparse`` ``type=``: it turns the string into the value or raises
+:class:`argparse.ArgumentTypeError`, which argparse reports as one line ``segviz COMMAND: error: ...`` with exit
+status 2 (never a traceback, never after minutes of reading).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from typing import Callable
+
+#: the largest integer option segviz accepts (a count beyond this is a typo, and would only exhaust memory)
+MAX_COUNT = 10 ** 9
+
+_SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(str(text).strip(), 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def int_range(low: int, high: int = MAX_COUNT) -> Callable[[str], int]:
+    """An integer in ``[low, high]``."""
+    def parse(text: str) -> int:
+        value = _integer(text)
+        if not low <= value <= high:
+            if high == MAX_COUNT:
+                raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be an integer from {low} to {high}, got {value}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+#: an integer >= 1 (counts: features, vocabulary, windows, ...)
+positive_int = int_range(1)
+#: an integer >= 0 (offsets, counts that may be zero)
+non_negative_int = int_range(0)
+#: a random seed: an integer from 0 to 2^32 - 1 (numpy's range for a seed)
+seed = int_range(0, 2 ** 32 - 1)
+
+
+def float_range(low: float, high: float, *, low_open: bool = False, high_open: bool = False
+                ) -> Callable[[str], float]:
+    """A finite float in the interval from ``low`` to ``high`` (closed unless ``*_open``)."""
+    left, right = ("(" if low_open else "["), (")" if high_open else "]")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        if value < low or value > high or (low_open and value == low) or (high_open and value == high):
+            hi = "inf" if math.isinf(high) else f"{high:g}"
+            raise argparse.ArgumentTypeError(f"must be in {left}{low:g}, {hi}{right}, got {value:g}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+#: a probability threshold: alpha of the decision rule (Section 7)
+probability = float_range(0.0, 1.0)
+#: a fraction strictly between 0 and 1 (a held-out share)
+open_fraction = float_range(0.0, 1.0, low_open=True, high_open=True)
+#: a positive finite number (a variance, a scale)
+positive_float = float_range(0.0, math.inf, low_open=True, high_open=True)
+
+
+def window_size(min_side: int = 200, max_side: int = 8192) -> Callable[[str], tuple[int, int]]:
+    """``WxH`` in pixels, each side from ``min_side`` to ``max_side``."""
+    def parse(text: str) -> tuple[int, int]:
+        match = _SIZE.match(str(text))
+        if not match:
+            raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (e.g. 1600x1000), got {text!r}")
+        width, height = int(match.group(1)), int(match.group(2))
+        if not (min_side <= width <= max_side and min_side <= height <= max_side):
+            raise argparse.ArgumentTypeError(
+                f"each side must be from {min_side} to {max_side} pixels, got {width}x{height}")
+        return width, height
+    parse.__name__ = "size"
+    return parse
+
+
+def names_list(known: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:
+    """A comma-separated list of names from ``known`` (empty string: none)."""
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(v.strip() for v in str(text).split(",") if v.strip())
+        bad = [n for n in names if n not in known]
+        if bad:
+            raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad)}; choose from {', '.join(known)}")
+        return names
+    parse.__name__ = what
+    return parse
+
+
+def segmenter_param(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` for a :class:`segviz.segmenter.Segmenter` parameter; VALUE is read as JSON when it is
+    JSON (``3``, ``0.5``, ``true``, ``[25, 50]``, ``null``), else as a string.  The name must be a parameter of
+    the Segmenter; the value is checked by the Segmenter before any training."""
+    name, sep, raw = str(text).partition("=")
+    name = name.strip().replace("-", "_")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    from ..segmenter import Segmenter
+
+    known = Segmenter().get_params()
+    if name not in known:
+        raise argparse.ArgumentTypeError(f"the segmenter has no parameter {name!r}; it has {', '.join(sorted(known))}")
+    try:
+        value = json.loads(raw, parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, ValueError):
+        value = raw
+    return name, value
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number segviz accepts")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser with its errors as one line, ``segviz: error: COMMAND: message`` and exit status 2
+    (argparse's own prints the whole usage first).  Subcommand parsers inherit the class."""
+
+    def error(self, message: str):
+        command = self.prog.partition(" ")[2]
+        self.exit(2, f"segviz: error: {command + ': ' if command else ''}{message}\n")

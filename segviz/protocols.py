@@ -1,0 +1,495 @@
+"""Evaluation protocols: fixed train / held-out / test splits of the shared corpora, run end to end.
+
+A protocol trains language models (or loads cached ones), induces a segmenter on the training portion, tunes its
+decision rule and the held-out stop on the held-out portion, and scores the model, the peers (C99, TextTiling)
+and the paper's baselines on every test portion, all with the same metrics (:mod:`segviz.evaluation`).  The
+splits are documented in docs/protocols.md:
+
+``reuters``
+    The paper's Table 5 analogue: LMs on ``reut2-000..013``, train ``014..016``, tune ``017``, test ``018..021``
+    as one stream.
+``choi`` / ``choi-disjoint``
+    Choi (2000): train ``3/3-11`` (or the segments of set 4 sharing no sentence with sets 1-2), tune
+    ``1/3-11``, test ``2/{3-11,3-5,6-8,9-11}`` file by file.
+``wiki``
+    wiki300: train ``wiki_test_1..200``, tune ``201..250``, test ``251..300`` (by the number in the file name),
+    article by article, the title line dropped for every segmenter.
+``longform``
+    Brown texts of 100+ sentences, whole, concatenated into streams of 4-8 texts; train, held-out and test texts
+    disjoint.
+
+Every protocol is a generator (:func:`run_protocol`) of the engine's events (progress, induced features)
+returning a :class:`ProtocolResult`.  Segmenter parameters go through verbatim (``segmenter_params``), so any
+option of :class:`segviz.segmenter.Segmenter` (new candidate families, another decision rule) can be switched on
+in any protocol.
+"""
+from __future__ import annotations
+
+import math
+import re
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Generator, Mapping, Sequence
+
+import numpy as np
+
+from .corpus import Corpus, Document, read_corpus, tokenize
+from .errors import SegvizError
+from .evaluation import compare_segmenters, table_payload
+from .events import Progress
+from .lm.models import LanguageModels
+from .segmenter import Segmenter
+
+# ------------------------------------------------------------------------------------------------ splits
+
+REUTERS_LM = tuple(f"reut2-{i:03d}.sgm" for i in range(0, 14))
+REUTERS_TRAIN = tuple(f"reut2-{i:03d}.sgm" for i in (14, 15, 16))
+REUTERS_HELD = ("reut2-017.sgm",)
+REUTERS_TEST = tuple(f"reut2-{i:03d}.sgm" for i in (18, 19, 20, 21))
+
+CHOI_TEST_SETS = ("3-11", "3-5", "6-8", "9-11")
+
+WIKI_TRAIN = range(1, 201)
+WIKI_HELD = range(201, 251)
+WIKI_TEST = range(251, 301)
+
+#: the categories of the Brown corpus (``brown/cats.txt``)
+BROWN_CATEGORIES = ("adventure", "belles_lettres", "editorial", "fiction", "government", "hobbies", "humor",
+                    "learned", "lore", "mystery", "news", "religion", "reviews", "romance", "science_fiction")
+#: Brown categories of narrative fiction (``longform --category fiction``)
+BROWN_FICTION = ("adventure", "fiction", "mystery", "romance", "science_fiction")
+#: the shortest Brown text a long-form stream takes, in sentences
+LONGFORM_MIN_SENTENCES = 100
+#: texts per long-form stream: drawn uniformly from this range, so the count says nothing about a boundary
+LONGFORM_TEXTS_PER_STREAM = (4, 8)
+#: fractions of the texts (per category) for training and held-out; the rest is test
+LONGFORM_FRACTIONS = (0.6, 0.2)
+
+EVALUATIONS_BY_PROTOCOL = {"reuters": "stream", "choi": "per-document", "choi-disjoint": "per-document",
+                           "wiki": "per-document", "longform": "per-document"}
+
+
+@dataclass
+class ProtocolData:
+    """The corpora of one protocol, read and split, ready to train and score.
+
+    ``tests`` maps a test portion's name to its corpus; ``evaluation`` says whether each is one stream or a set
+    of documents scored one by one (:mod:`segviz.evaluation`).  ``lm_sentences`` returns the language models'
+    training text (never any tuning or test text); ``lm_name`` names their cache.  ``segmenter_defaults`` are
+    the protocol's own Segmenter parameters, overridden by the caller's.
+    """
+
+    protocol: str
+    train: Corpus
+    heldout: Corpus
+    tests: dict[str, Corpus]
+    evaluation: str
+    lm_name: str
+    lm_sentences: Callable[[], list]
+    segmenter_defaults: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        raise SegvizError(f"{path}: missing (pass --data DIR pointing at the shared corpora)")
+    return path
+
+
+def reuters_data(data: str | Path) -> ProtocolData:
+    """The Reuters protocol: LMs 000-013, train 014-016, tune 017, test 018-021, each portion one stream."""
+    root = _need(Path(data) / "reuters21578")
+    train = read_corpus([_need(root / f) for f in REUTERS_TRAIN], name="reut2-014..016")
+    held = read_corpus([_need(root / f) for f in REUTERS_HELD], name="reut2-017")
+    test = read_corpus([_need(root / f) for f in REUTERS_TEST], name="reut2-018..021")
+    lm_files = [_need(root / f) for f in REUTERS_LM]
+    return ProtocolData("reuters", train, held, {"test": test}, "stream", "reuters",
+                        lambda: read_corpus(lm_files).sentences(),
+                        notes={"licence": "Reuters-21578: research use only"})
+
+
+def choi_lm_sentences(root: Path, exclude: Sequence[Corpus]) -> list:
+    """LM text for Choi: sets 3 and 4, minus every sentence that also occurs in the tuning or test sets.
+
+    Choi documents are excerpts of the same Brown texts, so an excerpt in set 3 or 4 can repeat sentences of a
+    test document; dropping every sentence seen in sets 1 and 2 guarantees the LMs never saw test text.
+    """
+    banned = {s for c in exclude for s in c.sentences()}
+    lm_corpus = read_corpus([str(root / "3" / "*" / "*.ref"), str(root / "4" / "*" / "*.ref")], kind="choi")
+    return [s for s in lm_corpus.sentences() if s not in banned]
+
+
+def choi_disjoint_training(root: Path, exclude: Sequence[Corpus]) -> Corpus:
+    """Set 4 with every segment that shares a sentence with sets 1 or 2 removed (source-disjoint training).
+
+    Sets 1-3 are all cut from the same Brown sections: every test segment's first sentence is also a segment
+    start in set 3, so a model trained there can memorise the openings.  Set 4 also draws on other sections;
+    what survives the filter shares no sentence with tuning or test data.
+    """
+    banned = {s for c in exclude for s in c.sentences()}
+    src = read_corpus(str(root / "4" / "*" / "*.ref"), kind="choi")
+    kept = [(d, f) for d, f in zip(src.documents, src.files) if not any(s in banned for s in d.sentences)]
+    return Corpus([d for d, _ in kept], name="choi 4/* (source-disjoint segments)", files=[f for _, f in kept])
+
+
+def choi_data(data: str | Path, *, disjoint: bool = False) -> ProtocolData:
+    """Choi: train 3/3-11 (or the source-disjoint part of set 4), tune 1/3-11, test set 2 file by file.
+
+    The source-disjoint variant asks the peer-evidence questions by default (docs/reproduction.md)."""
+    root = _need(Path(data) / "choi2000")
+    held = read_corpus(_need(root / "1" / "3-11"), kind="choi", name="choi 1/3-11")
+    tests = {s: read_corpus(_need(root / "2" / s), kind="choi", name=f"choi 2/{s}") for s in CHOI_TEST_SETS}
+    excluded = [read_corpus(str(root / "1" / "*" / "*.ref"), kind="choi"),
+                read_corpus(str(root / "2" / "*" / "*.ref"), kind="choi")]
+    if disjoint:
+        train = choi_disjoint_training(root, excluded)
+    else:
+        train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
+    return ProtocolData("choi-disjoint" if disjoint else "choi", train, held, tests, "per-document", "choi",
+                        lambda: choi_lm_sentences(root, excluded),
+                        segmenter_defaults={"peer_evidence": bool(disjoint)})
+
+
+_WIKI_NAME = re.compile(r"wiki_test_(\d+)\.ref$")
+
+
+def drop_titles(corpus: Corpus) -> Corpus:
+    """``corpus`` without the first sentence of each source file (a wiki300 article's title line).
+
+    A first segment left empty by the cut disappears, so the next section's start is the article's start."""
+    docs, files, seen = [], [], set()
+    for doc, source in zip(corpus.documents, corpus.files):
+        if source not in seen:
+            seen.add(source)
+            doc = Document(doc.name, doc.sentences[1:], doc.texts[1:])
+            if not doc.sentences:
+                continue
+        docs.append(doc)
+        files.append(source)
+    return Corpus(docs, name=corpus.name, files=files)
+
+
+def wiki_data(data: str | Path, *, keep_titles: bool = False) -> ProtocolData:
+    """wiki300: train articles 1-200, tune 201-250, test 251-300 (the number in ``wiki_test_N.ref``).
+
+    The first line of every article is its title.  By default it is dropped before anything sees the text, so
+    every segmenter (model, peers, baselines) gets the same sentences; ``keep_titles`` keeps it, again for all.
+    """
+    root = _need(Path(data) / "wiki300_badjatiya")
+    by_number = {}
+    for path in root.glob("wiki_test_*.ref"):
+        match = _WIKI_NAME.search(path.name)
+        if match:
+            by_number[int(match.group(1))] = path
+
+    def portion(numbers: range, name: str) -> Corpus:
+        missing = [n for n in numbers if n not in by_number]
+        if missing:
+            raise SegvizError(f"{root}: wiki_test_{missing[0]}.ref missing ({len(missing)} of the split absent)")
+        corpus = read_corpus([by_number[n] for n in numbers], kind="choi", name=name)
+        return corpus if keep_titles else drop_titles(corpus)
+
+    title = "titles kept" if keep_titles else "titles dropped"
+    train = portion(WIKI_TRAIN, f"wiki300 1-200 ({title})")
+    held = portion(WIKI_HELD, f"wiki300 201-250 ({title})")
+    test = portion(WIKI_TEST, f"wiki300 251-300 ({title})")
+    return ProtocolData("wiki", train, held, {"test": test}, "per-document", "wiki", train.sentences,
+                        notes={"titles": "kept" if keep_titles else "dropped",
+                               "licence": "Wikipedia text, CC BY-SA 3.0"})
+
+
+def read_brown_texts(path: str | Path) -> dict[str, tuple[str, list[str]]]:
+    """The texts of NLTK's ``brown.zip``: text id -> (category, sentence lines with the POS tags stripped).
+
+    Each line of a Brown file is one sentence of ``word/TAG`` tokens; the words are joined with spaces and the
+    tagset's quote tokens (````` and ``''``) become ``"``.  Headline lines stay where they are: 55 of the 500
+    texts open with one, and 1,661 more fall inside texts, so a heading is no give-away of a text's start.
+    """
+    path = Path(path)
+    try:
+        archive = zipfile.ZipFile(_need(path))
+    except zipfile.BadZipFile:
+        raise SegvizError(f"{path}: not a zip archive (expected NLTK's brown.zip)") from None
+    with archive:
+        try:
+            cats = archive.read("brown/cats.txt").decode("ascii")
+        except KeyError:
+            raise SegvizError(f"{path}: no brown/cats.txt inside (expected NLTK's brown.zip)") from None
+        texts = {}
+        for line in cats.splitlines():
+            parts = line.split()
+            if len(parts) != 2:
+                continue
+            text_id, category = parts
+            raw = archive.read(f"brown/{text_id}").decode("ascii", errors="replace")
+            sentences = []
+            for tagged in raw.splitlines():
+                words = [tok.rsplit("/", 1)[0] for tok in tagged.split()]
+                words = ['"' if w in ("``", "''") else w for w in words]
+                if words:
+                    sentences.append(" ".join(words))
+            texts[text_id] = (category, sentences)
+    return texts
+
+
+def check_category(category: str) -> tuple[str, ...]:
+    """The Brown categories a ``longform`` category name stands for (one line of error for an unknown name)."""
+    if category == "all":
+        return BROWN_CATEGORIES
+    if category == "all-fiction":
+        return BROWN_FICTION
+    if category in BROWN_CATEGORIES:
+        return (category,)
+    raise SegvizError(f"unknown Brown category {category!r}; choose all, all-fiction or one of "
+                      f"{', '.join(BROWN_CATEGORIES)}")
+
+
+def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 0) -> ProtocolData:
+    """Long-form prose from Brown: streams of 4-8 whole texts of 100+ sentences; disjoint texts per portion.
+
+    ``category``: ``all`` (every Brown category mixed in each stream), ``all-fiction`` (the five narrative
+    fiction categories) or one Brown category (e.g. ``fiction``, ``news``, ``learned``): a stream of texts of
+    one kind, like chapters of one genre.  The texts of each category are shuffled with ``split_seed`` and split 60 /
+    20 / 20 into training, held-out and test texts, so no text appears in two portions; each portion's texts
+    are then shuffled and cut into streams.  Every text is one reference segment; the LMs see the training
+    texts only.
+    """
+    categories = check_category(category)
+    texts = read_brown_texts(Path(data) / "brown_nltk" / "brown.zip")
+    rng = np.random.default_rng(split_seed)
+    portions: dict[str, list[str]] = {"train": [], "heldout": [], "test": []}
+    for cat in categories:
+        ids = sorted(t for t, (c, sents) in texts.items() if c == cat and len(sents) >= LONGFORM_MIN_SENTENCES)
+        ids = [ids[i] for i in rng.permutation(len(ids))]
+        n_train = int(round(LONGFORM_FRACTIONS[0] * len(ids)))
+        n_held = int(round(LONGFORM_FRACTIONS[1] * len(ids)))
+        portions["train"] += ids[:n_train]
+        portions["heldout"] += ids[n_train:n_train + n_held]
+        portions["test"] += ids[n_train + n_held:]
+
+    def streams(ids: list[str], portion: str) -> Corpus:
+        if len(ids) < 2:
+            raise SegvizError(f"Brown category {category!r}: only {len(ids)} {portion} text(s) of "
+                              f"{LONGFORM_MIN_SENTENCES}+ sentences; pick a larger category")
+        order = [ids[i] for i in rng.permutation(len(ids))]
+        docs, files, k = [], [], 0
+        lo, hi = LONGFORM_TEXTS_PER_STREAM
+        while k < len(order):
+            take = int(rng.integers(lo, hi + 1))
+            if len(order) - k - take < lo:  # never leave a stream of fewer than `lo` texts at the end
+                take = len(order) - k
+            stream = f"brown {portion} stream {len(set(files)) + 1}"
+            for text_id in order[k:k + take]:
+                lines = texts[text_id][1]
+                sents = [tuple(tokenize(s)) for s in lines]
+                kept = [(s, t) for s, t in zip(sents, lines) if s]
+                docs.append(Document(text_id, tuple(s for s, _ in kept), tuple(t for _, t in kept)))
+                files.append(stream)
+            k += take
+        return Corpus(docs, name=f"brown {category} {portion} ({len(ids)} texts)", files=files)
+
+    train = streams(portions["train"], "train")
+    held = streams(portions["heldout"], "heldout")
+    test = streams(portions["test"], "test")
+    return ProtocolData("longform", train, held, {"test": test}, "per-document", f"longform-{category}",
+                        train.sentences,
+                        notes={"category": category, "split_seed": split_seed, "categories": list(categories),
+                               "texts": {k: sorted(v) for k, v in portions.items()},
+                               "licence": "Brown corpus (NLTK packaging): non-commercial research/education"})
+
+
+# --------------------------------------------------------------------------------------- running one
+
+@dataclass
+class ProtocolResult:
+    """What a protocol run produced: the score tables per test portion and the trained models.
+
+    ``tables`` maps a test portion's name to a :func:`segviz.evaluation.table_payload` (rows: the model, its
+    held-out stop if that is an earlier round, the peers, the baselines).  ``table`` is the first of them, the
+    protocol's headline.  ``to_json`` drops the models themselves.
+    """
+
+    protocol: str
+    train: str
+    heldout: str
+    tables: dict[str, dict]
+    segmenter: Segmenter
+    heldout_stop: Segmenter | None
+    seconds: dict[str, float]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def table(self) -> dict:
+        return next(iter(self.tables.values()))
+
+    def to_json(self) -> dict:
+        seg = self.segmenter
+        return {
+            "protocol": self.protocol,
+            "train": self.train, "heldout": self.heldout,
+            "test": self.table["corpus"],
+            "table": self.table,
+            "tables": self.tables,
+            **self.details,
+            "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
+            "heldout_stop_features": None if self.heldout_stop is None else len(self.heldout_stop.features_),
+            "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
+                         for f, w in zip(seg.features_, seg.weights_)],
+            "heldout_p_mu_by_round": [h.get("heldout_p_mu") for h in seg.history_],
+            "info": seg.info_,
+            "seconds": self.seconds,
+        }
+
+
+def new_segmenter(params: Mapping[str, Any]) -> Segmenter:
+    """``Segmenter(**params)`` with an unknown parameter name reported as a :class:`SegvizError`."""
+    known = set(Segmenter().get_params())
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise SegvizError(f"Segmenter has no parameter {unknown[0]!r}; its parameters are {', '.join(sorted(known))}")
+    return Segmenter(**params)
+
+
+def heldout_stop(seg: Segmenter, heldout: Corpus) -> Segmenter | None:
+    """The model truncated at its best held-out round (re-tuned on ``heldout``), or None if that round is the
+    last (then the model itself is the held-out stop)."""
+    scores = [h.get("heldout_p_mu") for h in seg.history_]
+    if not scores or any(x is None for x in scores):
+        return None
+    best = int(np.argmax(scores)) + 1
+    if best == len(seg.features_):
+        return None
+    return seg.truncated(best, heldout=heldout)
+
+
+def language_models(name: str, sentences: Callable[[], list], *, out: Path | None = None,
+                    lm_dir: str | Path | None = None, lm_params: Mapping[str, Any] | None = None
+                    ) -> Generator[Any, None, tuple[LanguageModels, str | None]]:
+    """The LMs of a protocol: ``lm_dir`` if given, else the cache ``out/lm-NAME`` of an earlier run, else
+    trained on ``sentences()`` (and cached in ``out``).  Returns the models and where they are stored.
+
+    A cache trained with other parameters than ``lm_params`` is refused rather than silently reused."""
+    lm_params = dict(lm_params or {})
+    if lm_dir is not None:
+        return LanguageModels.load(lm_dir), str(Path(lm_dir).resolve())
+    cache = Path(out) / f"lm-{name}" if out is not None else None
+    if cache is not None and cache.exists():
+        lms = LanguageModels.load(cache)
+        stored = lms.get_params()
+        differ = {k: v for k, v in lm_params.items() if k in stored and stored[k] != v}
+        if differ:
+            key, value = next(iter(differ.items()))
+            raise SegvizError(f"{cache}: cached language models have {key} = {stored[key]!r}, not {value!r}; "
+                              f"delete the cache or ask for the same parameters")
+        return lms, str(cache.resolve())
+    lms = LanguageModels(**lm_params)
+    yield from lms.fit_iter(sentences())
+    if cache is not None:
+        lms.save(cache)
+        return lms, str(cache.resolve())
+    return lms, None
+
+
+def _relabelled(work, stage: str):
+    """Pass ``work``'s events through with Progress events renamed to ``stage``; return its value."""
+    while True:
+        try:
+            event = next(work)
+        except StopIteration as done:
+            return done.value
+        yield Progress(stage, event.done, event.total) if isinstance(event, Progress) else event
+
+
+def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | None = None,
+                 out: str | Path | None = None, lm_dir: str | Path | None = None,
+                 lm_params: Mapping[str, Any] | None = None, peers: Sequence[str] | None = None,
+                 seed: int = 0) -> Generator[Any, None, ProtocolResult]:
+    """Run one protocol end to end (module docstring); yields the engine's events, returns the result.
+
+    ``segmenter_params`` are :class:`Segmenter` keyword arguments over the protocol's defaults.  With ``out``
+    the models are saved there as ``PROTOCOL-model.json`` (and ``PROTOCOL-model-heldout-stop.json`` when the
+    held-out stop is an earlier round) and trained LMs are cached as ``lm-NAME``.  ``peers`` (default: all)
+    run beside the model; ``seed`` seeds the random baseline."""
+    params = {**data.segmenter_defaults, **dict(segmenter_params or {})}
+    seg = new_segmenter(params)
+    out = Path(out) if out is not None else None
+    t0 = time.perf_counter()
+    lms = lm_path = None
+    if seg.use_relevance:
+        lms, lm_path = yield from language_models(data.lm_name, data.lm_sentences, out=out, lm_dir=lm_dir,
+                                                  lm_params=lm_params)
+    t1 = time.perf_counter()
+    yield from seg.fit_iter(data.train, data.heldout, lms)
+    t2 = time.perf_counter()
+    stop = heldout_stop(seg, data.heldout)
+    models = {"model": seg}
+    if stop is not None:
+        models[f"model@{len(stop.features_)} (held-out stop)"] = stop
+    tables = {}
+    for name, test in data.tests.items():
+        comparison = yield from _relabelled(
+            compare_segmenters(test, models=models, evaluation=data.evaluation, peers=peers, seed=seed),
+            f"scoring {test.name}")
+        evaluation = ("stream" if data.evaluation == "stream"
+                      else f"mean over {len(comparison.units)} files")
+        tables[name] = table_payload(test, comparison.score_rows, evaluation=evaluation)
+    t3 = time.perf_counter()
+    if out is not None:
+        seg.save(out / f"{data.protocol}-model.json")
+        if stop is not None:
+            stop.save(out / f"{data.protocol}-model-heldout-stop.json")
+    details = {
+        "train_sentences": data.train.n_sentences, "train_words": data.train.n_tokens,
+        "heldout_sentences": data.heldout.n_sentences,
+        "test_sentences": sum(t.n_sentences for t in data.tests.values()),
+        "segmenter_params": {k: _jsonable(v) for k, v in params.items()},
+        "language_models": lm_path,
+        **data.notes,
+    }
+    seconds = {"language_models": round(t1 - t0, 1), "segmenter": round(t2 - t1, 1),
+               "scoring": round(t3 - t2, 1), "total": round(time.perf_counter() - t0, 1)}
+    return ProtocolResult(data.protocol, data.train.name, data.heldout.name, tables, seg, stop, seconds, details)
+
+
+def _jsonable(value):
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return repr(value)
+
+
+# ------------------------------------------------------------------------------------------ by name
+
+PROTOCOLS: dict[str, Callable[..., ProtocolData]] = {
+    "reuters": reuters_data,
+    "choi": lambda data, **kw: choi_data(data, disjoint=False, **kw),
+    "choi-disjoint": lambda data, **kw: choi_data(data, disjoint=True, **kw),
+    "wiki": wiki_data,
+    "longform": longform_data,
+}
+
+#: the name of each protocol's language-model cache (``out/lm-NAME``), where it differs from the protocol's
+LM_NAMES = {"choi-disjoint": "choi"}
+
+#: the protocol options a command line may set (beside the Segmenter's), by protocol
+PROTOCOL_OPTIONS = {"wiki": ("keep_titles",), "longform": ("category", "split_seed")}
+
+
+def reproduce(protocol: str, data: str | Path, *, protocol_options: Mapping[str, Any] | None = None,
+              **run_params) -> Generator[Any, None, ProtocolResult]:
+    """Read the corpora of ``protocol`` (a key of :data:`PROTOCOLS`) under ``data`` and run it.
+
+    ``protocol_options`` go to the split's reader (e.g. ``category`` for ``longform``); ``run_params`` to
+    :func:`run_protocol`."""
+    if protocol not in PROTOCOLS:
+        raise SegvizError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    new_segmenter(run_params.get("segmenter_params") or {})  # a misspelt parameter fails before any reading
+    yield Progress(f"reading {protocol}", 0, 1)
+    split = PROTOCOLS[protocol](Path(data), **dict(protocol_options or {}))
+    yield Progress(f"reading {protocol}", 1, 1)
+    return (yield from run_protocol(split, **run_params))
