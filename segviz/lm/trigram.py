@@ -468,12 +468,16 @@ class TrigramLM:
             finite = np.isfinite(a)
             if name == "uni_logp" and a.shape == (n,):
                 finite[SPECIALS.index(BOS)] = not np.isnan(a[SPECIALS.index(BOS)])
-            if a.ndim != 1 or not np.all(finite) or (a.size and np.nanmax(a) > 1e-9):
+            values = a[np.isfinite(a)]
+            if a.ndim != 1 or not np.all(finite) or (values.size and (values.max() > 1e-9 or values.min() < -1e3)) \
+                    or (a.size and np.nanmax(a) > 1e-9):
                 raise SegvizError(f"{source}: trigram array {name!r} holds values that are not finite "
                                   "log-probabilities (<= 0)")
         for name in ("uni_bow", "bi_bow"):
-            if not np.all(np.isfinite(arrays[name])):
-                raise SegvizError(f"{source}: trigram array {name!r} holds values that are not finite")
+            # a log backoff weight beyond +-1000 is no probability model; it would overflow every score
+            if not np.all(np.isfinite(arrays[name])) or (arrays[name].size and np.abs(arrays[name]).max() > 1e3):
+                raise SegvizError(f"{source}: trigram array {name!r} holds values that are not finite "
+                                  "log-weights within +-1000")
         for name, width in (("bi_keys", 2), ("tri_keys", 3)):
             keys = arrays[name]
             if keys.ndim != 1 or (keys.size and (keys[0] < 0 or np.any(np.diff(keys) <= 0))):

@@ -1,0 +1,294 @@
+"""Model files that cannot hurt: mutated, truncated, bit-flipped, interrupted and concurrently written files.
+
+Every damaged file must give a one-line SegvizError or load into a model that works; a save interrupted at any
+moment (SIGINT or SIGKILL from outside) leaves the previous model or the new one, whole; two writers to one path
+leave one of their models, whole.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from segviz.bundle import encode_bundle, read_bundle
+from segviz.corpus import read_corpus
+from segviz.errors import SegvizError
+from segviz.lm.models import LanguageModels
+from segviz.segmenter import Segmenter
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
+
+
+@pytest.fixture(scope="module")
+def corpora():
+    corpus = read_corpus(SAMPLE)
+    n = len(corpus)
+    return corpus[: n // 2], corpus[n // 2: 3 * n // 4], corpus[3 * n // 4:]
+
+
+@pytest.fixture(scope="module")
+def model_file(corpora, tmp_path_factory):
+    """A small model that asks relevance questions, saved with its language models."""
+    train, held, _ = corpora
+    lms = LanguageModels(vocab_size=500, window=50, n_triggers=300, trigger_vocab=200, max_iter=3).fit(
+        train.sentences())
+    seg = Segmenter(n_features=6, vocabulary=300, cohesion=False).fit(train, held, lms)
+    assert any(f.kind == "relevance" for f in seg.features_) or seg.lms_ is not None
+    path = tmp_path_factory.mktemp("model") / "model.segviz"
+    seg.save(path)
+    return path
+
+
+def _works_or_refuses(path: Path, corpus) -> str:
+    """Load ``path``: a SegvizError is fine; a model that loads must segment ``corpus`` sanely."""
+    try:
+        seg = Segmenter.load(path)
+    except SegvizError as exc:
+        assert "\n" not in str(exc) and str(exc)
+        return "refused"
+    probs = seg.boundary_probabilities(corpus)
+    assert probs.shape == (corpus.n_sentences - 1,) and np.all(np.isfinite(probs))
+    assert sum(seg.predict(corpus)) == corpus.n_sentences
+    return "loaded"
+
+
+def _rewrite(bundle, path: Path, documents=None, arrays=None) -> None:
+    """Re-encode a bundle with new contents and matching checksums (so the mutation reaches the validator)."""
+    docs = dict(bundle.documents, **(documents or {}))
+    arrs = dict(bundle.arrays, **(arrays or {}))
+    data, _ = encode_bundle(bundle.kind, docs, arrs)
+    path.write_bytes(data)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10 ** 12, 10 ** 12)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(obj, prefix=()):
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj[:3]):
+            yield from _paths(v, prefix + (i,))
+
+
+def _set(obj, path, value):
+    if not path:
+        return value
+    target = obj
+    for key in path[:-1]:
+        target = target[key]
+    if value is _DELETE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return obj
+
+
+_DELETE = object()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_mutated_segmenter_documents_refuse_or_work(model_file, corpora, tmp_path, data):
+    bundle = read_bundle(model_file)
+    doc = json.loads(json.dumps(bundle.document("segmenter")))
+    paths = [p for p in _paths(doc) if p]
+    path = data.draw(st.sampled_from(paths))
+    value = data.draw(st.sampled_from([_DELETE]) | JSON_VALUES | st.sampled_from(
+        [1e308, -1e308, 10 ** 9, -(10 ** 9), 0, -1, 5.0, -3, "NaN", [], {}]))
+    mutated = _set(doc, path, value)
+    if not isinstance(mutated, dict):
+        mutated = {"format": mutated}
+    out = tmp_path / "m.segviz"
+    _rewrite(bundle, out, documents={"segmenter": mutated})
+    _works_or_refuses(out, corpora[2])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_mutated_language_model_arrays_refuse_or_work(model_file, corpora, tmp_path, data):
+    bundle = read_bundle(model_file)
+    name = data.draw(st.sampled_from(sorted(n for n in bundle.arrays if n.startswith("lm/"))))
+    original = bundle.arrays[name]
+    kind = data.draw(st.sampled_from(["nan", "inf", "huge", "negative", "truncate", "float", "shuffle", "empty"]))
+    a = original.copy()
+    if kind in ("nan", "inf", "huge") and a.size:
+        a = a.astype(np.float64)
+        a[data.draw(st.integers(0, a.size - 1))] = {"nan": np.nan, "inf": np.inf, "huge": 1e308}[kind]
+    elif kind == "negative" and a.size:
+        a[data.draw(st.integers(0, a.size - 1))] = -(10 ** 6)
+    elif kind == "truncate":
+        a = a[: max(0, a.size - 1)]
+    elif kind == "float":
+        a = a.astype(np.float32)
+    elif kind == "shuffle":
+        a = np.random.default_rng(0).permutation(a)
+    elif kind == "empty":
+        a = a[:0]
+    out = tmp_path / "m.segviz"
+    _rewrite(bundle, out, arrays={name: a})
+    # the segmenter's checksum of its LMs now differs: refused as a mismatched pair
+    with pytest.raises(SegvizError, match="do not match"):
+        Segmenter.load(out)
+    # the same arrays in a stand-alone LM file are validated on their own
+    lm_docs = {k: v for k, v in bundle.documents.items() if k.startswith("lm/")}
+    lm_arrays = dict({k: v for k, v in bundle.arrays.items() if k.startswith("lm/")}, **{name: a})
+    data_bytes, _ = encode_bundle("language-models", lm_docs, lm_arrays)
+    lm_path = tmp_path / "lm.segviz-lm"
+    lm_path.write_bytes(data_bytes)
+    try:
+        lms = LanguageModels.load(lm_path)
+    except SegvizError as exc:
+        assert "\n" not in str(exc)
+        return
+    result = lms.evaluate(corpora[2].sentences()[:50])
+    assert all(math.isfinite(v) for v in result.values())
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_bit_flips_and_truncation_refuse_or_work(model_file, corpora, tmp_path, data):
+    raw = bytearray(model_file.read_bytes())
+    if data.draw(st.booleans()):
+        for _ in range(data.draw(st.integers(1, 4))):
+            i = data.draw(st.integers(0, len(raw) - 1))
+            raw[i] ^= 1 << data.draw(st.integers(0, 7))
+    else:
+        raw = raw[: data.draw(st.integers(0, len(raw) - 1))]
+    out = tmp_path / "m.segviz"
+    out.write_bytes(bytes(raw))
+    _works_or_refuses(out, corpora[2])
+
+
+def test_window_beyond_the_limit_is_refused_before_use(model_file, tmp_path):
+    bundle = read_bundle(model_file)
+    doc = json.loads(json.dumps(bundle.document("segmenter")))
+    windowed = next(i for i, f in enumerate(doc["features"]) if "window" in json.dumps(f))
+    text = json.dumps(doc["features"][windowed])
+    doc["features"][windowed] = json.loads(text.replace('"b": ', '"b": 1000000000, "_": ', 1)) \
+        if '"b": ' in text else doc["features"][windowed]
+    feature = doc["features"][windowed]
+    for key, value in list(feature.items()):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    value[k] = 10 ** 9
+    out = tmp_path / "m.segviz"
+    _rewrite(bundle, out, documents={"segmenter": doc})
+    t0 = time.perf_counter()
+    with pytest.raises(SegvizError, match="limit"):
+        Segmenter.load(out)
+    assert time.perf_counter() - t0 < 5
+
+
+@pytest.mark.parametrize("field,value,match", [
+    ("alpha", 5.0, "alpha"), ("alpha", -0.1, "alpha"), ("epsilon", -3, "epsilon"), ("epsilon", 2.5, "epsilon"),
+    ("mu", 0, "mu"), ("mu", -1, "mu"), ("prior", 1.0, "prior"), ("lm_dir", 123, None), ("info", [1], "info"),
+    ("lambdas", None, "lambdas"), ("features", "x", "features"), ("history", 7, "history"),
+])
+def test_bad_fields_name_the_file_and_the_field(model_file, tmp_path, field, value, match):
+    bundle = read_bundle(model_file)
+    doc = dict(bundle.document("segmenter"), **{field: value})
+    out = tmp_path / "m.segviz"
+    _rewrite(bundle, out, documents={"segmenter": doc})
+    if match is None:      # an unused field of the earlier layout: ignored in an archive
+        Segmenter.load(out)
+        return
+    with pytest.raises(SegvizError, match=match) as info:
+        Segmenter.load(out)
+    assert str(out) in str(info.value)
+
+
+def test_nan_lambdas_in_the_earlier_json_layout_are_refused(model_file, tmp_path):
+    doc = read_bundle(model_file).document("segmenter")
+    doc = {k: v for k, v in doc.items() if k != "lm_sha256"}
+    text = json.dumps(dict(doc, lambdas=["X"] * len(doc["lambdas"]))).replace('"X"', "NaN")
+    out = tmp_path / "m.json"
+    out.write_text(text)
+    with pytest.raises(SegvizError, match="NaN"):
+        Segmenter.load(out)
+
+
+_SAVER = textwrap.dedent("""
+    import sys
+    from segviz.segmenter import Segmenter
+    model = Segmenter.load(sys.argv[1])
+    model.info_["writer"] = sys.argv[3]
+    print("ready", flush=True)
+    while True:
+        model.save(sys.argv[2])
+        if sys.argv[4] == "once":
+            break
+""")
+
+
+def _start_saver(model_file: Path, target: Path, tag: str, mode: str) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-c", _SAVER, str(model_file), str(target), tag, mode],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+    return proc
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_a_save_interrupted_at_any_moment_leaves_a_whole_model(model_file, tmp_path, sig):
+    target = tmp_path / "m.segviz"
+    old = Segmenter.load(model_file)
+    old.info_["writer"] = "old"
+    old.save(target)
+    rng = np.random.default_rng(int(sig))
+    seen = set()
+    for trial in range(8):
+        proc = _start_saver(model_file, target, f"new{trial}", "loop")
+        time.sleep(float(rng.uniform(0.0, 0.25)))
+        proc.send_signal(sig)
+        proc.wait(10)
+        proc.stdout.close()
+        proc.stderr.close()
+        back = Segmenter.load(target)        # never a torn file
+        assert back.info_["writer"] in {"old"} | {f"new{i}" for i in range(trial + 1)}
+        seen.add(back.info_["writer"] == "old")
+        leftovers = [p.name for p in tmp_path.iterdir() if p.name != "m.segviz"]
+        assert all(name.startswith(".m.segviz.") and name.endswith(".tmp") for name in leftovers)
+    assert False in seen    # some interrupted runs had completed a save: the new model replaced the old
+
+
+def test_two_concurrent_writers_leave_one_whole_model(model_file, tmp_path):
+    target = tmp_path / "m.segviz"
+    for trial in range(3):
+        a = _start_saver(model_file, target, "a", "once")
+        b = _start_saver(model_file, target, "b", "once")
+        assert a.wait(60) == 0 and b.wait(60) == 0
+        for p in (a, b):
+            p.stdout.close()
+            p.stderr.close()
+        assert Segmenter.load(target).info_["writer"] in {"a", "b"}
+    assert [p.name for p in tmp_path.iterdir()] == ["m.segviz"]
+
+
+def test_save_refuses_a_symlink_and_keeps_its_target(model_file, tmp_path):
+    target = tmp_path / "real.segviz"
+    target.write_bytes(b"keep")
+    link = tmp_path / "link.segviz"
+    os.symlink(target, link)
+    with pytest.raises(SegvizError, match="symbolic link"):
+        Segmenter.load(model_file).save(link)
+    assert target.read_bytes() == b"keep"
