@@ -1,4 +1,4 @@
-"""Language-model benchmark on the Reuters protocol (issue 3): LM text reut2-000..013, evaluation reut2-018..021.
+"""Language-model benchmark on the Reuters protocol: LM text reut2-000..013, evaluation reut2-018..021.
 
 Measures, in one run, the Katz trigram (the baseline) and the trigger model over it: training time and peak
 memory, test perplexities and their ratio, kenlm's agreement with the ARPA export, the relevance profile of the

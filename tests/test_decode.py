@@ -1,4 +1,4 @@
-"""Decision rule and tuning: brute force on tiny inputs, and P_mu against the lead's metric."""
+"""Decision rule and tuning: brute force on tiny inputs, and P_mu against the metric."""
 from __future__ import annotations
 
 import itertools
@@ -90,7 +90,7 @@ def test_tune_picks_grid_maximum():
     assert best == table.max()
     hyp = positions_to_masses(decode(p, a, e), n)
     assert metrics.p_mu(ref, hyp) == pytest.approx(best, abs=1e-12)
-    # brute force over the grid with the lead's metric
+    # brute force over the grid with the metric
     brute = max(metrics.p_mu(ref, positions_to_masses(decode(p, al, ep), n)) for al in alphas for ep in eps)
     assert best == pytest.approx(brute, abs=1e-12)
 
