@@ -68,12 +68,12 @@ def bench_interactions(app, window, label: str) -> dict:
     results["hover (context panel)"] = [frame(app, window, lambda b=b: window.context.show_position(int(b)))
                                         for b in rng.integers(1, n - 1, 30)]
     # one induced feature arriving during training: a table row, the new curve, hypothesis and metrics
-    from segviz.features import FeatureSpec, Window
+    from segviz.features import Window, WordQuestion
     from segviz.induction import FeatureAdded
 
     rounds = []
     for r in range(1, 31):
-        event = FeatureAdded(r, FeatureSpec("sentences", f"w{r}", Window("sentence", 0, 1)), 1.0,
+        event = FeatureAdded(r, WordQuestion("sentences", f"w{r}", Window("sentence", 0, 1)), 1.0,
                              tuple([2.0] * r), -100.0 + r, 0.8)
         probs = rng.random(n - 1)
         rounds.append(frame(app, window, lambda e=event, p=probs: (state.add_round(e), state.set_probabilities(p))))

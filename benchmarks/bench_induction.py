@@ -25,7 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import read_corpus  # noqa: E402
-from segviz.features import EXTENDED_TEMPLATES, VOCABULARY_TEMPLATES, boundary_labels, build_candidates  # noqa: E402
+from segviz.features import (  # noqa: E402
+    EXTENDED_TEMPLATES,
+    VOCABULARY_TEMPLATES,
+    FeatureContext,
+    boundary_labels,
+    build_candidates,
+)
 from segviz.induction import BoundaryModel, FeatureAdded  # noqa: E402
 from segviz.induction_math import _as_csc, candidate_gains  # noqa: E402
 
@@ -85,7 +91,8 @@ def main(argv=None) -> int:
         rel = np.random.default_rng(0).normal(0, 0.3, size=len(sents))
     t1 = time.perf_counter()
     templates = EXTENDED_TEMPLATES if args.templates == "extended" else VOCABULARY_TEMPLATES
-    X, specs = build_candidates(sents, rel, vocabulary=args.vocabulary, templates=templates)
+    X, specs = build_candidates(FeatureContext(sents, relevance=rel), families=("vocabulary", "relevance"),
+                                vocabulary=args.vocabulary, templates=templates)
     t2 = time.perf_counter()
     n, m = X.shape
     print(f"corpus: {train.n_tokens} words, {len(sents)} sentences, {n} events, {int(y.sum())} boundaries "

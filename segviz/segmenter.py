@@ -39,6 +39,7 @@ from segviz.features import (
     EXTENDED_TEMPLATES,
     RELEVANCE_EDGES,
     VOCABULARY_TEMPLATES,
+    FeatureContext,
     FeatureSpec,
     build_candidates,
     evaluate_features,
@@ -90,7 +91,7 @@ class _Applied:
     """The induced features evaluated on one corpus (kept so a new round costs one column, not all of them)."""
 
     corpus: Corpus
-    relevance: np.ndarray | None
+    context: FeatureContext
     features: tuple[FeatureSpec, ...]
     matrix: sp.csr_matrix
 
@@ -274,14 +275,15 @@ class Segmenter:
         rel_h = _relevance(lms, held_sentences, use_relevance) if heldout is not None else None
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
-        X, specs = build_candidates(train_sentences, rel, vocabulary=self.vocabulary,
-                                    templates=self._template_set(), relevance_edges=self.relevance_edges,
-                                    cohesion=bool(self.cohesion), peer_evidence=bool(self.peer_evidence),
-                                    groups=train.source_groups(), min_support=int(self.min_support))
+        families = ("vocabulary", "relevance") + (("cohesion",) if self.cohesion else ()) + (
+            ("peer",) if self.peer_evidence else ())
+        X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
+                                    vocabulary=self.vocabulary, templates=self._template_set(),
+                                    relevance_edges=self.relevance_edges, min_support=int(self.min_support))
         yield Progress("candidate features", 1, 2)
         Xh = heldout_masses = None
         if heldout is not None:
-            Xh = evaluate_features(specs, held_sentences, rel_h, groups=heldout.source_groups()).tocsc()
+            Xh = evaluate_features(specs, FeatureContext.from_corpus(heldout, relevance=rel_h)).tocsc()
             heldout_masses = heldout.masses()
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()
@@ -345,8 +347,7 @@ class Segmenter:
                 and cached.features == features[:len(cached.features)]):
             if len(cached.features) == len(features):
                 return cached
-            new = evaluate_features(list(features[len(cached.features):]), corpus.sentences(), cached.relevance,
-                                    groups=corpus.source_groups())
+            new = evaluate_features(list(features[len(cached.features):]), cached.context)
             cached.matrix = sp.hstack([cached.matrix, new], format="csr")
             cached.features = features
             return cached
@@ -355,9 +356,10 @@ class Segmenter:
             raise SegvizError("need at least 2 sentences to place boundaries")
         needs = any(f.kind == "relevance" for f in features)
         rel = relevance if relevance is not None else _relevance(getattr(self, "lms_", None), sentences, needs)
-        matrix = (evaluate_features(list(features), sentences, rel, groups=corpus.source_groups()) if features
+        context = FeatureContext.from_corpus(corpus, relevance=rel)
+        matrix = (evaluate_features(list(features), context) if features
                   else sp.csr_matrix((len(sentences) - 1, 0)))
-        applied = _Applied(corpus, rel, features, matrix)
+        applied = _Applied(corpus, context, features, matrix)
         if relevance is None:
             self._applied = applied
         return applied

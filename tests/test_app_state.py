@@ -80,10 +80,10 @@ def test_peers_and_rounds():
     with pytest.raises(ValueError, match="masses cover"):
         state.set_peer("c99", (3, 3))
 
-    from segviz.features import FeatureSpec, Window
+    from segviz.features import Window, WordQuestion
     from segviz.induction import FeatureAdded
 
-    spec = FeatureSpec("sentences", "mr.", Window("sentence", 0, 1))
+    spec = WordQuestion("sentences", "mr.", Window("sentence", 0, 1))
     state.add_round(FeatureAdded(1, spec, 0.5, (0.07,), -100.0, 0.8))
     assert state.rounds[0].weight == pytest.approx(0.07)   # weights are already e^lambda
     assert state.rounds[0].heldout_p_mu == 0.8

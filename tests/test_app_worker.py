@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 from segviz.app import engine  # noqa: E402
 from segviz.app.worker import GeneratorWorker  # noqa: E402
 from segviz.events import Progress  # noqa: E402
-from segviz.features import FeatureSpec, Window  # noqa: E402
+from segviz.features import Window, WordQuestion  # noqa: E402
 from segviz.induction import FeatureAdded  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
 
@@ -31,7 +31,7 @@ def fake_session(corpus, *, n_features=30, forever=False, **_):
         while forever or r < n_features:
             r += 1
             yield Progress("inducing features", r - 1, n_features)
-            spec = FeatureSpec("sentences", WORDS[r % len(WORDS)], Window("sentence", 0, 1 + r % 5))
+            spec = WordQuestion("sentences", WORDS[r % len(WORDS)], Window("sentence", 0, 1 + r % 5))
             added = FeatureAdded(r, spec, 1.0 / r, tuple([1.5] * r), -50.0 + r, 0.6 + 0.01 * r)
             yield engine.CurveUpdate(added, np.full(n - 1, min(0.05 * r, 1.0)), 0.3, 2)
         return None
@@ -159,8 +159,9 @@ def test_feature_click_highlights_where_it_fires(loaded, qtbot):
     qtbot.waitUntil(lambda: not win.busy, timeout=10000)
     win.features.table.selectRow(1)
     spec = win.state.rounds[1].feature
-    from segviz.features import evaluate_features
-    expected = evaluate_features([spec], win.state.corpus.sentences(), win.state.relevance).tocsc().indices + 1
+    from segviz.features import FeatureContext, evaluate_features
+    context = FeatureContext.from_corpus(win.state.corpus, relevance=win.state.relevance)
+    expected = evaluate_features([spec], context).tocsc().indices + 1
     x, _ = win.block_view.highlight.getData()
     np.testing.assert_array_equal(np.sort(x), np.sort(expected))
 

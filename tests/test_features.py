@@ -8,15 +8,22 @@ import pytest
 
 from segviz.errors import SegvizError
 from segviz.features import (
+    DEFAULT_FAMILIES,
+    FAMILIES,
     VOCABULARY_TEMPLATES,
+    FeatureContext,
     FeatureSpec,
+    IntervalQuestion,
     Window,
+    WordQuestion,
     boundary_labels,
     build_candidates,
     evaluate_features,
     relevance_intervals,
+    resolve_families,
     select_vocabulary,
 )
+from segviz.peers import default_stopwords
 
 
 def _random_stream(rng, n=30, vocab=("a", "b", "cat", "dog", "eel", "fox", "gnu", "the", "1"), max_len=6):
@@ -38,7 +45,6 @@ def _slow_answer(spec: FeatureSpec, sentences, relevance, b: int) -> bool:
         r = float(np.mean([relevance[s] for s in idx]))
         return spec.low < r <= spec.high
     if spec.kind == "cohesion":
-        from segviz.peers._text import default_stopwords
         k = spec.window.end
         content = lambda idx: {t for i in idx for t in sentences[i] if t not in default_stopwords() and t.isalpha()}
         L = content([s for s in range(b - k, b) if 0 <= s < n])
@@ -66,8 +72,8 @@ def test_every_candidate_matches_slow_evaluation(seed):
     rng = np.random.default_rng(seed)
     sents = _random_stream(rng)
     rel = rng.normal(0, 0.3, size=len(sents))
-    X, specs = build_candidates(sents, rel, vocabulary=["a", "b", "cat", "dog", "the", "1", "zzz"],
-                                cohesion=True, drop_empty=False)
+    X, specs = build_candidates(FeatureContext(sents, relevance=rel),
+                                vocabulary=["a", "b", "cat", "dog", "the", "1", "zzz"], drop_empty=False)
     assert any(s.kind == "cohesion" for s in specs)
     assert X.shape == (len(sents) - 1, len(specs))
     dense = X.toarray()
@@ -81,13 +87,16 @@ def test_drop_empty_and_evaluate_features_agree():
     rng = np.random.default_rng(5)
     sents = _random_stream(rng, n=40)
     rel = rng.normal(0, 0.5, size=len(sents))
-    X, specs = build_candidates(sents, rel, vocabulary=10, cohesion=True)
+    context = FeatureContext(sents, relevance=rel)
+    X, specs = build_candidates(context, vocabulary=10)
     assert np.all(np.diff(X.indptr) > 0)  # nothing empty kept
     # evaluate a shuffled subset on the same stream: same columns
     rng.shuffle(idx := np.arange(len(specs)))
     sub = idx[:50]
-    Y = evaluate_features([specs[i] for i in sub], sents, rel)
+    Y = evaluate_features([specs[i] for i in sub], context)
     assert (Y.toarray() == X[:, sub].toarray()).all()
+    fresh = evaluate_features([specs[i] for i in sub], FeatureContext(sents, relevance=rel))   # nothing cached
+    assert (fresh.toarray() == Y.toarray()).all()
 
 
 def test_paper_questions_present():
@@ -103,7 +112,8 @@ def test_paper_questions_present():
 
 
 def test_descriptions_readable_and_roundtrip():
-    X, specs = build_candidates([("mr.", "x"), ("y",), ("mr.",)], np.zeros(3), vocabulary=["mr."], drop_empty=False)
+    X, specs = build_candidates(FeatureContext([("mr.", "x"), ("y",), ("mr.",)], relevance=np.zeros(3)),
+                                vocabulary=["mr."], drop_empty=False)
     texts = [s.description for s in specs]
     assert 'does "mr." appear in the next sentence?' in texts
     assert 'does "mr." appear in the previous 5 sentences but not in the next 5 sentences?' in texts
@@ -116,21 +126,87 @@ def test_descriptions_readable_and_roundtrip():
 def test_labels_and_errors():
     assert boundary_labels([2, 3, 1]).tolist() == [False, True, False, False, True]
     with pytest.raises(SegvizError, match="at least 2 sentences"):
-        build_candidates([("a",)], None, vocabulary=5)
+        FeatureContext([("a",)])
     with pytest.raises(SegvizError, match="shape"):
-        build_candidates([("a",), ("b",)], np.zeros(5), vocabulary=5)
-    X, specs = build_candidates([("a",), ("b",)], None, vocabulary=5)
+        FeatureContext([("a",), ("b",)], relevance=np.zeros(5))
+    with pytest.raises(SegvizError, match="FeatureContext"):
+        build_candidates([("a",), ("b",)], vocabulary=5)
+    X, specs = build_candidates(FeatureContext([("a",), ("b",)]), vocabulary=5)
+    assert not any(s.kind == "relevance" for s in specs)      # no relevance given: the family proposes nothing
     with pytest.raises(SegvizError, match="relevance"):
-        evaluate_features([FeatureSpec("relevance", None, Window("sentence", 0, 1), low=0.0, high=1.0)],
-                          [("a",), ("b",)], None)
+        evaluate_features([IntervalQuestion("relevance", Window("sentence", 0, 1), low=0.0, high=1.0)],
+                          FeatureContext([("a",), ("b",)]))
     assert select_vocabulary([("b", "a", "a"), ("b", "c")], 2) == ["a", "b"]
 
 
 def test_min_support_drops_rare_candidates():
     rng = np.random.default_rng(9)
     sents = _random_stream(rng, n=60)
-    X1, s1 = build_candidates(sents, None, vocabulary=20)
-    X3, s3 = build_candidates(sents, None, vocabulary=20, min_support=3)
+    X1, s1 = build_candidates(FeatureContext(sents), vocabulary=20)
+    X3, s3 = build_candidates(FeatureContext(sents), vocabulary=20, min_support=3)
     counts = np.diff(X1.indptr)
     assert np.all(np.diff(X3.indptr) >= 3)
     assert [s1[i] for i in np.flatnonzero(counts >= 3)] == s3
+
+
+def test_questions_validate_and_read_every_saved_form():
+    w = Window("sentence", 0, 1)
+    with pytest.raises(SegvizError, match="kind"):
+        WordQuestion("nonsense", "a", w)
+    with pytest.raises(SegvizError, match="word"):
+        WordQuestion("sentences", "", w)
+    with pytest.raises(SegvizError, match="not_window"):
+        WordQuestion("sentences", "a", w, Window("sentence", -5, 0))
+    with pytest.raises(SegvizError, match="empty interval"):
+        IntervalQuestion("relevance", w, 1.0, 0.0)
+    with pytest.raises(SegvizError, match="numeric"):
+        IntervalQuestion("relevance", w, float("nan"), 1.0)
+    q = IntervalQuestion("relevance", w, -math.inf, 0.0)
+    assert q.kind == "relevance" and q.needs == {"relevance"} and q.not_window is None
+    assert q.to_dict() == {"kind": "relevance", "signal": "relevance", "window": w.to_dict(), "low": "-inf",
+                           "high": 0.0}
+    # the form written before questions named their signal: relevance/cohesion by kind, peers in "word"
+    assert FeatureSpec.from_dict({"kind": "relevance", "word": None, "window": w.to_dict(), "low": "-inf",
+                                  "high": 0.0}) == q
+    assert FeatureSpec.from_dict({"kind": "peer", "word": "tt_depth", "window": w.to_dict(), "low": 0.1,
+                                  "high": "inf"}).signal == "tt_depth"
+    with pytest.raises(SegvizError, match="belongs to"):
+        FeatureSpec.from_dict({"kind": "cohesion", "signal": "relevance", "window": w.to_dict(), "low": 0,
+                               "high": 1})
+    for bad in ({"kind": "sentences"}, {"kind": "relevance", "window": w.to_dict(), "low": "x", "high": 1},
+                [1, 2], {"kind": "sentences", "word": "a", "window": {"unit": "line", "start": 0, "end": 1}}):
+        with pytest.raises(SegvizError):
+            FeatureSpec.from_dict(bad)
+
+
+def test_families_registry_selects_in_canonical_order():
+    assert list(FAMILIES)[:4] == ["vocabulary", "relevance", "cohesion", "peer"]
+    assert DEFAULT_FAMILIES == ("vocabulary", "relevance", "cohesion")
+    assert resolve_families(["cohesion", "vocabulary", "cohesion"]) == ("vocabulary", "cohesion")
+    with pytest.raises(SegvizError, match="unknown feature family"):
+        resolve_families(["vocabulary", "nope"])
+    rng = np.random.default_rng(3)
+    sents = _random_stream(rng, n=25)
+    context = FeatureContext(sents, relevance=rng.normal(size=25))
+    X, specs = build_candidates(context, families=("cohesion", "vocabulary"), vocabulary=5, drop_empty=False)
+    kinds = [s.kind for s in specs]
+    assert kinds.index("cohesion") > max(i for i, k in enumerate(kinds) if k != "cohesion")
+    Xc, cs = build_candidates(context, families=("cohesion",), drop_empty=False)
+    assert cs == [s for s in specs if s.kind == "cohesion"]
+    np.testing.assert_array_equal(Xc.toarray(), X[:, [i for i, s in enumerate(specs) if s.kind == "cohesion"]].toarray())
+
+
+def test_context_validates_its_inputs():
+    sents = [("a",), ("b",), ("c",)]
+    with pytest.raises(SegvizError, match="groups"):
+        FeatureContext(sents, groups=[1, 1])
+    with pytest.raises(SegvizError, match="groups"):
+        FeatureContext(sents, groups=[0, 3])
+    with pytest.raises(SegvizError, match="texts"):
+        FeatureContext(sents, texts=["A."])
+    with pytest.raises(SegvizError, match="paragraph_starts"):
+        FeatureContext(sents, paragraph_starts=[True])
+    c = FeatureContext(sents, groups=[2, 1], texts=["A.", "B.", "C."])
+    assert c.group_edges().tolist() == [False, True] and c.group_starts.tolist() == [0, 2]
+    assert c.provides("texts") and not c.provides("relevance") and not c.provides("paragraph_starts")
+    assert not FeatureContext(sents).provides("texts")   # tokens joined by spaces stand in for the texts

@@ -9,10 +9,17 @@ import numpy as np
 import pytest
 
 from segviz.errors import SegvizError
-from segviz.features import FeatureSpec, Window, build_candidates, evaluate_features
-from segviz.features_peer import PEER_CONTRAST_WINDOWS, _contrast, peer_specs, peer_values
-from segviz.peers import C99, TextTiling
-from segviz.peers._text import token_words
+from segviz.features import (
+    FeatureContext,
+    FeatureSpec,
+    IntervalQuestion,
+    Window,
+    build_candidates,
+    evaluate_features,
+)
+from segviz.features.peer import PEER_CONTRAST_WINDOWS, peer_questions, peer_values, rank_contrast
+from segviz.features.questions import signal_named
+from segviz.peers import C99, TextTiling, token_words
 
 TOPICS = [["apple", "pear", "fruit", "orchard", "juice", "tree"],
           ["engine", "piston", "fuel", "car", "wheel", "road"],
@@ -46,7 +53,7 @@ def _slow_contrast(rank, k, b):
 def test_contrast_matches_brute_force(k):
     rng = np.random.default_rng(k)
     rank = rng.random((13, 13))
-    fast = _contrast(rank, k)
+    fast = rank_contrast(rank, k)
     slow = np.array([_slow_contrast(rank, k, b) for b in range(1, 13)])
     np.testing.assert_allclose(fast, slow, equal_nan=True)
 
@@ -85,13 +92,14 @@ def test_peer_values_per_group_brute_force(seed):
 def test_peer_candidates_evaluate_and_roundtrip():
     rng = np.random.default_rng(3)
     sents, groups = _stream(rng)
-    X, specs = build_candidates(sents, None, vocabulary=5, peer_evidence=True, groups=groups, drop_empty=False)
+    context = FeatureContext(sents, groups=groups)
+    X, specs = build_candidates(context, families=("vocabulary", "peer"), vocabulary=5, drop_empty=False)
     peer = [(j, s) for j, s in enumerate(specs) if s.kind == "peer"]
-    assert len(peer) == len(peer_specs()) and {s.word for _, s in peer} == {"c99_contrast", "c99_near",
-                                                                              "c99_order", "tt_depth"}
+    assert len(peer) == len(peer_questions()) and {s.signal for _, s in peer} == {"c99_contrast", "c99_near",
+                                                                                    "c99_order", "tt_depth"}
     vals = peer_values(sents, groups)
     for j, s in peer:   # each column is the literal interval question on the values
-        key = (s.word, s.window.end if s.word == "c99_contrast" else 0)
+        key = (s.signal, s.window.end if s.signal == "c99_contrast" else 0)
         with np.errstate(invalid="ignore"):
             want = (vals[key] > s.low) & (vals[key] <= s.high)
         np.testing.assert_array_equal(X[:, j].toarray().ravel().astype(bool), want)
@@ -99,23 +107,30 @@ def test_peer_candidates_evaluate_and_roundtrip():
     back = [FeatureSpec.from_dict(json.loads(json.dumps(s.to_dict()))) for _, s in peer]
     assert back == [s for _, s in peer]
     order = rng.permutation(len(peer))
-    E = evaluate_features([back[i] for i in order] + [specs[0]], sents, None, groups=groups).toarray()
+    E = evaluate_features([back[i] for i in order] + [specs[0]], FeatureContext(sents, groups=groups)).toarray()
     np.testing.assert_array_equal(E[:, :-1], X[:, [peer[i][0] for i in order]].toarray())
     for _, s in peer:
         assert s.description.endswith("?") and s.short and s.window.unit == "sentence"
-    assert "C99 place a boundary within 1 sentence" in FeatureSpec(
-        "peer", "c99_near", Window("sentence", -1, 1), low=-math.inf, high=1.0).description
+    assert "C99 place a boundary within 1 sentence" in IntervalQuestion(
+        "c99_near", Window("sentence", -1, 1), low=-math.inf, high=1.0).description
+    assert IntervalQuestion("c99_near", Window("sentence", 0, 0), 0.5, 2.0).description == (
+        "is the distance to C99's nearest boundary in 0.5 < d <= 2?")
 
 
 def test_peer_groups_validated_and_opt_in():
     rng = np.random.default_rng(4)
     sents, groups = _stream(rng)
-    _, specs = build_candidates(sents, None, vocabulary=5)
+    _, specs = build_candidates(FeatureContext(sents, groups=groups), vocabulary=5)
     assert not any(s.kind == "peer" for s in specs)
     with pytest.raises(SegvizError, match="groups"):
-        build_candidates(sents, None, vocabulary=5, peer_evidence=True, groups=[1, 2])
-    with pytest.raises(SegvizError, match="peer signal"):
-        FeatureSpec("peer", "nonsense", Window("sentence", 0, 0), low=0.0, high=1.0)
+        FeatureContext(sents, groups=[1, 2])
+    with pytest.raises(SegvizError, match="groups"):
+        peer_values(sents, [1, 2])
+    with pytest.raises(SegvizError, match="unknown signal"):
+        IntervalQuestion("nonsense", Window("sentence", 0, 0), low=0.0, high=1.0)
+    with pytest.raises(SegvizError, match="unknown signal"):
+        FeatureSpec.from_dict({"kind": "peer", "word": "nonsense", "window": {"unit": "sentence", "start": 0,
+                                                                               "end": 0}, "low": 0, "high": 1})
     # one group = the whole stream: no NaN inside
     v = peer_values(sents)[("c99_near", 0)]
     assert not np.isnan(v).any()
@@ -143,19 +158,25 @@ def test_segmenter_with_peer_features_save_load(tmp_path):
     assert back.predict(held) == seg.predict(held)
 
 
-def test_peer_values_cache_is_per_stream_object():
+def test_peer_values_computed_once_per_context(monkeypatch):
+    import segviz.features.peer as peer_module
+
     rng = np.random.default_rng(5)
     sents, groups = _stream(rng)
-    a = peer_values(sents, groups)
-    a[("c99_near", 0)][:] = -7          # callers get copies: mutating one must not poison the cache
-    b = peer_values(sents, groups)
-    assert not (b[("c99_near", 0)] == -7).any()
-    other = list(sents)                 # equal content, different object: recomputed, same values
-    c = peer_values(other, groups)
-    for k in b:
-        np.testing.assert_array_equal(b[k], c[k])
-    whole = peer_values(sents)          # different groups: not served from the cache
-    assert not np.isnan(whole[("c99_near", 0)]).any()
+    calls = []
+    real = peer_module.peer_values
+    monkeypatch.setattr(peer_module, "peer_values", lambda *a, **k: calls.append(1) or real(*a, **k))
+    context = FeatureContext(sents, groups=groups)
+    X, specs = build_candidates(context, families=("peer",), drop_empty=False)
+    E = evaluate_features(specs[::-1], context)       # the same stream: served from the context's cache
+    np.testing.assert_array_equal(E.toarray(), X.toarray()[:, ::-1])
+    assert len(calls) == 1
+    values = context.values(signal_named(specs[0].signal), specs[0].window)
+    with pytest.raises(ValueError):
+        values[:] = -7                                # cached values are read-only: nobody can poison them
+    whole = FeatureContext(sents)                     # another context (one group): computed afresh
+    evaluate_features(specs[:1], whole)
+    assert len(calls) == 2
 
 
 def test_cli_peer_evidence_flag_defaults():

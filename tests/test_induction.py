@@ -9,7 +9,7 @@ import scipy.optimize as so
 import scipy.sparse as sp
 
 from segviz.errors import SegvizError
-from segviz.features import FeatureSpec, Window
+from segviz.features import Window, WordQuestion
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.induction_math import candidate_gains, iis_refit, log_likelihood
 
@@ -75,7 +75,7 @@ def test_iis_refit_matches_scipy():
 
 def test_probabilities_normalised_and_prior_offset():
     X, y = _problem(seed=4)
-    specs = [FeatureSpec("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
+    specs = [WordQuestion("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
     m = BoundaryModel(n_features=3).fit(X, y, specs)
     assert m.prior_ == pytest.approx(y.mean())
     Xf = X[:, m.columns_]
@@ -92,7 +92,7 @@ def test_probabilities_normalised_and_prior_offset():
 
 def test_generator_rounds_resume_and_loglik_increases():
     X, y = _problem(seed=6, n=800, m=80)
-    specs = [FeatureSpec("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
+    specs = [WordQuestion("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
     hX, hy = _problem(seed=7, n=300, m=80)
     # held-out masses from the held-out labels
     b = np.flatnonzero(hy) + 1

@@ -154,8 +154,8 @@ def test_relevance_model_needs_lms(sample):
     train, held = sample
     rng = np.random.default_rng(0)
     # hand-build a model asking a relevance question, without LMs
-    from segviz.features import FeatureSpec, Window
-    f = FeatureSpec("relevance", None, Window("sentence", 0, 1), low=-1.0, high=0.0)
+    from segviz.features import IntervalQuestion, Window
+    f = IntervalQuestion("relevance", Window("sentence", 0, 1), low=-1.0, high=0.0)
     bad = Segmenter.from_weights([f], [1.0], prior=0.2, alpha=0.5, epsilon=1, mu=0.1)
     with pytest.raises(SegvizError, match="language models"):
         bad.predict(held)

@@ -417,12 +417,16 @@ def training_process(corpus, **kwargs):
     return run
 
 
-def feature_positions(feature, sentences, relevance, groups=None) -> np.ndarray:
+def feature_positions(feature, corpus, relevance, groups=None) -> np.ndarray:
     """Positions b where ``feature`` fires on the stream (for highlighting a row of the feature table).
 
-    ``groups`` (from :func:`segviz.segmenter.corpus_groups`) makes peer-evidence questions per source file, as the
-    model computes them."""
-    from ..features import evaluate_features
+    ``corpus``: a :class:`~segviz.corpus.Corpus` (its texts, source files and paragraphs answer the questions as
+    the model does), or a list of tokenised sentences with ``groups``, the source-group sizes
+    (:meth:`~segviz.corpus.Corpus.source_groups`)."""
+    from ..corpus import Corpus
+    from ..features import FeatureContext, evaluate_features
 
-    column = evaluate_features([feature], sentences, relevance, groups=groups).tocsc()
+    context = (FeatureContext.from_corpus(corpus, relevance=relevance) if isinstance(corpus, Corpus)
+               else FeatureContext(corpus, relevance=relevance, groups=groups))
+    column = evaluate_features([feature], context).tocsc()
     return np.asarray(column.indices, dtype=np.int64) + 1

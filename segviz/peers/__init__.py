@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import SegvizError
+from ._text import default_stopwords, token_words
 from .c99 import C99
 from .texttiling import TextTiling
 
@@ -27,4 +28,4 @@ def segment_with(name: str, sentences: Sequence[Sequence[str]], **params) -> tup
     return est.segment(sentences)
 
 
-__all__ = ["PEERS", "segment_with", "TextTiling", "C99"]
+__all__ = ["PEERS", "segment_with", "TextTiling", "C99", "default_stopwords", "token_words"]

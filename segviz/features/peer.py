@@ -1,34 +1,35 @@
-"""Peer-evidence candidate questions (opt-in; an addition to the paper).
+"""The peer-evidence family (opt-in; an addition to the paper).
 
 Not in the paper, but in its spirit (Section 3: "the features might include ..."): interval questions about
 the evidence the unsupervised peers -- C99 (Choi 2000) and TextTiling (Hearst 1997), see :mod:`segviz.peers`
--- compute, each from the text alone, never from the labels.  ``build_candidates(..., peer_evidence=True)``
-adds them to the candidate pool; :func:`segviz.features.evaluate_features` dispatches "peer" features here.
+-- compute, each from the text alone, never from the labels.
 
-The peers run per *group* (a source file, i.e. one Choi document; larger groups are cut into chunks of at most
-PEER_MAX_GROUP sentences because C99 needs n x n matrices).  Positions between two groups get NaN, so every
-peer question answers "no" there.  Event rows follow :mod:`segviz.features` (row r = the position before
-sentence r + 1).
+The peers run per source group (a source file, i.e. one Choi document; larger groups are cut into chunks of at
+most PEER_MAX_GROUP sentences because C99 needs n x n matrices).  Positions between two groups get NaN, so every
+peer question answers "no" there.  One run of the peers gives every peer signal; the context caches it.
 """
-
 from __future__ import annotations
 
 import math
 from typing import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from segviz.errors import SegvizError
-from segviz.features import FeatureSpec, Window, relevance_intervals
+from segviz.features.family import IntervalFamily
+from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
+from segviz.peers import C99, TextTiling, token_words
 
 __all__ = [
     "PEER_SIGNALS",
-    "peer_specs",
+    "PEER_CONTRAST_WINDOWS",
+    "peer_questions",
     "peer_values",
+    "rank_contrast",
+    "FAMILY",
 ]
 
-#: The peer signals (``FeatureSpec.word`` of a "peer" feature).
+#: The peer signals.
 #: ``c99_contrast``: on C99's rank matrix (Choi 2000), mean rank inside the k sentences before and the k after
 #: the gap (off the diagonal) minus the mean rank across the gap; ``c99_near``: distance in sentences from the
 #: gap to the nearest boundary C99 places (its own stopping rule); ``c99_order``: the step at which C99's
@@ -45,67 +46,16 @@ PEER_DEPTH_WINDOW = 10
 PEER_MAX_GROUP = 500
 
 
-def _interval_text(what: str, sym: str, lo: float, hi: float) -> str:
-    if lo == -math.inf:
-        return f"is {what} {sym} <= {hi:g}?"
-    if hi == math.inf:
-        return f"is {what} {sym} > {lo:g}?"
-    return f"is {what} in {lo:g} < {sym} <= {hi:g}?"
-
-
-def _peer_description(f: "FeatureSpec") -> str:
-    if f.word == "c99_near":
-        d = int(f.high)
-        return ("does C99 place a boundary at this gap?" if d == 0 else
-                f"does C99 place a boundary within {d} sentence{'s' if d != 1 else ''} of this gap?") \
-            if f.low == -math.inf else _interval_text("the distance to C99's nearest boundary", "d", f.low, f.high)
-    if f.word == "c99_contrast":
-        k = f.window.end
-        return _interval_text(f"the C99 rank-matrix contrast (inside the previous {k} / next {k} sentences "
-                              f"minus across the gap)", "K", f.low, f.high)
-    if f.word == "c99_order":
-        return _interval_text("the C99 split step at this gap relative to the splits C99 keeps", "O", f.low, f.high)
-    return _interval_text("the TextTiling depth score at this gap", "D", f.low, f.high)
-
-
-def _peer_short(f: "FeatureSpec") -> str:
-    if f.word == "c99_near" and f.low == -math.inf:
-        return f"C99 within {int(f.high)}"
-    tag = {"c99_contrast": f"K±{f.window.end}", "c99_order": "C99 step", "tt_depth": "TT depth",
-           "c99_near": "C99 dist"}[f.word]
-    return f"{tag} in ({f.low:g},{f.high:g}]"
-
-
-def peer_specs() -> list["FeatureSpec"]:
-    """The peer-evidence candidate questions (opt-in: ``build_candidates(..., peer_evidence=True)``)."""
-    out = [FeatureSpec("peer", "c99_contrast", Window("sentence", -k, k), low=lo, high=hi)
-           for k in PEER_CONTRAST_WINDOWS for lo, hi in relevance_intervals(PEER_CONTRAST_EDGES)]
-    out += [FeatureSpec("peer", "c99_near", Window("sentence", -d, d), low=-math.inf, high=float(d))
-            for d in PEER_NEAR_DISTANCES]
-    out += [FeatureSpec("peer", "c99_order", Window("sentence", 0, 0), low=lo, high=hi)
-            for lo, hi in relevance_intervals(PEER_ORDER_EDGES)]
-    out += [FeatureSpec("peer", "tt_depth", Window("sentence", -PEER_DEPTH_WINDOW, PEER_DEPTH_WINDOW), low=lo, high=hi)
-            for lo, hi in relevance_intervals(PEER_DEPTH_EDGES)]
-    return out
-
-
-def _check_groups(groups, n: int) -> list[int]:
-    if groups is None:
-        g = [n]
-    else:
-        g = [int(x) for x in groups]
-        if any(x < 1 for x in g) or sum(g) != n:
-            raise SegvizError(f"groups must be positive sentence counts summing to {n} (got {len(g)} groups "
-                              f"summing to {sum(g)})")
+def _chunks(groups: Sequence[int]) -> list[int]:
     out = []
-    for x in g:  # C99 needs n x n matrices: cut long groups into near-equal chunks
+    for x in groups:  # C99 needs n x n matrices: cut long groups into near-equal chunks
         parts = -(-x // PEER_MAX_GROUP)
         base, extra = divmod(x, parts)
         out.extend([base + 1] * extra + [base] * (parts - extra))
     return out
 
 
-def _contrast(rank: np.ndarray, k: int) -> np.ndarray:
+def rank_contrast(rank: np.ndarray, k: int) -> np.ndarray:
     """Inside-minus-across mean rank for the gaps b = 1..n-1 of one group (windows clipped to the group)."""
     n = rank.shape[0]
     P = np.zeros((n + 1, n + 1))
@@ -128,9 +78,6 @@ def _contrast(rank: np.ndarray, k: int) -> np.ndarray:
 def _tt_depth(sentences: Sequence[Sequence[str]]) -> np.ndarray:
     """TextTiling's depth score at each sentence edge b = 1..n-1: the larger of the two pseudo-sentence gaps
     that bracket the edge's word offset."""
-    from segviz.peers import TextTiling
-    from segviz.peers._text import token_words
-
     n = len(sentences)
     tt = TextTiling()
     out = np.zeros(n - 1)
@@ -153,27 +100,23 @@ def peer_values(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None
     ``groups``: sentence counts of consecutive documents (e.g. Choi files) the peers run on separately; None
     = the whole stream is one group.  Events between two groups are NaN.
     """
-    from segviz.peers import C99
-
     n = len(sentences)
-    sizes = tuple(_check_groups(groups, n))
-    # one-entry cache: the app evaluates one feature at a time on the same stream; holding the stream object
-    # itself (compared with `is`) keeps its id from being reused while cached
-    hit = _PEER_CACHE.get("last")
-    if hit is not None and hit[0] is sentences and hit[1] == (n, sizes):
-        return {k: v.copy() for k, v in hit[2].items()}
+    g = [n] if groups is None else [int(x) for x in groups]
+    if any(x < 1 for x in g) or sum(g) != n:
+        raise SegvizError(f"groups must be positive sentence counts summing to {n} (got {len(g)} groups "
+                          f"summing to {sum(g)})")
     keys = [("c99_contrast", k) for k in PEER_CONTRAST_WINDOWS] + [("c99_near", 0), ("c99_order", 0),
                                                                    ("tt_depth", 0)]
     vals = {key: np.full(max(n - 1, 0), np.nan) for key in keys}
     start = 0
-    for size in sizes:
+    for size in _chunks(g):
         stop = start + size
         if size >= 3:
             part = sentences[start:stop]
             sl = slice(start, stop - 1)   # events b = start+1 .. stop-1 (row r = b - 1)
             c = C99().fit(part)
             for k in PEER_CONTRAST_WINDOWS:
-                vals[("c99_contrast", k)][sl] = _contrast(c.rank_, k)
+                vals[("c99_contrast", k)][sl] = rank_contrast(c.rank_, k)
             pos = np.arange(1, size)
             bnd = np.asarray(c.boundaries_, dtype=np.int64)
             vals[("c99_near", 0)][sl] = (np.abs(pos[:, None] - bnd[None, :]).min(axis=1) if bnd.size
@@ -183,21 +126,57 @@ def peer_values(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None
             vals[("c99_order", 0)][sl] = order / max(int(c.n_splits_), 1)
             vals[("tt_depth", 0)][sl] = _tt_depth(part)
         start = stop
-    _PEER_CACHE["last"] = (sentences, (n, sizes), {k: v.copy() for k, v in vals.items()})
     return vals
 
 
-_PEER_CACHE: dict = {}
+def _peer_signal(name: str, parameter, symbol: str, subject, tag, **extra) -> Signal:
+    """A peer signal: its values are one entry of the context's (cached) :func:`peer_values`."""
+
+    def compute(context, window: Window) -> np.ndarray:
+        vals = context.memo(("peer", "values"), lambda: peer_values(context.sentences, context.groups))
+        return vals[(name, parameter(window))]
+
+    return register_signal(Signal(name=name, kind="peer", symbol=symbol, subject=subject, tag=tag,
+                                  compute=compute, **extra))
 
 
-def _peer_block(sentences, specs: Sequence[FeatureSpec], groups) -> sp.csc_matrix:
-    n_ev = max(len(sentences) - 1, 0)
-    if not specs:
-        return sp.csc_matrix((n_ev, 0), dtype=np.int8)
-    vals = peer_values(sentences, groups)
-    cols = []
-    for s in specs:
-        v = vals[(s.word, s.window.end if s.word == "c99_contrast" else 0)]
-        with np.errstate(invalid="ignore"):
-            cols.append((v > s.low) & (v <= s.high))
-    return sp.csc_matrix(np.column_stack(cols).astype(np.int8))
+def _near_wording(low: float, high: float, window: Window) -> str | None:
+    if low != -math.inf:
+        return None
+    d = int(high)
+    return ("does C99 place a boundary at this gap?" if d == 0 else
+            f"does C99 place a boundary within {d} sentence{'s' if d != 1 else ''} of this gap?")
+
+
+C99_CONTRAST = _peer_signal(
+    "c99_contrast", lambda w: w.end, "K",
+    lambda w: (f"the C99 rank-matrix contrast (inside the previous {w.end} / next {w.end} sentences "
+               f"minus across the gap)"),
+    lambda w: f"K±{w.end}")
+C99_NEAR = _peer_signal(
+    "c99_near", lambda w: 0, "d", lambda w: "the distance to C99's nearest boundary", lambda w: "C99 dist",
+    wording=_near_wording,
+    label=lambda low, high, w: f"C99 within {int(high)}" if low == -math.inf else None)
+C99_ORDER = _peer_signal(
+    "c99_order", lambda w: 0, "O", lambda w: "the C99 split step at this gap relative to the splits C99 keeps",
+    lambda w: "C99 step")
+TT_DEPTH = _peer_signal(
+    "tt_depth", lambda w: 0, "D", lambda w: "the TextTiling depth score at this gap", lambda w: "TT depth")
+
+
+def peer_questions() -> list[IntervalQuestion]:
+    """The peer-evidence candidate questions."""
+    out = [IntervalQuestion(C99_CONTRAST.name, Window("sentence", -k, k), lo, hi)
+           for k in PEER_CONTRAST_WINDOWS for lo, hi in interval_grid(PEER_CONTRAST_EDGES)]
+    out += [IntervalQuestion(C99_NEAR.name, Window("sentence", -d, d), -math.inf, float(d))
+            for d in PEER_NEAR_DISTANCES]
+    out += [IntervalQuestion(C99_ORDER.name, Window("sentence", 0, 0), lo, hi)
+            for lo, hi in interval_grid(PEER_ORDER_EDGES)]
+    out += [IntervalQuestion(TT_DEPTH.name, Window("sentence", -PEER_DEPTH_WINDOW, PEER_DEPTH_WINDOW), lo, hi)
+            for lo, hi in interval_grid(PEER_DEPTH_EDGES)]
+    return out
+
+
+FAMILY = IntervalFamily(
+    "peer", lambda settings: peer_questions(),
+    summary="evidence of the unsupervised peers C99 and TextTiling at the gap, per source group")

@@ -1,0 +1,120 @@
+"""The candidate matrix of a training stream, and the induced features' matrix on any stream (Section 3.4).
+
+Events
+------
+An *event* is one inter-sentence position of a sentence stream (the corpus concatenated, as the paper does).
+For a stream of ``n`` sentences (0-based indices ``0..n-1``) there are ``n - 1`` events; event row ``r`` is the
+position ``b = r + 1``: the candidate boundary lies *before* sentence ``b``.  Its label is "yes" when a reference
+segment starts at sentence ``b``.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from segviz.errors import SegvizError
+from segviz.features.context import FeatureContext
+from segviz.features.family import CandidateSettings, interval_block
+from segviz.features.questions import FeatureSpec, IntervalQuestion, WordQuestion
+from segviz.features.registry import DEFAULT_FAMILIES, FAMILIES, resolve_families
+from segviz.features.relevance import RELEVANCE_EDGES
+from segviz.features.stream import word_block
+from segviz.features.vocabulary import VOCABULARY_TEMPLATES
+from segviz.segmentation import masses_to_indicator
+
+__all__ = ["boundary_labels", "build_candidates", "evaluate_features"]
+
+
+def boundary_labels(masses: Sequence[int]) -> np.ndarray:
+    """Event labels (n-1,) bool: True where a reference segment starts at sentence b=r+1."""
+    return masses_to_indicator(masses)
+
+
+def _as_context(context) -> FeatureContext:
+    if not isinstance(context, FeatureContext):
+        raise SegvizError(f"expected a FeatureContext, got {type(context).__name__} "
+                          f"(build one with FeatureContext(sentences, ...) or FeatureContext.from_corpus)")
+    return context
+
+
+def build_candidates(
+    context: FeatureContext,
+    *,
+    families: Iterable[str] = DEFAULT_FAMILIES,
+    vocabulary: int | Sequence[str] = 20000,
+    templates: Sequence = VOCABULARY_TEMPLATES,
+    relevance_edges: Sequence[float] = RELEVANCE_EDGES,
+    drop_empty: bool = True,
+    min_support: int = 1,
+) -> tuple[sp.csc_matrix, list[FeatureSpec]]:
+    """Build the event-by-candidate binary matrix of the chosen families (canonical order).
+
+    Parameters
+    ----------
+    context : the stream and its precomputed signals (n sentences -> n-1 events).
+    families : names from :data:`segviz.features.registry.FAMILIES`; a family whose inputs the context lacks
+        (relevance without language models) proposes nothing.
+    vocabulary : the candidate words, or an int = that many most frequent words of the stream.
+    templates : the vocabulary question templates.
+    relevance_edges : the relevance interval grid.
+    drop_empty : drop candidates that never fire on these events (they can have no gain).
+    min_support : with ``drop_empty``, also drop candidates firing on fewer events than this (1 = the paper:
+        keep everything; larger values keep the greedy induction off one-off questions whose weight
+        would run to the cap).
+
+    Returns
+    -------
+    X : scipy.sparse CSC matrix, shape (n-1, m), int8 0/1 (CSC because induction reads columns).
+    specs : the m questions, column order.
+    """
+    context = _as_context(context)
+    settings = CandidateSettings(vocabulary=vocabulary, templates=tuple(templates),
+                                 relevance_edges=tuple(relevance_edges))
+    blocks: list[sp.csc_matrix] = []
+    specs: list[FeatureSpec] = []
+    for name in resolve_families(families):
+        family = FAMILIES[name]
+        if not all(context.provides(need) for need in family.needs):
+            continue
+        block, questions = family.candidates(context, settings)
+        blocks.append(block)
+        specs.extend(questions)
+    X = (sp.hstack(blocks, format="csc", dtype=np.int8) if blocks
+         else sp.csc_matrix((context.n_events, 0), dtype=np.int8))
+    if drop_empty:
+        keep = np.flatnonzero(np.diff(X.indptr) >= max(1, int(min_support)))
+        X = X[:, keep]
+        specs = [specs[i] for i in keep]
+    X.sort_indices()
+    return X, specs
+
+
+def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext) -> sp.csr_matrix:
+    """The (n-1, len(specs)) 0/1 matrix of the given questions on the context's stream.
+
+    Word questions are answered from one token stream over the words they ask about; interval questions from the
+    context's (cached) signal values.  Questions needing an input the context lacks raise :class:`SegvizError`.
+    """
+    context = _as_context(context)
+    if not specs:
+        return sp.csr_matrix((context.n_events, 0), dtype=np.int8)
+    answerers = {
+        WordQuestion: lambda qs: word_block(context.sentences, qs),
+        IntervalQuestion: lambda qs: interval_block(context, qs),
+    }
+    by_type: dict[type, list[int]] = {}
+    for i, s in enumerate(specs):
+        if type(s) not in answerers:
+            raise SegvizError(f"not a candidate question: {s!r}")
+        context.require(s.needs)
+        by_type.setdefault(type(s), []).append(i)
+    blocks, order = [], []
+    for question_type, items in by_type.items():
+        blocks.append(answerers[question_type]([specs[i] for i in items]))
+        order.extend(items)
+    X = sp.hstack(blocks, format="csc", dtype=np.int8)
+    inv = np.empty(len(order), dtype=np.int64)
+    inv[np.asarray(order)] = np.arange(len(order))
+    return X[:, inv].tocsr()

@@ -1,0 +1,133 @@
+"""The token stream behind the vocabulary questions: which word occurs in which window of which event.
+
+Events follow :mod:`segviz.features`: for a stream of ``n`` sentences there are ``n - 1`` events, row ``r``
+being the position before sentence ``b = r + 1``.  Everything is built with scipy.sparse from token/sentence
+index arrays; the only Python loops run over window offsets, never over tokens x words.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from segviz.errors import SegvizError
+from segviz.features.questions import Window, WordQuestion
+
+__all__ = ["TokenStream", "word_block"]
+
+
+class TokenStream:
+    """Integer-coded token stream of one sentence sequence over a word list.
+
+    ``tok`` holds token ids (-1 = not in ``vocab``), ``starts`` the sentence offsets into it; ``pair_sent`` /
+    ``pair_word`` list the distinct (sentence, word) incidences (the sentence-by-word matrix in coordinates).
+    The ``*_window`` methods return (events x vocab) binary CSC matrices: entry (r, j) is 1 when word j
+    occurs in the window around the boundary before sentence r + 1.
+    """
+
+    def __init__(self, sentences: Sequence[Sequence[str]], vocab: Sequence[str]):
+        self.n = len(sentences)
+        self.V = len(vocab)
+        index = {w: i for i, w in enumerate(vocab)}
+        lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=self.n)
+        self.starts = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.starts[1:])
+        self.T = int(self.starts[-1])
+        get = index.get
+        self.tok = np.fromiter((get(t, -1) for s in sentences for t in s), dtype=np.int64, count=self.T)
+        self.sent = np.repeat(np.arange(self.n, dtype=np.int64), lengths)
+        known = self.tok >= 0
+        # distinct (sentence, word) pairs = the sentence-by-word incidence matrix W (n x V)
+        code = np.unique(self.sent[known] * max(self.V, 1) + self.tok[known])
+        self.pair_sent = code // max(self.V, 1)
+        self.pair_word = code % max(self.V, 1)
+
+    def _block(self, rows: np.ndarray, cols: np.ndarray) -> sp.csc_matrix:
+        n_ev = max(self.n - 1, 0)
+        data = np.ones(len(rows), dtype=np.int8)
+        m = sp.csc_matrix((data, (rows, cols)), shape=(n_ev, self.V))
+        m.sum_duplicates()
+        m.data[:] = 1  # binary: a word seen twice in the window still answers "yes"
+        return m
+
+    def sentence_window(self, w: Window) -> sp.csc_matrix:
+        """Word j occurs in sentences b+start .. b+end-1."""
+        # sentence s lies in event b's window iff b+start <= s < b+end  ->  b = s - o, o in [start, end)
+        rows, cols = [], []
+        for o in range(w.start, w.end):
+            b = self.pair_sent - o
+            ok = (b >= 1) & (b <= self.n - 1)
+            rows.append(b[ok] - 1)
+            cols.append(self.pair_word[ok])
+        return self._block(np.concatenate(rows) if rows else np.zeros(0, np.int64),
+                           np.concatenate(cols) if cols else np.zeros(0, np.int64))
+
+    def word_window(self, w: Window) -> sp.csc_matrix:
+        """Word j is one of the tokens at offsets start .. end-1 from the boundary's first token."""
+        b = np.arange(1, self.n, dtype=np.int64)
+        rows, cols = [], []
+        for o in range(w.start, w.end):
+            p = self.starts[b] + o
+            ok = (p >= 0) & (p < self.T)
+            t = self.tok[p[ok]]
+            known = t >= 0
+            rows.append((b[ok] - 1)[known])
+            cols.append(t[known])
+        return self._block(np.concatenate(rows) if rows else np.zeros(0, np.int64),
+                           np.concatenate(cols) if cols else np.zeros(0, np.int64))
+
+    def begins_previous(self) -> sp.csc_matrix:
+        """Word j is the first token of the sentence before the boundary."""
+        b = np.arange(1, self.n, dtype=np.int64)
+        prev = b - 1
+        nonempty = self.starts[prev + 1] > self.starts[prev]
+        t = np.full(len(b), -1, dtype=np.int64)
+        t[nonempty] = self.tok[self.starts[prev[nonempty]]]
+        ok = t >= 0
+        return self._block(b[ok] - 1, t[ok])
+
+    def sentences_not(self, window: Window, not_window: Window) -> sp.csc_matrix:
+        """Word j occurs in ``window`` but not in ``not_window`` (both sentence windows)."""
+        a = self.sentence_window(window)
+        c = self.sentence_window(not_window)
+        m = (a - a.multiply(c)).tocsc()
+        m.eliminate_zeros()
+        return m.astype(np.int8)
+
+    def question_block(self, kind: str, window: Window, not_window: Window | None = None) -> sp.csc_matrix:
+        """Answers of the vocabulary question ``kind`` over ``window`` (and ``not_window``) for every word."""
+        builders = {
+            "sentences": lambda: self.sentence_window(window),
+            "words": lambda: self.word_window(window),
+            "sentences_not": lambda: self.sentences_not(window, not_window),
+            "begins_previous": self.begins_previous,
+        }
+        if kind not in builders:
+            raise SegvizError(f"not a vocabulary question kind: {kind!r}")
+        if (kind == "sentences_not") != (not_window is not None):
+            raise SegvizError("sentences_not questions, and only they, have a not_window")
+        return builders[kind]()
+
+
+def word_block(sentences: Sequence[Sequence[str]], questions: Sequence[WordQuestion]) -> sp.csc_matrix:
+    """Answers (events x questions, int8 CSC) of vocabulary questions on a stream.
+
+    One block per distinct template, over only the words the questions ask about."""
+    vocab = list(dict.fromkeys(q.word for q in questions))
+    windex = {w: j for j, w in enumerate(vocab)}
+    stream = TokenStream(sentences, vocab)
+    by_template: dict[tuple, list[int]] = {}
+    for i, q in enumerate(questions):
+        by_template.setdefault((q.kind, q.window, q.not_window), []).append(i)
+    blocks, order = [], []
+    for (kind, window, not_window), items in by_template.items():
+        block = stream.question_block(kind, window, not_window)
+        blocks.append(block[:, [windex[questions[i].word] for i in items]])
+        order.extend(items)
+    if not blocks:
+        return sp.csc_matrix((max(len(sentences) - 1, 0), 0), dtype=np.int8)
+    X = sp.hstack(blocks, format="csc", dtype=np.int8)
+    inv = np.empty(len(order), dtype=np.int64)
+    inv[np.asarray(order)] = np.arange(len(order))
+    return X[:, inv]
