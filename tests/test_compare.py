@@ -125,3 +125,101 @@ def test_cli_errors_are_one_line(capsys, tmp_path):
     assert main(["compare", str(SAMPLE), "--model", str(tmp_path / "nope.json")]) == 2
     err = capsys.readouterr().err
     assert "segviz: error:" in err and "Traceback" not in err and "unknown peer bogus" in err and "model file not found" in err
+
+
+# ------------------------------------------------------------------ score tables (segviz.evaluation)
+
+def test_macro_average_is_equal_weight_per_unit_and_sums_segments():
+    from segviz.evaluation import RATE_KEYS, average_rows, macro_average
+    from segviz.metrics import score_row
+
+    a = score_row((3, 3), (6,))
+    b = score_row((2, 2, 2, 2), (2, 2, 2, 2))
+    avg = macro_average([a, b])
+    for key in RATE_KEYS:
+        assert avg[key] == pytest.approx((a[key] + b[key]) / 2)
+    assert avg["hypothesis_segments"] == 5
+    assert average_rows([{"x": a}, {"x": b}]) == {"x": avg}
+    with pytest.raises(SegvizError, match="nothing to average"):
+        macro_average([])
+
+
+def test_comparison_rows_use_the_same_average_as_tables():
+    from segviz.evaluation import average_rows, score_segmenters
+    from segviz.metrics import score_row
+
+    corpus = _corpus()
+    cmp = score_segmenters(corpus, peers=["c99"], baselines=["even"])
+    by_hand = average_rows([{"c99": score_row(u.masses(), C99().segment(u.sentences()))} for u in corpus.by_file()])
+    assert cmp.score_rows["c99"] == pytest.approx(by_hand["c99"])
+    assert set(cmp.score_rows["c99"]) == {"hypothesis_segments", "p_mu", "p_k", "window_diff", "precision",
+                                          "recall", "f1"}
+
+
+def test_model_rows_is_the_papers_table():
+    from segviz.evaluation import baseline_rows, model_rows
+    from segviz.metrics import score_row
+
+    class Half:
+        def predict(self, corpus, alpha=None, epsilon=None):
+            n = corpus.n_sentences
+            return (n // 2, n - n // 2) if alpha is None else (n,)
+
+    corpus = _corpus(n_files=1)
+    rows = model_rows(Half(), corpus)
+    ref = corpus.masses()
+    assert list(rows) == ["model", *BASELINES]
+    assert rows["model"] == pytest.approx(score_row(ref, Half().predict(corpus)))
+    for name, row in baseline_rows(ref).items():
+        assert rows[name] == pytest.approx(row)
+    assert model_rows(Half(), corpus, alpha=0.5)["model"]["hypothesis_segments"] == 1
+
+
+def test_several_models_side_by_side_and_name_clashes():
+    from segviz.evaluation import score_segmenters
+
+    corpus = _corpus()
+    cmp = score_segmenters(corpus, models={"oracle": lambda part: part.masses(), "one": lambda p: (p.n_sentences,)},
+                           peers=[], baselines=["none"])
+    assert cmp.segmenters == ["oracle", "one", "none"]
+    assert cmp.rows["one"]["p_k"] == pytest.approx(cmp.rows["none"]["p_k"])
+    with pytest.raises(SegvizError, match="two models"):
+        score_segmenters(corpus, model=lambda p: p.masses(), models={"model": lambda p: p.masses()})
+
+
+# ------------------------------------------------------------------------ segviz evaluate --model
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    out = tmp_path_factory.mktemp("model") / "tiny.seg"   # no .json suffix: content decides, not the name
+    assert main(["train", str(SAMPLE), "--heldout", str(SAMPLE), "--no-relevance", "--features", "2",
+                 "--vocabulary", "200", "--out", str(out), "--quiet", "--show", "0"]) == 0
+    return out
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="needs sample_corpora/choi")
+def test_evaluate_model_explicit_and_deprecated_forms(tiny_model, capsys):
+    assert main(["evaluate", "--model", str(tiny_model), str(SAMPLE), "--json"]) == 0
+    out = capsys.readouterr()
+    explicit = json.loads(out.out)
+    assert "deprecated" not in out.err
+    assert list(k for k, v in explicit.items() if isinstance(v, dict)) == ["model", *BASELINES]
+    assert main(["evaluate", str(tiny_model), str(SAMPLE), "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == explicit
+    assert out.err.count("\n") == 1 and "deprecated" in out.err and "--model" in out.err
+    assert main(["evaluate", "--model", str(tiny_model), str(SAMPLE), "--alpha", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model"]["hypothesis_segments"] == 1
+
+
+@pytest.mark.skipif(not SAMPLE.is_dir(), reason="needs sample_corpora/choi")
+def test_evaluate_does_not_decide_by_suffix(tmp_path, capsys):
+    ref = SAMPLE / "3-11_1.ref"
+    renamed = tmp_path / "reference.json"       # a corpus that happens to be called .json
+    renamed.write_bytes(ref.read_bytes())
+    assert main(["evaluate", str(renamed), str(ref), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hypothesis"]["p_mu"] == pytest.approx(1.0)
+    assert main(["evaluate", str(ref)]) == 2
+    assert "REF_CORPUS HYP_CORPUS" in capsys.readouterr().err
+    assert main(["evaluate", str(ref), str(ref), "--alpha", "0.5"]) == 2
+    assert "apply to a model" in capsys.readouterr().err

@@ -1,0 +1,209 @@
+"""The evaluation protocols (segviz.protocols): splits, the title convention, disjoint long-form texts, the
+held-out stop, the LM cache, and a whole protocol run end to end on small fake corpora."""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz import protocols
+from segviz.baselines import BASELINES
+from segviz.corpus import read_corpus
+from segviz.errors import SegvizError
+from segviz.evaluation import score_segmenters
+from segviz.events import Progress
+from segviz.peers import PEERS
+
+
+def _drain(gen):
+    events = []
+    while True:
+        try:
+            events.append(next(gen))
+        except StopIteration as done:
+            return events, done.value
+
+
+def _fake_wiki(root: Path, n: int = 300, seed: int = 0) -> Path:
+    """wiki_test_1..n.ref: a title line, then 3 sections of 6-9 sentences with their own vocabulary."""
+    rng = np.random.default_rng(seed)
+    folder = root / "wiki300_badjatiya"
+    folder.mkdir(parents=True)
+    for i in range(1, n + 1):
+        lines = []
+        for s in range(3):
+            lines.append("==========")
+            if s == 0:
+                lines.append(f"Title of article {i}")
+            vocab = [f"a{i}s{s}w{k}" for k in range(12)] + ["the", "and", "of"]
+            for _ in range(int(rng.integers(6, 10))):
+                lines.append(" ".join(rng.choice(vocab, 8)) + " .")
+        lines.append("==========")
+        (folder / f"wiki_test_{i}.ref").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def _fake_brown(root: Path, per_category: int = 10, seed: int = 0) -> Path:
+    """A brown.zip with two categories of texts of 100-130 tagged sentences."""
+    rng = np.random.default_rng(seed)
+    folder = root / "brown_nltk"
+    folder.mkdir(parents=True)
+    cats = []
+    with zipfile.ZipFile(folder / "brown.zip", "w") as z:
+        for c, (category, prefix) in enumerate((("news", "ca"), ("fiction", "ck"))):
+            for j in range(1, per_category + 1):
+                text_id = f"{prefix}{j:02d}"
+                cats.append(f"{text_id} {category}")
+                vocab = [f"{text_id}w{k}" for k in range(15)] + ["the", "he"]
+                lines = ["\t" + " ".join(f"{w}/nn" for w in rng.choice(vocab, 7)) + " ./."
+                         for _ in range(int(rng.integers(100, 131)))]
+                if j == 1:
+                    lines.insert(0, "\t``/`` Hello/uh ''/'' ,/, he/pps said/vbd ./.")
+                z.writestr(f"brown/{text_id}", "\n\n".join(lines) + "\n")
+        z.writestr("brown/cats.txt", "\n".join(cats) + "\n")
+    return root
+
+
+# ---------------------------------------------------------------------------------------------- wiki
+
+def test_wiki_split_is_by_the_number_in_the_file_name_and_drops_titles(tmp_path):
+    data = _fake_wiki(tmp_path)
+    split = protocols.wiki_data(data)
+    test = split.tests["test"]
+    assert sorted({f.name for f in map(Path, test.files)}, key=lambda s: int(s.split("_")[-1][:-4])) == \
+        [f"wiki_test_{i}.ref" for i in range(251, 301)]
+    assert len(split.train.by_file()) == 200 and len(split.heldout.by_file()) == 50
+    assert {Path(f).name for f in split.heldout.files} == {f"wiki_test_{i}.ref" for i in range(201, 251)}
+    assert not any(t.startswith("Title of article") for t in test.sentence_texts())
+    kept = protocols.wiki_data(data, keep_titles=True).tests["test"]
+    assert kept.n_sentences == test.n_sentences + 50
+    assert kept.sentence_texts()[0] == "Title of article 251"
+    # every segmenter sees the same text: the split is made before anything runs
+    assert split.evaluation == "per-document" and split.notes["titles"] == "dropped"
+
+
+def test_drop_titles_removes_a_first_segment_that_was_only_the_title(tmp_path):
+    path = tmp_path / "a.ref"
+    path.write_text("==========\nJust a title\n==========\none two three .\nfour five six .\n==========\n")
+    corpus = protocols.drop_titles(read_corpus(path))
+    assert corpus.masses() == (2,)
+
+
+def test_wiki_split_reports_a_missing_file(tmp_path):
+    data = _fake_wiki(tmp_path, n=260)
+    with pytest.raises(SegvizError, match="wiki_test_261.ref missing"):
+        protocols.wiki_data(data)
+
+
+# ----------------------------------------------------------------------------------------- long-form
+
+def test_longform_texts_are_disjoint_whole_and_long(tmp_path):
+    data = _fake_brown(tmp_path)
+    split = protocols.longform_data(data)
+    ids = {name: {d.name for d in corpus} for name, corpus in
+           (("train", split.train), ("heldout", split.heldout), ("test", split.tests["test"]))}
+    assert not ids["train"] & ids["heldout"] and not ids["train"] & ids["test"] and not ids["heldout"] & ids["test"]
+    assert len(ids["train"] | ids["heldout"] | ids["test"]) == 20
+    for corpus in (split.train, split.heldout, split.tests["test"]):
+        assert min(corpus.masses()) >= protocols.LONGFORM_MIN_SENTENCES
+        for stream in corpus.by_file():
+            assert len(stream) >= 2   # a stream holds several whole texts
+    assert split.notes["texts"]["test"] == sorted(ids["test"])
+    # the tags are stripped and the tagset's quotes become '"'
+    opening = next(d for d in split.train.documents + split.heldout.documents + split.tests["test"].documents
+                   if d.name == "ca01")
+    assert opening.texts[0] == '" Hello " , he said .'
+    # one category: only its texts
+    fiction = protocols.longform_data(data, category="fiction")
+    assert all(d.name.startswith("ck") for d in fiction.train)
+
+
+def test_longform_split_seed_changes_the_assignment_and_is_reproducible(tmp_path):
+    data = _fake_brown(tmp_path, per_category=15)
+    a = protocols.longform_data(data, split_seed=0).notes["texts"]
+    b = protocols.longform_data(data, split_seed=0).notes["texts"]
+    c = protocols.longform_data(data, split_seed=1).notes["texts"]
+    assert a == b and a != c
+
+
+def test_longform_category_is_checked_before_reading(tmp_path):
+    with pytest.raises(SegvizError, match="unknown Brown category 'poetry'"):
+        protocols.longform_data(tmp_path / "nothing here", category="poetry")
+    assert protocols.check_category("all-fiction") == protocols.BROWN_FICTION
+
+
+def test_real_wiki_split_none_baseline(shared_corpora):
+    """The split's 'none' P_k over test articles (titles dropped) is the 0.337 the calibration quotes."""
+    split = protocols.wiki_data(shared_corpora)
+    assert [len(c.by_file()) for c in (split.train, split.heldout, split.tests["test"])] == [200, 50, 50]
+    rows = score_segmenters(split.tests["test"], peers=(), baselines=("none",), evaluation="per-document").score_rows
+    assert rows["none"]["p_k"] == pytest.approx(0.337, abs=0.001)
+
+
+def test_real_longform_split_is_disjoint(shared_corpora):
+    split = protocols.longform_data(shared_corpora, category="all-fiction")
+    names = [{d.name for d in c} for c in (split.train, split.heldout, split.tests["test"])]
+    assert not (names[0] & names[1] or names[0] & names[2] or names[1] & names[2])
+    assert min(min(c.masses()) for c in (split.train, split.heldout, split.tests["test"])) >= 100
+
+
+# ------------------------------------------------------------------------------------- running one
+
+def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path):
+    data = _fake_wiki(tmp_path / "data")
+    out = tmp_path / "out"
+    out.mkdir()
+    events, result = _drain(protocols.reproduce(
+        "wiki", data, segmenter_params={"n_features": 2, "vocabulary": 50, "use_relevance": False}, out=out))
+    assert any(isinstance(e, Progress) and e.stage.startswith("scoring") for e in events)
+    rows = {k for k, v in result.table.items() if isinstance(v, dict)}
+    assert {"model", *PEERS, *BASELINES} <= rows
+    assert result.table["evaluation"] == "mean over 50 files"
+    payload = result.to_json()
+    json.dumps(payload, allow_nan=False)
+    assert payload["segmenter_params"]["n_features"] == 2 and payload["titles"] == "dropped"
+    assert (out / "wiki-model.json").is_file()
+    assert len(result.segmenter.features_) == 2
+
+
+def test_unknown_segmenter_parameter_fails_before_reading(tmp_path):
+    with pytest.raises(SegvizError, match="no parameter 'n_featurs'"):
+        next(protocols.reproduce("wiki", tmp_path / "absent", segmenter_params={"n_featurs": 3}))
+    with pytest.raises(SegvizError, match="unknown protocol"):
+        next(protocols.reproduce("wsj", tmp_path))
+
+
+class _FakeModel:
+    """Just enough of a fitted Segmenter for heldout_stop: a history and truncation."""
+
+    def __init__(self, scores):
+        self.history_ = [{"heldout_p_mu": s} for s in scores]
+        self.features_ = list(range(len(scores)))
+
+    def truncated(self, rounds, *, heldout=None):
+        return ("truncated", rounds, heldout)
+
+
+def test_heldout_stop_is_the_best_round_or_none():
+    assert protocols.heldout_stop(_FakeModel([0.5, 0.7, 0.6]), "held") == ("truncated", 2, "held")
+    assert protocols.heldout_stop(_FakeModel([0.5, 0.6, 0.7]), "held") is None
+    assert protocols.heldout_stop(_FakeModel([0.5, None]), "held") is None
+    assert protocols.heldout_stop(_FakeModel([]), "held") is None
+
+
+def test_language_model_cache_is_reused_and_checked(tmp_path, sample_dir):
+    sentences = read_corpus(sample_dir / "choi").sentences()
+    params = {"vocab_size": 300, "n_triggers": 200, "trigger_vocab": 200, "max_iter": 2}
+    _, (lms, where) = _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path, lm_params=params))
+    assert Path(where) == (tmp_path / "lm-tiny").resolve() and (tmp_path / "lm-tiny").exists()
+
+    def refuse():
+        raise AssertionError("a cached model must not be retrained")
+
+    events, (again, where2) = _drain(protocols.language_models("tiny", refuse, out=tmp_path, lm_params=params))
+    assert events == [] and where2 == where and again.vocab_ == lms.vocab_
+    with pytest.raises(SegvizError, match="vocab_size"):
+        _drain(protocols.language_models("tiny", refuse, out=tmp_path, lm_params={**params, "vocab_size": 400}))
