@@ -33,12 +33,12 @@ from segviz.features import (  # noqa: E402
     build_candidates,
 )
 from segviz.induction import BoundaryModel, FeatureAdded  # noqa: E402
-from segviz.induction_math import _as_csc, candidate_gains  # noqa: E402
+from segviz.induction_math import as_csc, candidate_gains  # noqa: E402
 
 
 def naive_gains(X, y, scores, cols, lambda_max=10.0, tol=1e-9):
     """The straightforward way: one candidate at a time, Newton on that candidate's events."""
-    X = _as_csc(X)
+    X = as_csc(X)
     out = np.zeros(len(cols))
     for i, c in enumerate(cols):
         rows = X.indices[X.indptr[c]:X.indptr[c + 1]]

@@ -14,12 +14,13 @@ from typing import Generator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit  # the logistic function, exact in the tails (q(yes) can be 1e-9)
 
 from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, tune
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import FeatureSpec
-from segviz.induction_math import _as_csc, _sigmoid, candidate_gains, iis_refit, log_likelihood
+from segviz.induction_math import as_csc, candidate_gains, iis_refit, log_likelihood
 
 __all__ = [
     "FeatureAdded",
@@ -74,6 +75,9 @@ class BoundaryModel:
     ------------------------------------------
     n_features : features to induce (the paper used 70 and 100).
     lambda_max : cap on |lambda| (keeps separable features finite).
+    l2 : precision of a Gaussian prior on every lambda (gains and IIS maximise the penalised likelihood,
+        :mod:`segviz.induction_math`); 0 = the paper's maximum likelihood.  A question firing on a few training
+        events then keeps a moderate weight instead of the cap.
     iis_tol : IIS stops when no weight moves by more than this.
     iis_max_iter : cap on IIS iterations per refit.
     alphas, epsilons : the held-out tuning grid of :func:`segviz.decode.tune`.
@@ -87,11 +91,12 @@ class BoundaryModel:
     history_ : the FeatureAdded events so far (each holds that round's weights).
     """
 
-    def __init__(self, *, n_features: int = 100, lambda_max: float = 10.0, iis_tol: float = 1e-6,
+    def __init__(self, *, n_features: int = 100, lambda_max: float = 10.0, l2: float = 0.0, iis_tol: float = 1e-6,
                  iis_max_iter: int = 5000, alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS):
         self.n_features = n_features
         self.lambda_max = lambda_max
+        self.l2 = l2
         self.iis_tol = iis_tol
         self.iis_max_iter = iis_max_iter
         self.alphas = alphas
@@ -109,7 +114,7 @@ class BoundaryModel:
         return np.exp(self.lambdas_)
 
     def _validate(self, X, y, specs):
-        X = _as_csc(X)
+        X = as_csc(X)
         y = np.asarray(y).astype(bool)
         if y.shape != (X.shape[0],):
             raise SegvizError(f"labels must have shape ({X.shape[0]},), got {y.shape}")
@@ -131,7 +136,7 @@ class BoundaryModel:
 
     def predict_proba(self, Xf) -> np.ndarray:
         """q(yes | w) for each event; ``Xf`` holds the induced features' columns, in order."""
-        return _sigmoid(self.scores(Xf))
+        return expit(self.scores(Xf))
 
     def fit(self, X, y, specs=None, **kwargs) -> "BoundaryModel":
         """Run :meth:`induce` to completion."""
@@ -154,7 +159,7 @@ class BoundaryModel:
         return m
 
     def get_params(self) -> dict:
-        return dict(n_features=self.n_features, lambda_max=self.lambda_max, iis_tol=self.iis_tol,
+        return dict(n_features=self.n_features, lambda_max=self.lambda_max, l2=self.l2, iis_tol=self.iis_tol,
                     iis_max_iter=self.iis_max_iter, alphas=self.alphas, epsilons=self.epsilons)
 
     def induce(
@@ -183,7 +188,7 @@ class BoundaryModel:
         if target < 0:
             raise SegvizError("n_features must be >= 0")
         if heldout_X is not None:
-            heldout_X = _as_csc(heldout_X)
+            heldout_X = as_csc(heldout_X)
             if heldout_X.shape[1] != X.shape[1]:
                 raise SegvizError("held-out matrix must have the same candidate columns as the training matrix")
             if heldout_masses is None or int(np.sum(heldout_masses)) != heldout_X.shape[0] + 1:
@@ -207,7 +212,7 @@ class BoundaryModel:
             rnd = len(self.features_) + 1
             yield Progress("inducing features", rnd - 1, target)
             # Newton starts from last round's optima: the model moves little per round
-            gains, best_a = candidate_gains(X, y, scores, lambda_max=self.lambda_max, init=warm)
+            gains, best_a = candidate_gains(X, y, scores, lambda_max=self.lambda_max, l2=self.l2, init=warm)
             warm = best_a
             gains[excluded] = -np.inf
             j = int(np.argmax(gains))
@@ -220,14 +225,14 @@ class BoundaryModel:
             self.features_.append(specs[j] if specs is not None else None)
             lam0 = np.append(self.lambdas_, best_a[j])
             Xa = X[:, self.columns_]
-            lam, iters = iis_refit(Xa, y, self.offset_, lam0, lambda_max=self.lambda_max,
+            lam, iters = iis_refit(Xa, y, self.offset_, lam0, lambda_max=self.lambda_max, l2=self.l2,
                                    tol=self.iis_tol, max_iter=self.iis_max_iter)
             self.lambdas_ = lam
             scores = self.offset_ + np.asarray(Xa @ lam).ravel()
             ll = log_likelihood(scores, y)
             hp = ha = he = None
             if heldout_X is not None:
-                hprobs = _sigmoid(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
+                hprobs = expit(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
                 ha, he, hp = tune(hprobs, heldout_masses, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
             event = FeatureAdded(
                 round=rnd, feature=self.features_[-1], gain=float(gains[j]),

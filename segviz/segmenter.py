@@ -43,6 +43,7 @@ from segviz.features import (
     FeatureSpec,
     build_candidates,
     evaluate_features,
+    resolve_families,
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.metrics import score_row
@@ -108,7 +109,12 @@ class Segmenter:
     use_relevance : ask the relevance questions of Section 3.3 (needs language models at fit time).
     cohesion : add the lexical-cohesion interval questions (not in the paper).
     peer_evidence : add the C99/TextTiling-evidence interval questions (not in the paper).
+    families : names of the candidate families to ask (:data:`segviz.features.FAMILIES`, e.g.
+        ``("vocabulary", "relevance", "tfidf", "shape")``); None = vocabulary and relevance, plus cohesion and
+        peer evidence as ``cohesion`` / ``peer_evidence`` say.  An explicit list overrides those two switches.
     min_support : drop candidates firing on fewer training events than this.
+    l2 : precision of a Gaussian prior on the weights (gains and IIS maximise the penalised likelihood); 0 =
+        the paper's maximum likelihood.  Keeps questions seen on a handful of training events off the cap.
     relevance_edges : the relevance interval grid.
     mu : the P_mu parameter for tuning; None = 1 / mean training segment length (Section 6).
     stopping : ``"last"`` keeps every induced feature; ``"heldout"`` keeps the round with the best held-out P_mu.
@@ -131,8 +137,8 @@ class Segmenter:
 
     def __init__(self, *, n_features: int = 100, vocabulary: int | Sequence[str] = 30000,
                  templates: str | Sequence = "extended", use_relevance: bool = True, cohesion: bool = True,
-                 peer_evidence: bool = False, min_support: int = 1,
-                 relevance_edges: Sequence[float] = RELEVANCE_EDGES, mu: float | None = None,
+                 peer_evidence: bool = False, families: Sequence[str] | None = None, min_support: int = 1,
+                 l2: float = 0.0, relevance_edges: Sequence[float] = RELEVANCE_EDGES, mu: float | None = None,
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0, iis_tol: float = 1e-6):
         self.n_features = n_features
@@ -141,7 +147,9 @@ class Segmenter:
         self.use_relevance = use_relevance
         self.cohesion = cohesion
         self.peer_evidence = peer_evidence
+        self.families = families
         self.min_support = min_support
+        self.l2 = l2
         self.relevance_edges = relevance_edges
         self.mu = mu
         self.stopping = stopping
@@ -150,8 +158,9 @@ class Segmenter:
         self.lambda_max = lambda_max
         self.iis_tol = iis_tol
 
-    _PARAMS = ("n_features", "vocabulary", "templates", "use_relevance", "cohesion", "peer_evidence",
-               "min_support", "relevance_edges", "mu", "stopping", "alphas", "epsilons", "lambda_max", "iis_tol")
+    _PARAMS = ("n_features", "vocabulary", "templates", "use_relevance", "cohesion", "peer_evidence", "families",
+               "min_support", "l2", "relevance_edges", "mu", "stopping", "alphas", "epsilons", "lambda_max",
+               "iis_tol")
 
     def get_params(self) -> dict:
         return {name: getattr(self, name) for name in self._PARAMS}
@@ -202,6 +211,19 @@ class Segmenter:
             raise SegvizError(f"lambda_max must be a positive number, got {self.lambda_max!r}")
         if not (math.isfinite(self.iis_tol) and self.iis_tol > 0):
             raise SegvizError(f"iis_tol must be a positive number, got {self.iis_tol!r}")
+        if isinstance(self.l2, bool) or not isinstance(self.l2, (int, float, np.number)) or not (
+                math.isfinite(self.l2) and self.l2 >= 0):
+            raise SegvizError(f"l2 must be a number >= 0, got {self.l2!r}")
+        self._family_names()
+
+    def _family_names(self) -> tuple[str, ...]:
+        """The candidate families this estimator asks about (``families``, or the switches' choice)."""
+        if self.families is None:
+            return resolve_families(("vocabulary", "relevance") + (("cohesion",) if self.cohesion else ())
+                                    + (("peer",) if self.peer_evidence else ()))
+        if isinstance(self.families, str):
+            raise SegvizError(f"families must be a list of family names, not the string {self.families!r}")
+        return resolve_families(self.families)
 
     @property
     def is_fitted(self) -> bool:
@@ -275,8 +297,7 @@ class Segmenter:
         rel_h = _relevance(lms, held_sentences, use_relevance) if heldout is not None else None
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
-        families = ("vocabulary", "relevance") + (("cohesion",) if self.cohesion else ()) + (
-            ("peer",) if self.peer_evidence else ())
+        families = self._family_names()
         X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
                                     vocabulary=self.vocabulary, templates=self._template_set(),
                                     relevance_edges=self.relevance_edges, min_support=int(self.min_support))
@@ -288,7 +309,7 @@ class Segmenter:
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()
 
-        model = BoundaryModel(n_features=int(self.n_features), lambda_max=float(self.lambda_max),
+        model = BoundaryModel(n_features=int(self.n_features), lambda_max=float(self.lambda_max), l2=float(self.l2),
                               iis_tol=float(self.iis_tol), alphas=self.alphas, epsilons=self.epsilons)
         self.mu_ = mu
         self.lms_ = lms
@@ -299,7 +320,8 @@ class Segmenter:
             "train_boundaries": int(y.sum()), "candidates": int(X.shape[1]), "candidate_nonzeros": int(X.nnz),
             "vocabulary": self.vocabulary if isinstance(self.vocabulary, (int, np.integer)) else len(self.vocabulary),
             "use_relevance": use_relevance, "cohesion": bool(self.cohesion),
-            "peer_evidence": bool(self.peer_evidence), "min_support": int(self.min_support),
+            "peer_evidence": bool(self.peer_evidence), "families": list(families),
+            "min_support": int(self.min_support), "l2": float(self.l2),
             "stopping": self.stopping, "prepare_seconds": round(t1 - t0, 3),
         }
         self.history_ = []
@@ -447,6 +469,8 @@ class Segmenter:
                                      for x in params["relevance_edges"]]
         if not isinstance(params["vocabulary"], (int, np.integer)):
             params["vocabulary"] = len(params["vocabulary"])
+        if params["families"] is not None:
+            params["families"] = list(params["families"])
         return {
             "format": FORMAT,
             "version": VERSION,

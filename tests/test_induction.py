@@ -73,6 +73,62 @@ def test_iis_refit_matches_scipy():
     np.testing.assert_allclose(dense.T @ p, dense.T @ y, atol=1e-4)
 
 
+@pytest.mark.parametrize("engine", ["numpy", "auto"])
+@pytest.mark.parametrize("l2", [0.5, 4.0])
+def test_gain_with_gaussian_prior_equals_the_penalised_optimum(engine, l2):
+    X, y = _problem(seed=2)
+    rng = np.random.default_rng(2)
+    scores = rng.normal(-1, 0.7, size=X.shape[0])
+    gains, alphas = candidate_gains(X, y, scores, lambda_max=10.0, l2=l2, engine=engine)
+    dense = X.toarray().astype(float)
+    base = log_likelihood(scores, y)
+    for j in range(X.shape[1]):
+        x = dense[:, j]
+        res = so.minimize_scalar(lambda a: -(log_likelihood(scores + a * x, y) - base - 0.5 * l2 * a * a),
+                                 bounds=(-10.0, 10.0), method="bounded", options={"xatol": 1e-10})
+        assert gains[j] == pytest.approx(max(-res.fun, 0.0), abs=1e-7), j
+        assert alphas[j] == pytest.approx(res.x if x.any() else 0.0, abs=1e-4), j
+    # the separable candidates no longer reach the cap
+    assert abs(alphas[7]) < 10.0 and abs(alphas[8]) < 10.0
+
+
+@pytest.mark.parametrize("l2", [0.1, 1.0, 10.0])
+def test_iis_refit_with_gaussian_prior_matches_scipy_on_two_features(l2):
+    rng = np.random.default_rng(11)
+    n = 40
+    dense = (rng.random((n, 2)) < 0.4).astype(float)
+    dense[:3, 1] = 1.0
+    y = rng.random(n) < 0.3
+    y[:3] = True
+    dense[3:, 1] = 0.0   # feature 1 fires on three events, all boundaries: separable without the prior
+    offset = math.log(y.mean() / (1 - y.mean()))
+
+    def objective(w):
+        s = offset + dense @ w
+        p = 1 / (1 + np.exp(-s))
+        return (-(log_likelihood(s, y) - 0.5 * l2 * w @ w), -(dense.T @ (y - p) - l2 * w))
+
+    ref = so.minimize(objective, np.zeros(2), jac=True, method="BFGS", options={"gtol": 1e-12})
+    lam, iters = iis_refit(sp.csc_matrix(dense), y, offset, np.zeros(2), l2=l2, tol=1e-11, max_iter=50000)
+    np.testing.assert_allclose(lam, ref.x, atol=1e-6)
+    assert abs(lam[1]) < 10.0
+    # without the prior the rare, separable feature runs to the cap
+    lam0, _ = iis_refit(sp.csc_matrix(dense), y, offset, np.zeros(2), l2=0.0, tol=1e-11, max_iter=50000)
+    assert lam0[1] > 9.0 and lam[1] < lam0[1]
+
+
+def test_prior_keeps_a_rare_question_off_the_cap_in_induction():
+    X, y = _problem(seed=5)
+    specs = [WordQuestion("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
+    free = BoundaryModel(n_features=6).fit(X, y, specs)
+    shrunk = BoundaryModel(n_features=6, l2=1.0).fit(X, y, specs)
+    assert np.max(np.abs(free.lambdas_)) == pytest.approx(10.0, abs=0.5)   # a separable column was chosen
+    assert np.max(np.abs(shrunk.lambdas_)) < 6.0
+    assert shrunk.get_params()["l2"] == 1.0 and shrunk.truncated(3).l2 == 1.0
+    with pytest.raises(SegvizError, match="l2"):
+        candidate_gains(X, y, np.zeros(X.shape[0]), l2=-1.0)
+
+
 def test_probabilities_normalised_and_prior_offset():
     X, y = _problem(seed=4)
     specs = [WordQuestion("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]

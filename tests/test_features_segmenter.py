@@ -1,0 +1,55 @@
+"""The Segmenter's choice of candidate families and its Gaussian prior: fitted, saved, loaded, applied."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz.corpus import read_corpus
+from segviz.errors import SegvizError
+from segviz.segmenter import Segmenter
+
+CHOI = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
+
+
+@pytest.fixture(scope="module")
+def choi():
+    files = sorted(CHOI.glob("*.ref"))
+    if len(files) < 3:
+        pytest.skip("the bundled Choi sample is absent")
+    return read_corpus([str(f) for f in files[:-1]]), read_corpus(str(files[-1]))
+
+
+def test_default_families_are_the_earlier_switches():
+    assert Segmenter()._family_names() == ("vocabulary", "relevance", "cohesion")
+    assert Segmenter(cohesion=False, peer_evidence=True)._family_names() == ("vocabulary", "relevance", "peer")
+    assert Segmenter(families=["cohesion", "vocabulary"])._family_names() == ("vocabulary", "cohesion")
+    for bad in (dict(families=["vocabulary", "nope"]), dict(families="vocabulary"), dict(l2=-1.0),
+                dict(l2=float("nan")), dict(l2=True)):
+        with pytest.raises(SegvizError):
+            Segmenter(**bad)._check_params()
+
+
+def test_families_and_prior_are_fitted_saved_and_loaded(choi, tmp_path):
+    train, held = choi
+    seg = Segmenter(n_features=6, vocabulary=200, families=["vocabulary", "cohesion"], l2=0.5).fit(train, held)
+    assert seg.info_["families"] == ["vocabulary", "cohesion"] and seg.info_["l2"] == 0.5
+    assert {f.kind for f in seg.features_} <= {"sentences", "words", "sentences_not", "begins_previous",
+                                                  "cohesion"}
+    path = tmp_path / "m.segviz"
+    seg.save(path)
+    back = Segmenter.load(path)
+    assert tuple(back.families) == ("vocabulary", "cohesion") and back.l2 == 0.5
+    np.testing.assert_allclose(back.predict_proba(held), seg.predict_proba(held))
+    refit = Segmenter(**back.get_params()).fit(train, held)   # the saved parameters refit the same model
+    assert refit.features_ == seg.features_
+    np.testing.assert_allclose(refit.lambdas_, seg.lambdas_)
+
+
+def test_prior_shrinks_the_weights_of_the_fitted_model(choi):
+    train, held = choi
+    free = Segmenter(n_features=8, vocabulary=300, cohesion=False).fit(train, held)
+    shrunk = Segmenter(n_features=8, vocabulary=300, cohesion=False, l2=2.0).fit(train, held)
+    assert np.max(np.abs(free.lambdas_)) > np.max(np.abs(shrunk.lambdas_))
+    assert np.max(np.abs(shrunk.lambdas_)) < free.lambda_max / 2
