@@ -132,12 +132,52 @@ class FeatureContext:
     def group_of_sentence(self) -> np.ndarray:
         return np.repeat(np.arange(len(self.groups)), self.groups)
 
+    def group_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per gap b = 1..n-1: the first sentence of the group of sentence b-1 and the end (exclusive) of the group
+        of sentence b (the same group except at a group edge)."""
+        group = self.group_of_sentence()
+        starts = self.group_starts
+        ends = starts + np.asarray(self.groups, dtype=np.int64)
+        return starts[group[:-1]], ends[group[1:]]
+
+    def window_sums(self, per_sentence: np.ndarray, window: Window) -> tuple[np.ndarray, np.ndarray]:
+        """Sum and count of a per-sentence quantity over sentences b+start .. b+end-1 for every gap b, the
+        window clipped to the source group on its side of the gap (the previous sentences to the group of
+        sentence b-1, the next ones to the group of sentence b)."""
+        x = np.asarray(per_sentence, dtype=np.float64)
+        c = np.zeros(self.n_sentences + 1)
+        np.cumsum(x, out=c[1:])
+        b = np.arange(1, self.n_sentences)
+        first, end = self.group_bounds()
+        lo = np.clip(b + window.start, first, end)
+        hi = np.clip(b + window.end, first, end)
+        hi = np.maximum(hi, lo)
+        return c[hi] - c[lo], (hi - lo).astype(np.float64)
+
+    def window_mean(self, per_sentence: np.ndarray, window: Window) -> np.ndarray:
+        """:meth:`window_sums` as a mean; NaN where the clipped window holds no sentence."""
+        total, count = self.window_sums(per_sentence, window)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+
+    def inside_groups(self, values: np.ndarray) -> np.ndarray:
+        """``values`` with NaN at the gaps between two source groups.
+
+        A file boundary is not evidence the text gives: families beyond the paper answer "no" there, so the
+        model cannot learn that the edge between two training files is a boundary."""
+        out = np.array(values, dtype=np.float64, copy=True)
+        out[self.group_edges()] = np.nan
+        return out
+
     # ------------------------------------------------------------------ cache
     def memo(self, key, compute: Callable[[], object]):
         """``compute()`` once per key for this stream (the cache lives and dies with the context)."""
         if key not in self._memo:
             self._memo[key] = compute()
         return self._memo[key]
+
+    def is_cached(self, key) -> bool:
+        return key in self._memo
 
     def values(self, signal: Signal, window: Window) -> np.ndarray:
         """The signal's value at every event (n-1,), computed once per (signal, window)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import cohesion, peer, relevance
+from segviz.features import cohesion, peer, relevance, tfidf
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 
@@ -20,6 +20,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     relevance.FAMILY,
     cohesion.FAMILY,
     peer.FAMILY,
+    tfidf.FAMILY,
 )}
 
 #: The families a :class:`~segviz.segmenter.Segmenter` asks about by default: the paper's two and cohesion.

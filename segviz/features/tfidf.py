@@ -1,0 +1,183 @@
+"""The multi-scale tf-idf cohesion family (beyond the paper): lexical cohesion at the scale of the segment.
+
+The paper's questions look at most 10 sentences away; sections and chapters run to 100 sentences and more.
+These questions compare the previous k and the next k sentences for k up to 100 (TextTiling's block comparison,
+Hearst 1997, at several scales):
+
+* ``tfidf`` -- the cosine of the summed tf-idf vectors of the two blocks.  Each sentence is a tf-idf vector over
+  content words (no stopwords, at least one letter) with idf computed within its source group (document),
+  ``idf = ln((1 + m) / (1 + df)) + 1`` over the group's ``m`` sentences, scaled to unit length;
+* ``tfidf_z`` -- that cosine as a z-score among the gaps of its document (a low value *for this text*);
+* ``tfidf_depth`` -- TextTiling's depth score of the cosine at the gap: how far it lies below the peaks reached
+  by climbing left and right while the cosine rises.
+
+Blocks are clipped to the document; gaps between two documents get no value.  Block sums come from cumulative
+sums over the sentences, so every k costs O(n x vocabulary) in dense chunks of a few hundred sentences (the
+window never grows the work).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from segviz.features.family import IntervalFamily
+from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
+from segviz.features.stream import TokenStream
+from segviz.peers import default_stopwords
+
+__all__ = [
+    "TFIDF_WINDOWS",
+    "tfidf_cohesion",
+    "valley_depth",
+    "tfidf_questions",
+    "FAMILY",
+]
+
+#: The k of the previous/next k sentences compared (up to the length of long segments).
+TFIDF_WINDOWS: tuple[int, ...] = (2, 5, 10, 25, 50, 100)
+TFIDF_EDGES: tuple[float, ...] = (-math.inf, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, math.inf)
+TFIDF_Z_EDGES: tuple[float, ...] = (-math.inf, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, math.inf)
+TFIDF_DEPTH_EDGES: tuple[float, ...] = (-math.inf, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, math.inf)
+#: gaps per dense chunk (memory: (chunk + 2 max k) x the chunk's vocabulary)
+CHUNK = 400
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _term_counts(sentences: Sequence[Sequence[str]]) -> sp.csr_matrix:
+    """Sentence x content-word counts."""
+    stop = default_stopwords()
+    vocab = sorted({t for s in sentences for t in s if t not in stop and _LETTER.search(t)})
+    stream = TokenStream(sentences, vocab)
+    known = stream.tok >= 0
+    return sp.csr_matrix((np.ones(int(known.sum())), (stream.sent[known], stream.tok[known])),
+                         shape=(len(sentences), max(len(vocab), 1)))
+
+
+def _group_vectors(counts: sp.csr_matrix) -> sp.csr_matrix:
+    """Unit-length tf-idf rows of one group's sentences, idf from the group alone."""
+    m = counts.shape[0]
+    df = np.bincount(counts.indices, minlength=counts.shape[1])
+    idf = np.log((1.0 + m) / (1.0 + df)) + 1.0
+    X = sp.csr_matrix(counts.multiply(idf[None, :]))
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return sp.csr_matrix(sp.diags(np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), 0.0)) @ X)
+
+
+def _group_cosines(X: sp.csr_matrix, ks: Sequence[int]) -> dict[int, np.ndarray]:
+    """Block cosines at the inner gaps j = 1..m-1 of one group (blocks clipped to the group)."""
+    m = X.shape[0]
+    out = {k: np.zeros(max(m - 1, 0)) for k in ks}
+    K = max(ks)
+    for j0 in range(1, m, CHUNK):
+        j1 = min(j0 + CHUNK, m)                          # gaps j0 .. j1-1
+        r0, r1 = max(0, j0 - K), min(m, j1 + K)          # the sentences their blocks can reach
+        block = X[r0:r1]
+        cols = np.unique(block.indices)
+        dense = block[:, cols].toarray()
+        csum = np.zeros((r1 - r0 + 1, cols.size))
+        np.cumsum(dense, axis=0, out=csum[1:])
+        j = np.arange(j0, j1)
+        for k in ks:
+            left = csum[j - r0] - csum[np.maximum(j - k, 0) - r0]
+            right = csum[np.minimum(j + k, m) - r0] - csum[j - r0]
+            dot = np.einsum("ij,ij->i", left, right)
+            norm = np.sqrt(np.einsum("ij,ij->i", left, left) * np.einsum("ij,ij->i", right, right))
+            out[k][j0 - 1:j1 - 1] = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
+    return out
+
+
+def valley_depth(values: np.ndarray) -> np.ndarray:
+    """TextTiling's depth score (Hearst 1997) of each point of a sequence.
+
+    From point i climb left while the next value to the left is higher, and likewise right; the depth is
+    ``(left peak - v_i) + (right peak - v_i)``.  The climbs are prefix maxima of "where a climb stops", so the
+    whole sequence costs O(n)."""
+    v = np.asarray(values, dtype=np.float64)
+    n = v.size
+    if n == 0:
+        return v.copy()
+    idx = np.arange(n)
+    stop_left = np.ones(n, dtype=bool)
+    stop_left[1:] = v[:-1] <= v[1:]          # the left neighbour is not higher: the climb ends here
+    left = np.maximum.accumulate(np.where(stop_left, idx, 0))
+    stop_right = np.ones(n, dtype=bool)
+    stop_right[:-1] = v[1:] <= v[:-1]
+    right = (n - 1) - np.maximum.accumulate(np.where(stop_right[::-1], idx, 0))[::-1]
+    return (v[left] - v) + (v[right] - v)
+
+
+def _zscore(values: np.ndarray) -> np.ndarray:
+    if values.size == 0:
+        return values.copy()
+    sd = values.std()
+    return (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
+
+
+def tfidf_cohesion(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
+                   ks: Sequence[int] = TFIDF_WINDOWS) -> dict[int, dict[str, np.ndarray]]:
+    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups)."""
+    n = len(sentences)
+    sizes = [n] if groups is None else [int(g) for g in groups]
+    counts = _term_counts(sentences)
+    out = {k: {name: np.full(max(n - 1, 0), np.nan) for name in ("cosine", "z", "depth")} for k in ks}
+    start = 0
+    for size in sizes:
+        if size >= 2:
+            cos = _group_cosines(_group_vectors(counts[start:start + size]), ks)
+            inner = slice(start, start + size - 1)       # gaps b = start+1 .. start+size-1
+            for k in ks:
+                out[k]["cosine"][inner] = cos[k]
+                out[k]["z"][inner] = _zscore(cos[k])
+                out[k]["depth"][inner] = valley_depth(cos[k])
+        start += size
+    return out
+
+
+def _profiles(context, ks: Sequence[int]) -> dict[int, dict[str, np.ndarray]]:
+    """The context's tf-idf profiles for ``ks``, computed together for the ones not cached yet."""
+    missing = [k for k in ks if not context.is_cached(("tfidf", k))]
+    if missing:
+        fresh = tfidf_cohesion(context.sentences, context.groups, missing)
+        for k in missing:
+            context.memo(("tfidf", k), lambda k=k: fresh[k])
+    return {k: context.memo(("tfidf", k), lambda k=k: tfidf_cohesion(context.sentences, context.groups, (k,))[k])
+            for k in ks}
+
+
+def _signal(name: str, part: str, symbol: str, subject: str, tag: str) -> Signal:
+    return register_signal(Signal(
+        name=name, kind="tfidf", symbol=symbol,
+        subject=lambda w: subject.format(k=w.end), tag=lambda w: tag.format(k=w.end),
+        compute=lambda context, window: _profiles(context, (window.end,))[window.end][part]))
+
+
+TFIDF = _signal("tfidf", "cosine", "T", "the tf-idf cosine of the previous {k} and next {k} sentences", "T±{k}")
+TFIDF_Z = _signal("tfidf_z", "z", "Z",
+                  "the tf-idf cosine of the previous {k} and next {k} sentences as a z-score within its document",
+                  "Tz±{k}")
+TFIDF_DEPTH = _signal("tfidf_depth", "depth", "D",
+                      "the depth of the tf-idf cosine valley (previous {k} / next {k} sentences) at this gap",
+                      "Td±{k}")
+
+
+def tfidf_questions(windows: Sequence[int] = TFIDF_WINDOWS) -> list[IntervalQuestion]:
+    return [IntervalQuestion(signal.name, Window("sentence", -k, k), lo, hi)
+            for k in windows
+            for signal, edges in ((TFIDF, TFIDF_EDGES), (TFIDF_Z, TFIDF_Z_EDGES), (TFIDF_DEPTH, TFIDF_DEPTH_EDGES))
+            for lo, hi in interval_grid(edges)]
+
+
+class _TfidfFamily(IntervalFamily):
+    def candidates(self, context, settings):
+        _profiles(context, TFIDF_WINDOWS)   # every k in one pass over the text
+        return super().candidates(context, settings)
+
+
+FAMILY = _TfidfFamily(
+    "tfidf", lambda settings: tfidf_questions(),
+    summary="tf-idf cosine of the previous/next k sentences, k = 2..100: raw, z-score per document, depth")

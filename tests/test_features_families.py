@@ -1,0 +1,121 @@
+"""The candidate families beyond the paper, each cross-checked against a slow, literal reading of its questions."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from segviz.features import FeatureContext, IntervalQuestion, Window, build_candidates, evaluate_features
+from segviz.features.questions import signal_named
+from segviz.peers import default_stopwords
+
+WORDS = ["apple", "pear", "fruit", "engine", "fuel", "car", "violin", "music", "song", "the", "of", "1998"]
+
+
+def _stream(seed: int, n_groups: int = 3):
+    rng = np.random.default_rng(seed)
+    sents, groups = [], []
+    for _ in range(n_groups):
+        g = int(rng.integers(3, 30))
+        for _ in range(g):
+            sents.append(tuple(rng.choice(WORDS, size=int(rng.integers(0, 8)))))
+        groups.append(g)
+    return sents, groups
+
+
+def _columns_match_slow(context, questions, slow):
+    """Every question's column equals the literal interval test on the slow signal values."""
+    X = evaluate_features(questions, context).toarray().astype(bool)
+    for j, q in enumerate(questions):
+        want = [(not math.isnan(v)) and q.low < v <= q.high for v in (slow(q, b) for b in range(1, context.n_sentences))]
+        assert X[:, j].tolist() == want, q.description
+
+
+# ----------------------------------------------------------------------------------------------- tf-idf
+
+
+def _slow_tfidf(sentences, groups, k):
+    stop = default_stopwords()
+    n = len(sentences)
+    cos = [math.nan] * (n - 1)
+    start = 0
+    for m in groups:
+        part = [[t for t in s if t not in stop and any(c.isalpha() for c in t)] for s in sentences[start:start + m]]
+        df = Counter(t for s in part for t in set(s))
+        vecs = []
+        for s in part:
+            v = {t: c * (math.log((1 + m) / (1 + df[t])) + 1) for t, c in Counter(s).items()}
+            norm = math.sqrt(sum(x * x for x in v.values()))
+            vecs.append({t: x / norm for t, x in v.items()} if norm else {})
+        for j in range(1, m):
+            left, right = Counter(), Counter()
+            for v in vecs[max(0, j - k):j]:
+                left.update(v)
+            for v in vecs[j:min(m, j + k)]:
+                right.update(v)
+            dot = sum(left[t] * right[t] for t in left)
+            norm = math.sqrt(sum(x * x for x in left.values()) * sum(x * x for x in right.values()))
+            cos[start + j - 1] = dot / norm if norm else 0.0
+        start += m
+    return np.array(cos)
+
+
+def _slow_depth(v):
+    out = []
+    for i in range(len(v)):
+        a = i
+        while a > 0 and v[a - 1] > v[a]:
+            a -= 1
+        b = i
+        while b < len(v) - 1 and v[b + 1] > v[b]:
+            b += 1
+        out.append((v[a] - v[i]) + (v[b] - v[i]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tfidf_cohesion_matches_the_literal_definition(seed, monkeypatch):
+    import segviz.features.tfidf as tfidf
+
+    monkeypatch.setattr(tfidf, "CHUNK", 7)     # many chunks: the chunk seams must not show
+    sents, groups = _stream(seed)
+    ks = (1, 2, 5, 100)
+    got = tfidf.tfidf_cohesion(sents, groups, ks)
+    edges = np.cumsum(groups)[:-1] - 1
+    for k in ks:
+        slow = _slow_tfidf(sents, groups, k)
+        np.testing.assert_allclose(got[k]["cosine"], slow, atol=1e-12, equal_nan=True)
+        assert np.isnan(got[k]["z"][edges]).all() and np.isnan(got[k]["depth"][edges]).all()
+        start = 0
+        for m in groups:
+            inner = slow[start:start + m - 1]
+            if inner.size:
+                sd = inner.std()
+                z = (inner - inner.mean()) / sd if sd > 0 else np.zeros_like(inner)
+                np.testing.assert_allclose(got[k]["z"][start:start + m - 1], z, atol=1e-9)
+                np.testing.assert_allclose(got[k]["depth"][start:start + m - 1], _slow_depth(inner), atol=1e-12)
+            start += m
+
+
+def test_valley_depth_on_a_hand_example():
+    from segviz.features.tfidf import valley_depth
+
+    v = np.array([0.5, 0.3, 0.1, 0.4, 0.2, 0.2, 0.6])
+    np.testing.assert_allclose(valley_depth(v), _slow_depth(v))
+    assert valley_depth(v)[2] == pytest.approx(0.4 + 0.3)
+
+
+def test_tfidf_questions_evaluate_from_the_context():
+    sents, groups = _stream(4)
+    context = FeatureContext(sents, groups=groups)
+    X, specs = build_candidates(context, families=("tfidf",), drop_empty=False)
+    assert {s.kind for s in specs} == {"tfidf"} and {s.signal for s in specs} == {"tfidf", "tfidf_z", "tfidf_depth"}
+    assert {s.window.end for s in specs} == {2, 5, 10, 25, 50, 100}
+    fresh = FeatureContext(sents, groups=groups)
+    np.testing.assert_array_equal(evaluate_features(specs, fresh).toarray(), X.toarray())
+    q = IntervalQuestion("tfidf_depth", Window("sentence", -25, 25), 0.1, math.inf)
+    assert q.description == ("is the depth of the tf-idf cosine valley (previous 25 / next 25 sentences) at this "
+                             "gap D > 0.1?")
+    assert q.short == "Td±25 in (0.1,inf]"
