@@ -119,3 +119,55 @@ def test_tfidf_questions_evaluate_from_the_context():
     assert q.description == ("is the depth of the tf-idf cosine valley (previous 25 / next 25 sentences) at this "
                              "gap D > 0.1?")
     assert q.short == "Td±25 in (0.1,inf]"
+
+
+# ----------------------------------------------------------------------------------------------- names
+
+CAST = ["Anna", "Boris", "Clara", "Dmitri", "Elena", "Fyodor"]
+
+
+def _prose(seed: int, n_groups: int = 3):
+    rng = np.random.default_rng(seed)
+    texts, groups = [], []
+    for _ in range(n_groups):
+        g = int(rng.integers(4, 25))
+        for _ in range(g):
+            who = list(rng.choice(CAST, size=int(rng.integers(0, 3)), replace=False))
+            texts.append(" ".join(["Then"] + [w for name in who for w in (name, "and")] + ["the", "cat", "slept."]))
+        groups.append(g)
+    sentences = [tuple(t.lower().rstrip(".").split()) + (".",) for t in texts]
+    return sentences, texts, groups
+
+
+def test_sentence_names_reads_capitalised_non_initial_words():
+    from segviz.features.names import sentence_names
+
+    texts = ["John met Mary in Paris.", "Then they went home.", 'He said: "Come here, Mary."', "THE STORM",
+             "It rained in paris.", "I saw Bob."]
+    assert sentence_names(texts) == [("mary",), (), ("mary",), (), (), ("bob",)]
+
+
+def _slow_names(texts, groups, k, signal, b):
+    from segviz.features.names import sentence_names
+
+    names = sentence_names(texts)
+    group = np.repeat(np.arange(len(groups)), groups)
+    if group[b - 1] != group[b]:
+        return math.nan
+    before = {w for s in range(max(0, b - k), b) if group[s] == group[b] for w in names[s]}
+    after = {w for s in range(b, min(len(texts), b + k)) if group[s] == group[b] for w in names[s]}
+    if signal == "names_overlap":
+        return len(before & after) / math.sqrt(len(before) * len(after)) if before and after else math.nan
+    earlier = {w for s in range(0, b) if group[s] == group[b] for w in names[s]}
+    return len(after - earlier) / len(after) if after else math.nan
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_names_questions_match_the_literal_definition(seed):
+    sentences, texts, groups = _prose(seed)
+    context = FeatureContext(sentences, texts=texts, groups=groups)
+    X, specs = build_candidates(context, families=("names",), drop_empty=False)
+    assert {s.signal for s in specs} == {"names_overlap", "names_new"}
+    _columns_match_slow(context, specs, lambda q, b: _slow_names(texts, groups, q.window.end, q.signal, b))
+    # without raw texts (tokens only) the family proposes nothing
+    assert build_candidates(FeatureContext(sentences, groups=groups), families=("names",))[1] == []

@@ -51,13 +51,19 @@ class TokenStream:
         m.data[:] = 1  # binary: a word seen twice in the window still answers "yes"
         return m
 
-    def sentence_window(self, w: Window) -> sp.csc_matrix:
-        """Word j occurs in sentences b+start .. b+end-1."""
+    def sentence_window(self, w: Window, group: np.ndarray | None = None) -> sp.csc_matrix:
+        """Word j occurs in sentences b+start .. b+end-1.
+
+        ``group`` (a group id per sentence) clips the window to the source group on its side of the gap:
+        sentences before the gap must share the group of sentence b-1, those after it the group of sentence b."""
         # sentence s lies in event b's window iff b+start <= s < b+end  ->  b = s - o, o in [start, end)
         rows, cols = [], []
         for o in range(w.start, w.end):
             b = self.pair_sent - o
             ok = (b >= 1) & (b <= self.n - 1)
+            if group is not None:
+                side = np.where(o < 0, b - 1, b)
+                ok &= group[self.pair_sent] == group[np.clip(side, 0, self.n - 1)]
             rows.append(b[ok] - 1)
             cols.append(self.pair_word[ok])
         return self._block(np.concatenate(rows) if rows else np.zeros(0, np.int64),

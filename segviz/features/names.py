@@ -1,0 +1,132 @@
+"""The names family (beyond the paper): does the cast of proper nouns change across the gap?
+
+A new chapter brings other characters on stage, a new section other places and people.  Names are read from
+the raw sentence texts (tokens are lowercased): capitalised words that do not open the sentence (nor follow an
+opening quote, colon or bracket), whose lowercase form the text never uses, and that are not "I".  Lines
+written mostly in capitals without final punctuation (titles, headings) contribute none.
+
+* ``names_overlap`` -- the cosine between the sets of names of the previous k and the next k sentences;
+* ``names_new`` -- the share of the names of the next k sentences that the document has not mentioned before.
+
+Windows are clipped to the document; a gap with no name on a side gets no value, nor does a gap between two
+documents.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Sequence
+
+import numpy as np
+
+from segviz.features.family import IntervalFamily
+from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
+from segviz.features.stream import TokenStream
+
+__all__ = ["NAME_WINDOWS", "sentence_names", "names_questions", "FAMILY"]
+
+NAME_WINDOWS: tuple[int, ...] = (5, 10, 25)
+OVERLAP_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.1, 0.2, 0.3, 0.5, math.inf)
+NEW_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.25, 0.5, 0.75, 0.99, math.inf)
+
+_WORD = re.compile(r"(?:``|[\"“„«(\[:—])|[^\W\d_](?:[\w-]|['’.](?=\w))*", re.UNICODE)
+_OPENERS = frozenset('``"“„«([:—')
+_ENDS = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
+
+
+def _candidates(text: str) -> list[str]:
+    """Capitalised words of one sentence that neither open it nor follow an opener."""
+    tokens = _WORD.findall(text)
+    words = [t for t in tokens if t not in _OPENERS]
+    if not words or (sum(w[0].isupper() for w in words) > 0.6 * len(words) and not _ENDS.search(text)):
+        return []   # a title or heading (capitalised words, no final punctuation): no word is telling
+    out, initial = [], True
+    for t in tokens:
+        if t in _OPENERS:
+            initial = True
+            continue
+        if not initial and t[0].isupper() and t not in ("I", "I'm", "I'll", "I've", "I'd"):
+            out.append(t)
+        initial = False
+    return out
+
+
+def sentence_names(texts: Sequence[str]) -> list[tuple[str, ...]]:
+    """The names (lowercased) of every sentence: capitalised non-initial words the text never writes in lower
+    case."""
+    lower = {t for text in texts for t in _WORD.findall(text) if t[:1].islower()}
+    return [tuple(sorted({w.lower() for w in _candidates(text) if w and w.lower() not in lower})) for text in texts]
+
+
+def _name_stream(context) -> tuple[TokenStream, np.ndarray]:
+    def build():
+        names = sentence_names(context.texts)
+        vocab = sorted({w for s in names for w in s})
+        return TokenStream(names, vocab), context.group_of_sentence()
+
+    return context.memo(("names", "stream"), build)
+
+
+def _window_sets(context, k: int, side: str):
+    stream, group = _name_stream(context)
+    window = Window("sentence", -k, 0) if side == "before" else Window("sentence", 0, k)
+    return stream.sentence_window(window, group=group).astype(np.float64)
+
+
+def _overlap(context, window: Window) -> np.ndarray:
+    k = window.end
+    P, N = _window_sets(context, k, "before"), _window_sets(context, k, "after")
+    inter = np.asarray(P.multiply(N).sum(axis=1)).ravel()
+    sizes = np.asarray(P.sum(axis=1)).ravel() * np.asarray(N.sum(axis=1)).ravel()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(sizes > 0, inter / np.sqrt(np.where(sizes > 0, sizes, 1.0)), np.nan)
+    return context.inside_groups(out)
+
+
+def _first_mentions(context) -> np.ndarray:
+    """Per sentence: how many names the document mentions there for the first time."""
+    stream, group = _name_stream(context)
+    firsts = np.zeros(context.n_sentences)
+    if stream.pair_sent.size:
+        key_group = group[stream.pair_sent]
+        order = np.lexsort((stream.pair_sent, stream.pair_word, key_group))
+        g, w, s = key_group[order], stream.pair_word[order], stream.pair_sent[order]
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = (g[1:] != g[:-1]) | (w[1:] != w[:-1])
+        np.add.at(firsts, s[first], 1.0)
+    return firsts
+
+
+def _new(context, window: Window) -> np.ndarray:
+    k = window.end
+    N = _window_sets(context, k, "after")
+    distinct = np.asarray(N.sum(axis=1)).ravel()
+    firsts = context.memo(("names", "first mentions"), lambda: _first_mentions(context))
+    new, _ = context.window_sums(firsts, Window("sentence", 0, k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(distinct > 0, new / np.where(distinct > 0, distinct, 1.0), np.nan)
+    return context.inside_groups(out)
+
+
+NAMES_OVERLAP = register_signal(Signal(
+    name="names_overlap", kind="names", symbol="N",
+    subject=lambda w: f"the overlap (cosine) of the names in the previous {w.end} and next {w.end} sentences",
+    tag=lambda w: f"N±{w.end}", compute=_overlap))
+NAMES_NEW = register_signal(Signal(
+    name="names_new", kind="names", symbol="F",
+    subject=lambda w: f"the share of the names in the next {w.end} sentences that the document has not used before",
+    tag=lambda w: f"Nnew+{w.end}", compute=_new))
+
+
+def names_questions(windows: Sequence[int] = NAME_WINDOWS) -> list[IntervalQuestion]:
+    out = [IntervalQuestion(NAMES_OVERLAP.name, Window("sentence", -k, k), lo, hi)
+           for k in windows for lo, hi in interval_grid(OVERLAP_EDGES)]
+    out += [IntervalQuestion(NAMES_NEW.name, Window("sentence", 0, k), lo, hi)
+            for k in windows for lo, hi in interval_grid(NEW_EDGES)]
+    return out
+
+
+FAMILY = IntervalFamily(
+    "names", lambda settings: names_questions(),
+    summary="change in the set of proper nouns (capitalised, not sentence-initial) across the gap",
+    needs=frozenset({"texts"}))
