@@ -117,6 +117,23 @@ def progress_bar(events: Iterable[T], *, stream=None, width: int = 30, min_inter
         stream.flush()
 
 
+#: every command refuses a corpus of fewer sentences: there is no position between two sentences to decide
+MIN_SENTENCES = 2
+
+
+def read_input(paths, **params):
+    """:func:`segviz.corpus.read_corpus` plus the rule every command shares: at least :data:`MIN_SENTENCES`
+    sentences, else one line of error."""
+    from ..corpus import read_corpus
+    from ..errors import SegvizError
+
+    corpus = read_corpus(paths, **params)
+    if corpus.n_sentences < MIN_SENTENCES:
+        raise SegvizError(f"{corpus.name}: only {corpus.n_sentences} sentence(s); nothing to segment "
+                          f"(segviz needs at least {MIN_SENTENCES})")
+    return corpus
+
+
 def load_language_models(path):
     """:meth:`segviz.lm.LanguageModels.load`, imported on use so that ``segviz --help`` stays fast."""
     from ..lm.models import LanguageModels

@@ -12,11 +12,10 @@ import argparse
 from pathlib import Path
 
 from ..baselines import BASELINES
-from ..corpus import read_corpus
 from ..evaluation import compare_segmenters
 from ..peers import PEERS
 from .arguments import names_list, seed
-from .common import format_table, load_segmenter, print_json, run_with_progress
+from .common import format_table, load_segmenter, print_json, read_input, run_with_progress
 
 TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
 
@@ -40,7 +39,7 @@ def render(comparison) -> str:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     model = load_segmenter(args.model) if args.model else None
-    corpus = read_corpus(args.corpus)
+    corpus = read_input(args.corpus)
     model_name = f"model {Path(args.model).name}" if args.model else "model"
     work = compare_segmenters(corpus, model=model, model_name=model_name,
                               evaluation="stream" if args.stream else "per-document", peers=args.peers,

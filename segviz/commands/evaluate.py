@@ -13,11 +13,10 @@ import re
 import stat
 import sys
 
-from ..corpus import read_corpus
 from ..errors import SegvizError
 from ..evaluation import model_segmenter, score_segmenters, table_payload
 from .arguments import positive_int, probability, seed
-from .common import load_segmenter, print_json, render_table
+from .common import load_segmenter, print_json, read_input, render_table
 
 _MODEL_JSON = re.compile(rb'^\s*\{.*"format"\s*:\s*"segviz-segmenter"', re.S)
 
@@ -46,7 +45,7 @@ def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
     if not corpus_paths:
         raise SegvizError("no corpus to evaluate the model on (usage: segviz evaluate --model MODEL CORPUS...)")
     seg = load_segmenter(model_path)
-    corpus = read_corpus(corpus_paths)
+    corpus = read_input(corpus_paths)
     if corpus.n_sentences < 3:
         raise SegvizError(f"{corpus.name}: {corpus.n_sentences} sentence(s); scoring needs at least 3")
     comparison = score_segmenters(
@@ -64,8 +63,8 @@ def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
 def _evaluate_hypothesis(args: argparse.Namespace) -> int:
     if args.alpha is not None or args.epsilon is not None:
         raise SegvizError("--alpha and --epsilon apply to a model (segviz evaluate --model MODEL CORPUS...)")
-    reference = read_corpus(args.paths[0])
-    hypothesis = read_corpus(args.paths[1])
+    reference = read_input(args.paths[0])
+    hypothesis = read_input(args.paths[1])
     if len(reference.sentence_texts()) != len(hypothesis.sentence_texts()):
         raise SegvizError(f"reference has {reference.n_sentences} sentences but hypothesis has "
                           f"{hypothesis.n_sentences}; they must be the same text")

@@ -4,25 +4,27 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..corpus import read_corpus
 from ..errors import SegvizError
-from .common import load_language_models, print_json, run_with_progress
+from ..persist import check_output_path
+from .arguments import int_range, open_fraction, positive_float, positive_int
+from .common import load_language_models, print_json, read_input, run_with_progress
+
+#: the widest relevance profile (sentences each side of a boundary) the command draws
+MAX_PROFILE_OFFSET = 10000
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..lm import LanguageModels
 
-    corpus = read_corpus(args.corpus)
-    sentences = corpus.sentences()
-    if not sentences:
-        raise SegvizError(f"{corpus.name}: no sentences to train on")
+    check_output_path(args.out, parents=args.parents)  # before minutes of training, not after
     lms = LanguageModels(
         vocab_size=args.vocab, window=args.window, n_triggers=args.triggers,
         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
         max_iter=args.max_iter, heldout_fraction=args.heldout,
     )
+    sentences = read_input(args.corpus).sentences()
     run_with_progress(lms.fit_iter(sentences))
-    lms.save(args.out)
+    lms.save(args.out, parents=args.parents)
     info = lms.info_
     print(f"saved {args.out}: vocabulary {len(lms.vocab_) - 3} words + <unk> <s> </s>, "
           f"{lms.trigger_.sources_.size} trigger pairs; {info.get('train_tokens')} training tokens, "
@@ -35,7 +37,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     lms = load_language_models(args.lm_dir)
-    corpus = read_corpus(args.corpus)
+    corpus = read_input(args.corpus)
     result = lms.evaluate(corpus.sentences())
     if args.json:
         print_json(result)
@@ -48,7 +50,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    to_stdout = args.out == "-"
+    if not to_stdout:
+        check_output_path(args.out, parents=args.parents)
     lms = load_language_models(args.lm_dir)
+    if to_stdout:
+        sys.stdout.write(lms.trigram_.to_arpa())
+        return 0
     lms.trigram_.to_arpa(args.out)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
@@ -72,7 +80,7 @@ def _cmd_relevance(args: argparse.Namespace) -> int:
     from ..relevance import relevance_profile
 
     lms = load_language_models(args.lm)
-    corpus = read_corpus(args.corpus)
+    corpus = read_input(args.corpus)
     if len(corpus) < 2:
         raise SegvizError(f"{corpus.name}: needs at least two documents (segments) for a relevance profile")
     prof = relevance_profile(lms, corpus, before=args.before, after=args.after)
@@ -94,34 +102,39 @@ def register(subparsers) -> None:
 
     t = sub.add_parser("train", help="train both models on CORPUS and save them to a directory")
     t.add_argument("corpus", nargs="+", help="corpus files, directories or globs")
-    t.add_argument("--out", required=True, help="output directory (LM_DIR)")
-    t.add_argument("--vocab", type=int, default=20000, help="trigram vocabulary size (default 20000)")
-    t.add_argument("--window", type=int, default=500, help="trigger history length N in words (default 500)")
-    t.add_argument("--triggers", type=int, default=20000, help="number of trigger pairs K (default 20000)")
-    t.add_argument("--trigger-vocab", type=int, default=10000,
+    t.add_argument("--out", required=True, metavar="LM", help="output file (both models in one file)")
+    t.add_argument("--parents", action="store_true", help="create missing directories of --out")
+    t.add_argument("--vocab", type=positive_int, default=20000, help="trigram vocabulary size (default 20000)")
+    t.add_argument("--window", type=positive_int, default=500,
+                   help="trigger history length N in words (default 500)")
+    t.add_argument("--triggers", type=positive_int, default=20000, help="number of trigger pairs K (default 20000)")
+    t.add_argument("--trigger-vocab", type=positive_int, default=10000,
                    help="trigger sources/targets among the top words (default 10000)")
     t.add_argument("--ranking", choices=("gain", "residual", "mi"), default="residual",
                    help="pair ranking: AMI of trigram-residual occurrences (default), likelihood gain over the trigram, or plain AMI")
-    t.add_argument("--prior-variance", type=float, default=1.0, help="Gaussian prior variance (default 1)")
-    t.add_argument("--max-iter", type=int, default=200,
+    t.add_argument("--prior-variance", type=positive_float, default=1.0,
+                   help="Gaussian prior variance, finite and > 0 (default 1)")
+    t.add_argument("--max-iter", type=positive_int, default=200,
                    help="safety cap on IIS iterations; training stops earlier on held-out convergence (default 200)")
-    t.add_argument("--heldout", type=float, default=0.05, help="held-out fraction for IIS stopping (default 0.05)")
+    t.add_argument("--heldout", type=open_fraction, default=0.05,
+                   help="held-out fraction for IIS stopping, strictly between 0 and 1 (default 0.05)")
     t.set_defaults(func=_cmd_train)
 
     e = sub.add_parser("eval", help="perplexities of both models on CORPUS")
-    e.add_argument("lm_dir", metavar="LM_DIR")
+    e.add_argument("lm_dir", metavar="LM")
     e.add_argument("corpus", nargs="+")
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.set_defaults(func=_cmd_eval)
 
     x = sub.add_parser("export-arpa", help="write the trigram in ARPA format")
-    x.add_argument("lm_dir", metavar="LM_DIR")
-    x.add_argument("out", metavar="OUT.arpa")
+    x.add_argument("lm_dir", metavar="LM")
+    x.add_argument("out", metavar="OUT.arpa", help="output file, or - for standard output")
+    x.add_argument("--parents", action="store_true", help="create missing directories of OUT")
     x.set_defaults(func=_cmd_export)
 
     g = sub.add_parser("triggers", help="list trigger pairs with e^lambda (the paper's Table 1)")
-    g.add_argument("lm_dir", metavar="LM_DIR")
-    g.add_argument("--top", type=int, default=20, help="number of pairs (default 20)")
+    g.add_argument("lm_dir", metavar="LM")
+    g.add_argument("--top", type=positive_int, default=20, help="number of pairs (default 20)")
     g.add_argument("--sort", choices=("weight", "score"), default="weight",
                    help="order by e^lambda (default) or by selection score")
     g.add_argument("--json", action="store_true")
@@ -130,8 +143,10 @@ def register(subparsers) -> None:
     r = subparsers.add_parser("relevance", help="mean LM relevance against position relative to segment starts",
                               description="The paper's relevance figure (Section 3.3) over CORPUS's documents.")
     r.add_argument("corpus", nargs="+")
-    r.add_argument("--lm", required=True, help="language-model directory (from `segviz lm train`)")
-    r.add_argument("--before", type=int, default=10, help="sentences before the boundary (default 10)")
-    r.add_argument("--after", type=int, default=30, help="sentences after the boundary (default 30)")
+    r.add_argument("--lm", required=True, help="language models (from `segviz lm train`)")
+    r.add_argument("--before", type=int_range(0, MAX_PROFILE_OFFSET), default=10,
+                   help="sentences before the boundary (default 10)")
+    r.add_argument("--after", type=int_range(1, MAX_PROFILE_OFFSET), default=30,
+                   help="sentences after the boundary (default 30)")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=_cmd_relevance)

@@ -7,13 +7,14 @@ features (its Figures 5/6 as text).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from ..errors import SegvizError
 from ..evaluation import table_rows
 from ..paths import SOURCE_ROOT
-from ..persist import atomic_write_json, atomic_write_text
+from ..persist import atomic_write_json, atomic_write_text, check_output_path
 from .arguments import names_list, seed
 from .common import feature_lines, print_json, render_table, run_with_progress
 from .train import add_training_arguments, segmenter_params
@@ -60,6 +61,8 @@ def _output_directory(out: str | None, parents: bool) -> Path | None:
     if path.exists() or path.is_symlink():
         if not path.is_dir():
             raise SegvizError(f"{path}: exists and is not a directory (--out names a directory)")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise SegvizError(f"{path}: directory is not writable")
         return path
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists() and not parents:
@@ -90,7 +93,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     data = Path(args.data) if args.data else DEFAULT_DATA
     if not data.is_dir():
         raise SegvizError(f"{data}: data directory not found (pass --data DIR)")
+    if args.lm and not Path(args.lm).exists():
+        raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     out = _output_directory(args.out, args.parents)
+    if out is not None:  # every file the run will write, checked before hours of work rather than after
+        for name in ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.json" for p in which
+                                                          for stop in ("", "-heldout-stop"))):
+            check_output_path(out / name)
     options = {"wiki": {"keep_titles": args.keep_titles},
                "longform": {"category": args.category, "split_seed": args.split_seed}}
     results = {}

@@ -3,16 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..corpus import read_corpus
-from ..errors import SegvizError
 from ..evaluation import score_segmenters, table_payload
-from .common import print_json, render_table
+from .arguments import seed
+from .common import print_json, read_input, render_table
 
 
 def _cmd_baselines(args: argparse.Namespace) -> int:
-    corpus = read_corpus(args.corpus)
-    if corpus.n_sentences < 2:
-        raise SegvizError(f"{corpus.name}: only {corpus.n_sentences} sentence; nothing to segment")
+    corpus = read_input(args.corpus)
     comparison = score_segmenters(corpus, peers=(), seed=args.seed,
                                   evaluation="per-document" if args.per_file else "stream")
     rows = comparison.score_rows
@@ -33,6 +30,6 @@ def register(subparsers) -> None:
     )
     p.add_argument("corpus", nargs="+", help="corpus files, directories or globs (Choi, Reuters SGML or plain text)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random baseline (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
     p.add_argument("--per-file", action="store_true", help="segment each file on its own and average (Choi style)")
     p.set_defaults(func=_cmd_baselines)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from ..corpus import read_corpus
 from ..errors import SegvizError
 from ..persist import check_output_path
 from .arguments import non_negative_int, positive_int, segmenter_param
-from .common import feature_lines, load_language_models, run_with_progress
+from .common import feature_lines, load_language_models, read_input, run_with_progress
 
 #: command-line option (dest) -> Segmenter parameter
 _OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "use_relevance": "use_relevance",
@@ -36,9 +36,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from ..segmenter import Segmenter
 
     check_output_path(args.out, parents=args.parents)  # before minutes of training, not after
+    if args.lm and not Path(args.lm).exists():
+        raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     seg = Segmenter(**segmenter_params(args))
-    train = read_corpus(args.train)
-    held = read_corpus(args.heldout) if args.heldout else None
+    train = read_input(args.train)
+    held = read_input(args.heldout) if args.heldout else None
     if len(train) < 2:
         raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
     lms = None
