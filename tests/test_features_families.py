@@ -171,3 +171,33 @@ def test_names_questions_match_the_literal_definition(seed):
     _columns_match_slow(context, specs, lambda q, b: _slow_names(texts, groups, q.window.end, q.signal, b))
     # without raw texts (tokens only) the family proposes nothing
     assert build_candidates(FeatureContext(sentences, groups=groups), families=("names",))[1] == []
+
+
+# ----------------------------------------------------------------------------------------------- dialogue
+
+
+def test_dialogue_questions_match_the_literal_definition():
+    rng = np.random.default_rng(7)
+    marks = ['"', "\u201c", "``", "''", "", "", ""]
+    texts = [f"{rng.choice(marks)}Words here.{rng.choice(marks)}" for _ in range(60)]
+    groups = [20, 15, 25]
+    sentences = [("words", "here", ".")] * 60
+    context = FeatureContext(sentences, texts=texts, groups=groups)
+    quoting = [any(m in t for m in ('"', "\u201c", "``", "''")) for t in texts]
+    group = np.repeat(np.arange(3), groups)
+
+    def share(lo, hi, side_group):
+        idx = [s for s in range(max(lo, 0), min(hi, 60)) if group[s] == side_group]
+        return np.mean([quoting[s] for s in idx]) if idx else math.nan
+
+    def slow(q, b):
+        if group[b - 1] != group[b]:
+            return math.nan
+        if q.signal == "quote_shift":
+            k = q.window.end
+            return share(b, b + k, group[b]) - share(b - k, b, group[b])
+        return share(b + q.window.start, b + q.window.end, group[b])
+
+    X, specs = build_candidates(context, families=("dialogue",), drop_empty=False)
+    assert {s.signal for s in specs} == {"quotes", "quote_shift"}
+    _columns_match_slow(context, specs, slow)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import cohesion, names, peer, relevance, tfidf
+from segviz.features import cohesion, dialogue, names, peer, relevance, tfidf
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 
@@ -22,6 +22,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     peer.FAMILY,
     tfidf.FAMILY,
     names.FAMILY,
+    dialogue.FAMILY,
 )}
 
 #: The families a :class:`~segviz.segmenter.Segmenter` asks about by default: the paper's two and cohesion.
