@@ -201,3 +201,45 @@ def test_dialogue_questions_match_the_literal_definition():
     X, specs = build_candidates(context, families=("dialogue",), drop_empty=False)
     assert {s.signal for s in specs} == {"quotes", "quote_shift"}
     _columns_match_slow(context, specs, slow)
+
+
+# ----------------------------------------------------------------------------------------------- paragraphs
+
+
+def test_paragraph_questions_from_marks_given_to_the_context():
+    sentences = [(f"w{i}", ".") for i in range(7)]
+    context = FeatureContext(sentences, groups=[4, 3], paragraph_starts=[1, 0, 1, 0, 1, np.nan, 0])
+    X, specs = build_candidates(context, families=("paragraphs",), drop_empty=False)
+    # gap 4 lies between the groups, gap 5 opens a sentence whose mark is unknown: neither answers
+    np.testing.assert_array_equal(X.toarray(), [[0, 1], [1, 0], [0, 1], [0, 0], [0, 0], [0, 1]])
+    assert build_candidates(FeatureContext(sentences), families=("paragraphs",))[1] == []
+
+
+def test_paragraph_questions_read_the_marks_and_drop_marks_that_restate_the_reference():
+    from segviz.corpus import Corpus, Document
+
+    if "paragraph_starts" not in getattr(Document, "__dataclass_fields__", {}):
+        pytest.skip("this version's readers record no paragraph starts")
+
+    def doc(name, n, marks):
+        sents = tuple((f"w{i}", ".") for i in range(n))
+        return Document(name=name, sentences=sents, texts=tuple(" ".join(s) for s in sents), paragraph_starts=marks)
+
+    docs = [doc("a", 4, (True, False, True, False)), doc("b", 3, (True, True, False))]
+    corpus = Corpus(docs, name="c", files=["f1", "f1"])
+    context = FeatureContext.from_corpus(corpus)
+    np.testing.assert_array_equal(context.paragraph_starts, [1, 0, 1, 0, 1, 1, 0])
+    X, specs = build_candidates(context, families=("paragraphs",), drop_empty=False)
+    assert [s.description for s in specs] == ["does a paragraph start at this gap?",
+                                              "does the gap fall inside a paragraph?"]
+    np.testing.assert_array_equal(X.toarray(), [[0, 1], [1, 0], [0, 1], [1, 0], [1, 0], [0, 1]])
+    # marks only where the documents start: they restate the reference, so they are dropped
+    only_edges = Corpus([doc("a", 4, (True, False, False, False)), doc("b", 3, (True, False, False))], name="c")
+    assert FeatureContext.from_corpus(only_edges).paragraph_starts is None
+    assert build_candidates(FeatureContext.from_corpus(only_edges), families=("paragraphs",))[1] == []
+    # a model asking about paragraphs answers "no" on text without them
+    plain = FeatureContext([("a",), ("b",), ("c",)])
+    assert evaluate_features(specs, plain).nnz == 0
+    # a file edge is not a paragraph mark the text gives
+    two_files = FeatureContext.from_corpus(Corpus(docs, name="c", files=["f1", "f2"]))
+    assert evaluate_features(specs, two_files).toarray()[3].tolist() == [0, 0]
