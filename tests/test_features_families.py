@@ -243,3 +243,39 @@ def test_paragraph_questions_read_the_marks_and_drop_marks_that_restate_the_refe
     # a file edge is not a paragraph mark the text gives
     two_files = FeatureContext.from_corpus(Corpus(docs, name="c", files=["f1", "f2"]))
     assert evaluate_features(specs, two_files).toarray()[3].tolist() == [0, 0]
+
+
+# ----------------------------------------------------------------------------------------------- shape
+
+
+def test_sentence_shape_on_hand_examples():
+    from segviz.features.shape import sentence_shape
+
+    shape = sentence_shape(["Early life", "He was born in 1967.", "CHAPTER IV", '"Go home," she said.',
+                            "Total 1,200 3.5 tons", "1998", "It ends with a quote''"])
+    assert shape["length"].tolist() == [2, 5, 2, 4, 4, 1, 5]
+    assert shape["heading"].tolist() == [1, 0, 1, 0, 1, 0, 0]    # "1998" has no letter
+    assert shape["numerals"].tolist() == pytest.approx([0, 0.2, 0, 0, 0.5, 1.0, 0])
+
+
+def test_shape_questions_match_the_literal_definition():
+    from segviz.features.shape import sentence_shape
+
+    rng = np.random.default_rng(3)
+    pieces = ["Results", "The 3 cats slept.", "Part 2", "A long sentence with many words in it, truly.", "1,000"]
+    texts = [str(rng.choice(pieces)) for _ in range(30)]
+    groups = [12, 18]
+    sentences = [tuple(t.lower().split()) for t in texts]
+    context = FeatureContext(sentences, texts=texts, groups=groups)
+    per = sentence_shape(texts)
+    group = np.repeat(np.arange(2), groups)
+
+    def slow(q, b):
+        if group[b - 1] != group[b]:
+            return math.nan
+        return per[q.signal][b - 1 if q.window.end <= 0 else b]
+
+    X, specs = build_candidates(context, families=("shape",), drop_empty=False)
+    assert {s.signal for s in specs} == {"length", "heading", "numerals"}
+    _columns_match_slow(context, specs, slow)
+    assert "look like a heading" in specs[[s.signal for s in specs].index("heading")].description

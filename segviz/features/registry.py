@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import cohesion, dialogue, names, paragraphs, peer, relevance, tfidf
+from segviz.features import cohesion, dialogue, names, paragraphs, peer, relevance, shape, tfidf
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 
@@ -24,6 +24,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     names.FAMILY,
     dialogue.FAMILY,
     paragraphs.FAMILY,
+    shape.FAMILY,
 )}
 
 #: The families a :class:`~segviz.segmenter.Segmenter` asks about by default: the paper's two and cohesion.
