@@ -444,7 +444,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
         "train_sentences": data.train.n_sentences, "train_words": data.train.n_tokens,
         "heldout_sentences": data.heldout.n_sentences,
         "test_sentences": sum(t.n_sentences for t in data.tests.values()),
-        "segmenter_params": {k: _jsonable(v) for k, v in params.items()},
+        "segmenter_params": {k: _jsonable(v) for k, v in seg.get_params().items()},
         "language_models": lm_path,
         **data.notes,
     }

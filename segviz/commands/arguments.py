@@ -101,6 +101,24 @@ def names_list(known: tuple[str, ...], what: str) -> Callable[[str], tuple[str, 
     return parse
 
 
+def family_names(text: str) -> tuple[str, ...]:
+    """A comma-separated list of candidate families (:data:`segviz.features.FAMILIES`)."""
+    from ..features import FAMILIES
+
+    names = tuple(v.strip() for v in str(text).split(",") if v.strip())
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one candidate family")
+    bad = [n for n in names if n not in FAMILIES]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown candidate family {', '.join(bad)}; choose from "
+                                         f"{', '.join(FAMILIES)}")
+    return names
+
+
+#: a non-negative finite number (a penalty weight)
+non_negative_float = float_range(0.0, math.inf, high_open=True)
+
+
 def segmenter_param(text: str) -> tuple[str, object]:
     """``NAME=VALUE`` for a :class:`segviz.segmenter.Segmenter` parameter; VALUE is read as JSON when it is
     JSON (``3``, ``0.5``, ``true``, ``[25, 50]``, ``null``), else as a string.  The name must be a parameter of

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from ..errors import SegvizError
 from ..persist import check_output_path
-from .arguments import non_negative_int, positive_int, segmenter_param
+from .arguments import family_names, non_negative_float, non_negative_int, positive_int, segmenter_param
 from .common import feature_lines, load_language_models, read_input, run_with_progress
 
 #: command-line option (dest) -> Segmenter parameter
 _OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "use_relevance": "use_relevance",
                   "stopping": "stopping", "templates": "templates", "min_support": "min_support",
-                  "cohesion": "cohesion", "peer_evidence": "peer_evidence"}
+                  "cohesion": "cohesion", "peer_evidence": "peer_evidence", "families": "families", "l2": "l2"}
 
 
 def segmenter_params(args: argparse.Namespace) -> dict:
@@ -89,6 +89,11 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
                         "default: on in `reproduce choi-disjoint`, off elsewhere)")
     p.add_argument("--no-peer-evidence", dest="peer_evidence", action="store_false",
                    help="no peer-evidence questions (the default everywhere except `reproduce choi-disjoint`)")
+    p.add_argument("--families", type=family_names, default=None, metavar="NAMES",
+                   help="candidate families to ask about, comma-separated (e.g. vocabulary,relevance,cohesion,"
+                        "tfidf,names; default: vocabulary, relevance and cohesion, as the switches above say)")
+    p.add_argument("--l2", type=non_negative_float, default=None, metavar="PRECISION",
+                   help="Gaussian prior on the weights (precision; 0 = none, the paper's default)")
     p.add_argument("--param", action="append", type=segmenter_param, metavar="NAME=VALUE", default=None,
                    help="any other Segmenter parameter, VALUE read as JSON when it is JSON "
                         "(e.g. --param lambda_max=5 --param 'epsilons=[1,2,4,8]'); repeatable")
