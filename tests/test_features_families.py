@@ -279,3 +279,27 @@ def test_shape_questions_match_the_literal_definition():
     assert {s.signal for s in specs} == {"length", "heading", "numerals"}
     _columns_match_slow(context, specs, slow)
     assert "look like a heading" in specs[[s.signal for s in specs].index("heading")].description
+
+
+# ----------------------------------------------------------------------------------------------- position
+
+
+def test_position_questions_match_the_literal_definition():
+    groups = [7, 30, 100]
+    sentences = [("w",)] * sum(groups)
+    context = FeatureContext(sentences, groups=groups)
+    starts = np.concatenate([[0], np.cumsum(groups)[:-1]])
+    group = np.repeat(np.arange(3), groups)
+
+    def slow(q, b):
+        g = group[b]
+        if group[b - 1] != g:
+            return math.nan
+        before, after = b - starts[g], starts[g] + groups[g] - b
+        return {"from_start": before, "to_end": after, "relative_position": before / groups[g]}[q.signal]
+
+    X, specs = build_candidates(context, families=("position",), drop_empty=False)
+    assert {s.signal for s in specs} == {"from_start", "to_end", "relative_position"}
+    _columns_match_slow(context, specs, slow)
+    edges = np.cumsum(groups)[:-1] - 1
+    assert X.toarray()[edges].sum() == 0       # the gap between two files is never answered

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import cohesion, dialogue, names, paragraphs, peer, relevance, shape, tfidf
+from segviz.features import cohesion, dialogue, names, paragraphs, peer, position, relevance, shape, tfidf
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 
@@ -25,6 +25,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     dialogue.FAMILY,
     paragraphs.FAMILY,
     shape.FAMILY,
+    position.FAMILY,
 )}
 
 #: The families a :class:`~segviz.segmenter.Segmenter` asks about by default: the paper's two and cohesion.
