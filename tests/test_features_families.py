@@ -303,3 +303,40 @@ def test_position_questions_match_the_literal_definition():
     _columns_match_slow(context, specs, slow)
     edges = np.cumsum(groups)[:-1] - 1
     assert X.toarray()[edges].sum() == 0       # the gap between two files is never answered
+
+
+# ----------------------------------------------------------------------------------------------- relevance horizons
+
+
+def test_relevance_over_longer_horizons_matches_the_literal_definition():
+    rng = np.random.default_rng(8)
+    sentences = [("w",)] * 40
+    relevance = rng.normal(0, 0.5, size=40)
+    context = FeatureContext(sentences, relevance=relevance)
+
+    def slow(q, b):
+        idx = [s for s in range(b + q.window.start, b + q.window.end) if 0 <= s < 40]
+        return float(np.mean(relevance[idx])) if idx else math.nan
+
+    X, specs = build_candidates(context, families=("relevance_horizons",), drop_empty=False)
+    assert {(s.window.start, s.window.end) for s in specs} == {(0, 5), (0, 10), (-5, 0), (-10, 0)}
+    assert {s.kind for s in specs} == {"relevance"} and all(s.needs == {"relevance"} for s in specs)
+    _columns_match_slow(context, specs, slow)
+    assert "the mean relevance of the previous 10 sentences" in specs[-1].description
+    assert build_candidates(FeatureContext(sentences), families=("relevance_horizons",))[1] == []
+
+
+def test_every_family_is_registered_described_and_reloadable():
+    from segviz.features import FAMILIES, FeatureSpec
+
+    sentences, texts, groups = _prose(5)
+    context = FeatureContext(sentences, texts=texts, groups=groups, relevance=np.linspace(-1, 1, len(sentences)),
+                             paragraph_starts=np.arange(len(sentences)) % 3 == 0)
+    for name, family in FAMILIES.items():
+        assert family.summary, name
+        X, specs = build_candidates(context, families=(name,), vocabulary=5, drop_empty=False)
+        assert specs, name
+        assert len({s.description for s in specs}) == len(specs), name       # every question reads differently
+        back = [FeatureSpec.from_dict(s.to_dict()) for s in specs]
+        assert back == specs, name
+        np.testing.assert_array_equal(evaluate_features(back, context).toarray(), X.toarray())

@@ -20,6 +20,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     relevance.FAMILY,
     cohesion.FAMILY,
     peer.FAMILY,
+    relevance.HORIZONS_FAMILY,
     tfidf.FAMILY,
     names.FAMILY,
     dialogue.FAMILY,

@@ -4,7 +4,9 @@ The relevance of a sentence is how much better the adaptive (trigger) model pred
 model (:mod:`segviz.relevance`), length-normalised; a topic change makes the next sentence *less* predictable
 from the recent past.  The questions ask whether the mean relevance of the sentences in a window lies in an
 interval ``low < R <= high`` of a fixed grid (``low = -inf`` gives ``R <= high``); the paper's windows are the
-next sentence and the next two.
+next sentence and the next two.  The ``relevance_horizons`` family asks the same questions over longer horizons
+(the next and the previous 5 and 10 sentences): a long segment's opening stays poorly predicted for a while, and
+the sentences just before a boundary are predicted well by the segment they close.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ __all__ = [
     "relevance_questions",
     "window_mean",
     "FAMILY",
+    "HORIZONS_FAMILY",
 ]
 
 #: Edges of the relevance interval grid; every pair ``lo < hi`` of edges gives
@@ -33,6 +36,8 @@ RELEVANCE_EDGES: tuple[float, ...] = (
 
 #: Relevance windows: the next sentence and the next two sentences.
 RELEVANCE_WINDOWS: tuple[Window, ...] = (Window("sentence", 0, 1), Window("sentence", 0, 2))
+#: Longer horizons: the next and the previous 5 and 10 sentences.
+HORIZON_WINDOWS: tuple[Window, ...] = tuple(Window("sentence", a, b) for a, b in ((0, 5), (0, 10), (-5, 0), (-10, 0)))
 
 
 def relevance_intervals(edges: Sequence[float] = RELEVANCE_EDGES) -> list[tuple[float, float]]:
@@ -80,4 +85,11 @@ FAMILY = IntervalFamily(
     lambda settings: relevance_questions(settings.relevance_edges if settings.relevance_edges is not None
                                          else RELEVANCE_EDGES),
     summary="is the mean relevance of the next 1 / 2 sentences in an interval (Section 3.3)",
+    needs=frozenset({"relevance"}))
+
+HORIZONS_FAMILY = IntervalFamily(
+    "relevance_horizons",
+    lambda settings: relevance_questions(settings.relevance_edges if settings.relevance_edges is not None
+                                         else RELEVANCE_EDGES, HORIZON_WINDOWS),
+    summary="is the mean relevance of the next / previous 5 or 10 sentences in an interval",
     needs=frozenset({"relevance"}))
