@@ -17,7 +17,7 @@ like epsilon; ``k = 1`` is memoryless, larger ``k`` prefers lengths near ``m``):
 ``log pi(L) = k log(k/m) - lgamma(k) + (k - 1) log L - k L / m``.
 
 The exact maximiser is found by dynamic programming over segment ends, O(n * L_max) with
-``L_max = min(n, 10 m + 10)`` (a segment longer than ten means is cut: its prior weight is below e^-10 for any
+``L_max = min(n, 5 m + 10)`` (a segment longer than five means is cut: its prior weight is below e^-5 for any
 ``k >= 1``).  :func:`tune_length_prior` picks ``(k, beta)`` on held-out data, maximising P_mu (or P_k).
 """
 from __future__ import annotations
@@ -97,7 +97,7 @@ def decode_length_prior(probs, *, mean_length: float, shape: float = 2.0, bias: 
     """Boundary positions b (sorted, 1..n-1) of the length-prior rule for gap probabilities ``probs``."""
     p = _check(probs, mean_length, shape, bias)
     n = p.size + 1
-    limit = int(min(n, math.ceil(10 * mean_length) + 10)) if max_length is None else int(max_length)
+    limit = int(min(n, math.ceil(5 * mean_length) + 10)) if max_length is None else int(max_length)
     if limit < 1:
         raise SegvizError(f"max_length must be >= 1, got {max_length}")
     q = np.clip(p, CLIP, 1.0 - CLIP)

@@ -13,6 +13,7 @@ field               accepted
 ``lambdas``         finite, \|lambda\| <= 100, one per feature (training caps them at ``lambda_max``, 10 by default)
 ``features``        at most 100,000; each a valid feature description whose integers (window offsets, sizes)
                     lie within +-10,000 -- so applying a model costs at most that many passes over the text
+``length_shape``    finite, 0 < shape <= 1000; ``length_bias`` finite within +-1000 (the length-prior rule)
 ``history``         a list of objects (display only); ``info`` an object
 ``params``          the estimator's hyperparameters, each of its documented type and range
 ==================  ===========================================================================================
@@ -164,6 +165,18 @@ def _params(d: dict, source: str, template_sets) -> dict:
             if not isinstance(value, list) or len(value) > 10_000:
                 raise SegvizError(f"{source}: field params.relevance_edges must be a list")
             out[name] = tuple(_edge(v, name, source) for v in value)
+        elif name == "decision_rule":
+            if value not in ("threshold", "length_prior"):
+                raise SegvizError(f"{source}: field params.decision_rule must be 'threshold' or 'length_prior'")
+            out[name] = value
+        elif name == "length_shapes":
+            if not isinstance(value, list) or not value or len(value) > 10_000:
+                raise SegvizError(f"{source}: field params.length_shapes must be a non-empty list")
+            out[name] = tuple(_float_param(v, name, source, 0.0, 1000.0, open_low=True) for v in value)
+        elif name == "length_biases":
+            if not isinstance(value, list) or not value or len(value) > 10_000:
+                raise SegvizError(f"{source}: field params.length_biases must be a non-empty list")
+            out[name] = tuple(_float_param(v, name, source, -1000.0, 1000.0) for v in value)
         elif name == "lambda_max":
             out[name] = _float_param(value, name, source, 0.0, MAX_ABS_LAMBDA, open_low=True)
         elif name == "iis_tol":
@@ -204,6 +217,13 @@ def validate_model_document(d: dict, *, source: str, template_sets=("paper", "ex
     if isinstance(epsilon, bool) or not isinstance(epsilon, int) or not 1 <= epsilon <= MAX_EPSILON:
         raise SegvizError(f"{source}: field 'epsilon' must be an integer in 1..{MAX_EPSILON}, got {_show(epsilon)}")
     values["epsilon"] = epsilon
+    # the length-prior rule's tuned values (absent from models saved before it existed: its defaults)
+    values["length_shape"] = _number(d, "length_shape", source) if "length_shape" in d else 2.0
+    values["length_bias"] = _number(d, "length_bias", source) if "length_bias" in d else 0.0
+    if not 0.0 < values["length_shape"] <= 1000.0:
+        raise SegvizError(f"{source}: field 'length_shape' must lie in (0, 1000], got {values['length_shape']}")
+    if abs(values["length_bias"]) > 1000.0:
+        raise SegvizError(f"{source}: field 'length_bias' must lie within +-1000, got {values['length_bias']}")
     history = d.get("history") or []
     if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
         raise SegvizError(f"{source}: field 'history' must be a list of objects")

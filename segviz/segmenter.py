@@ -46,6 +46,7 @@ from segviz.features import (
     resolve_families,
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
+from segviz.length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, tune_length_prior
 from segviz.metrics import score_row
 from segviz.bundle import is_bundle, member_digests, members_digest, read_bundle, write_bundle
 from segviz.lm.models import LanguageModels
@@ -61,8 +62,11 @@ VERSION = 1
 #: named candidate template sets: the paper's 15 vocabulary questions, or those plus wider windows
 TEMPLATE_SETS = {"paper": VOCABULARY_TEMPLATES, "extended": EXTENDED_TEMPLATES}
 
-#: the decision rule used between induction rounds when there is no held-out data to tune it on
+#: the decision rules used between induction rounds (before the final tuning, or without held-out data)
 _UNTUNED_ALPHA, _UNTUNED_EPSILON = 0.5, 1
+_UNTUNED_SHAPE, _UNTUNED_BIAS = 2.0, 0.0
+#: the decision rules: the paper's threshold and separation (Section 7), or the length prior (beyond the paper)
+DECISION_RULES = ("threshold", "length_prior")
 
 _SCORE_KEYS = ("p_mu", "p_k", "window_diff", "precision", "recall", "f1")
 
@@ -140,7 +144,9 @@ class Segmenter:
                  peer_evidence: bool = False, families: Sequence[str] | None = None, min_support: int = 1,
                  l2: float = 0.0, relevance_edges: Sequence[float] = RELEVANCE_EDGES, mu: float | None = None,
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
-                 epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0, iis_tol: float = 1e-6):
+                 epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0, iis_tol: float = 1e-6,
+                 decision_rule: str = "threshold", length_shapes: Sequence[float] = DEFAULT_SHAPES,
+                 length_biases: Sequence[float] = DEFAULT_BIASES):
         self.n_features = n_features
         self.vocabulary = vocabulary
         self.templates = templates
@@ -157,10 +163,13 @@ class Segmenter:
         self.epsilons = epsilons
         self.lambda_max = lambda_max
         self.iis_tol = iis_tol
+        self.decision_rule = decision_rule
+        self.length_shapes = length_shapes
+        self.length_biases = length_biases
 
     _PARAMS = ("n_features", "vocabulary", "templates", "use_relevance", "cohesion", "peer_evidence", "families",
                "min_support", "l2", "relevance_edges", "mu", "stopping", "alphas", "epsilons", "lambda_max",
-               "iis_tol")
+               "iis_tol", "decision_rule", "length_shapes", "length_biases")
 
     def get_params(self) -> dict:
         return {name: getattr(self, name) for name in self._PARAMS}
@@ -214,6 +223,12 @@ class Segmenter:
         if isinstance(self.l2, bool) or not isinstance(self.l2, (int, float, np.number)) or not (
                 math.isfinite(self.l2) and self.l2 >= 0):
             raise SegvizError(f"l2 must be a number >= 0, got {self.l2!r}")
+        if self.decision_rule not in DECISION_RULES:
+            raise SegvizError(f"decision_rule must be one of {', '.join(DECISION_RULES)}, not {self.decision_rule!r}")
+        if not len(self.length_shapes) or any(not (math.isfinite(float(k)) and k > 0) for k in self.length_shapes):
+            raise SegvizError("length_shapes must be a non-empty grid of positive numbers")
+        if not len(self.length_biases) or any(not math.isfinite(float(b)) for b in self.length_biases):
+            raise SegvizError("length_biases must be a non-empty grid of finite numbers")
         self._family_names()
 
     def _family_names(self) -> tuple[str, ...]:
@@ -312,6 +327,8 @@ class Segmenter:
         model = BoundaryModel(n_features=int(self.n_features), lambda_max=float(self.lambda_max), l2=float(self.l2),
                               iis_tol=float(self.iis_tol), alphas=self.alphas, epsilons=self.epsilons)
         self.mu_ = mu
+        self.mean_length_ = 1.0 / mu
+        self.length_shape_, self.length_bias_ = _UNTUNED_SHAPE, _UNTUNED_BIAS
         self.lms_ = lms
         self.lm_dir_ = None
         self.info_ = {
@@ -348,8 +365,12 @@ class Segmenter:
             probs, reference = kept.predict_proba(X[:, kept.columns_]), masses
         alpha, epsilon, pmu = tune(probs, reference, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
         self._set_model(kept.features_, kept.lambdas_, kept.prior_, alpha, epsilon)
+        self.length_shape_, self.length_bias_, pmu_length = tune_length_prior(
+            probs, reference, mean_length=self.mean_length_, shapes=self.length_shapes, biases=self.length_biases,
+            mu=mu)
         self.info_.update(rounds_induced=len(model.features_), rounds_kept=rounds,
                           tuned_on="heldout" if Xh is not None else "train", tuned_p_mu=pmu,
+                          tuned_p_mu_length_prior=pmu_length,
                           induction_seconds=round(t2 - t1, 3), total_seconds=round(time.perf_counter() - t0, 3))
         yield Progress("tuning alpha/epsilon", 1, 1)
 
@@ -403,21 +424,38 @@ class Segmenter:
         q(yes) for the gap before sentence ``i`` (:meth:`boundary_probabilities`)."""
         return np.concatenate([[1.0], self.boundary_probabilities(corpus, relevance=relevance)])
 
-    def predict(self, corpus, *, alpha: float | None = None, epsilon: int | None = None,
+    def predict(self, corpus, *, alpha: float | None = None, epsilon: int | None = None, rule: str | None = None,
                 relevance: np.ndarray | None = None) -> tuple[int, ...]:
-        """Segment lengths (masses) of the stream under the alpha/epsilon rule (Section 7)."""
-        p = self.boundary_probabilities(corpus, relevance=relevance)
-        a = self.alpha_ if alpha is None else float(alpha)
-        e = self.epsilon_ if epsilon is None else int(epsilon)
-        return boundaries_to_masses(decode(p, a, e), p.size + 1)
+        """Segment lengths (masses) of the stream under the decision rule.
 
-    def score(self, corpus, *, alpha: float | None = None, epsilon: int | None = None,
+        ``rule`` (default: the ``decision_rule`` parameter) is ``"threshold"`` -- the paper's alpha/epsilon rule
+        (Section 7), ``alpha``/``epsilon`` overriding the tuned values -- or ``"length_prior"``, the dynamic
+        programme of :mod:`segviz.length_prior` with the tuned shape and bias."""
+        p = self.boundary_probabilities(corpus, relevance=relevance)
+        return boundaries_to_masses(self.decide(p, alpha=alpha, epsilon=epsilon, rule=rule), p.size + 1)
+
+    def decide(self, probabilities, *, alpha: float | None = None, epsilon: int | None = None,
+               rule: str | None = None) -> np.ndarray:
+        """Boundary positions (1..n-1) the decision rule places for gap probabilities ``probabilities``."""
+        self._check_fitted()
+        rule = self.decision_rule if rule is None else rule
+        if rule == "threshold":
+            a = self.alpha_ if alpha is None else float(alpha)
+            e = self.epsilon_ if epsilon is None else int(epsilon)
+            return decode(probabilities, a, e)
+        if rule == "length_prior":
+            return decode_length_prior(probabilities, mean_length=self.mean_length_, shape=self.length_shape_,
+                                       bias=self.length_bias_)
+        raise SegvizError(f"decision rule must be one of {', '.join(DECISION_RULES)}, not {rule!r}")
+
+    def score(self, corpus, *, alpha: float | None = None, epsilon: int | None = None, rule: str | None = None,
               relevance: np.ndarray | None = None) -> dict[str, float]:
         """P_mu, P_k, WindowDiff, precision, recall and F1 of :meth:`predict` against the corpus's documents.
 
         P_mu uses the paper's mu (1 / mean reference segment length), P_k and WindowDiff half of it as k."""
         corpus = as_corpus(corpus)
-        row = score_row(corpus.masses(), self.predict(corpus, alpha=alpha, epsilon=epsilon, relevance=relevance))
+        row = score_row(corpus.masses(), self.predict(corpus, alpha=alpha, epsilon=epsilon, rule=rule,
+                                                      relevance=relevance))
         return {key: float(row[key]) for key in _SCORE_KEYS}
 
     def active_features(self, corpus, position: int, *, relevance: np.ndarray | None = None
@@ -445,6 +483,8 @@ class Segmenter:
         seg = Segmenter(**self.get_params())
         seg._set_model(self.features_[:rounds], np.log(weights), self.prior_, self.alpha_, self.epsilon_)
         seg.mu_, seg.lms_, seg.lm_dir_ = self.mu_, self.lms_, getattr(self, "lm_dir_", None)
+        seg.mean_length_, seg.length_shape_, seg.length_bias_ = self.mean_length_, self.length_shape_, \
+            self.length_bias_
         seg.history_ = list(self.history_[:rounds])
         seg.info_ = dict(self.info_, rounds_kept=rounds)
         if heldout is not None:
@@ -452,7 +492,10 @@ class Segmenter:
             probs = seg.boundary_probabilities(heldout, relevance=heldout_relevance)
             seg.alpha_, seg.epsilon_, pmu = tune(probs, heldout.masses(), mu=self.mu_, alphas=self.alphas,
                                                  epsilons=self.epsilons)
-            seg.info_["tuned_p_mu"] = pmu
+            seg.length_shape_, seg.length_bias_, pmu_length = tune_length_prior(
+                probs, heldout.masses(), mean_length=seg.mean_length_, shapes=self.length_shapes,
+                biases=self.length_biases, mu=self.mu_)
+            seg.info_.update(tuned_p_mu=pmu, tuned_p_mu_length_prior=pmu_length)
         return seg
 
     # ------------------------------------------------------------------ persistence
@@ -463,6 +506,8 @@ class Segmenter:
         if not isinstance(params["templates"], str):
             params["templates"] = "custom"
         params["alphas"] = [float(a) for a in params["alphas"]]
+        params["length_shapes"] = [float(x) for x in params["length_shapes"]]
+        params["length_biases"] = [float(x) for x in params["length_biases"]]
         params["epsilons"] = [int(e) for e in params["epsilons"]]
         # JSON has no infinities: the open ends of the grid are written as the strings "-inf"/"inf"
         params["relevance_edges"] = [float(x) if math.isfinite(x) else str(float(x))
@@ -479,6 +524,8 @@ class Segmenter:
             "prior": self.prior_,
             "alpha": self.alpha_,
             "epsilon": self.epsilon_,
+            "length_shape": self.length_shape_,
+            "length_bias": self.length_bias_,
             "mu": self.mu_,
             "features": [f.to_dict() for f in self.features_],
             "lambdas": [float(x) for x in self.lambdas_],
@@ -547,6 +594,8 @@ class Segmenter:
             setattr(seg, name, value)
         seg._set_model(features, values["lambdas"], values["prior"], values["alpha"], values["epsilon"])
         seg.mu_, seg.lms_, seg.lm_dir_ = values["mu"], lms, lm_dir
+        seg.mean_length_ = 1.0 / values["mu"]
+        seg.length_shape_, seg.length_bias_ = values["length_shape"], values["length_bias"]
         seg.history_ = values["history"]
         seg.info_ = values["info"]
         return seg
@@ -562,6 +611,7 @@ class Segmenter:
         seg = cls(n_features=max(1, len(features)))
         seg._set_model(features, lambdas, prior, alpha, epsilon)
         seg.mu_, seg.lms_, seg.lm_dir_, seg.history_, seg.info_ = float(mu), lms, None, [], {}
+        seg.mean_length_, seg.length_shape_, seg.length_bias_ = 1.0 / float(mu), _UNTUNED_SHAPE, _UNTUNED_BIAS
         return seg
 
 

@@ -207,3 +207,21 @@ def test_cli_reproduce_smoke(tmp_path, capsys):
     assert (out / "reproduce.txt").read_text().count("e^lambda") == 2
     assert main(["reproduce", "choi", "--data", str(tmp_path / "data")]) == 2  # no choi2000 there
     assert "choi2000" in capsys.readouterr().err
+
+
+def test_both_decision_rules_are_tuned_saved_and_selectable(trained, sample, tmp_path):
+    seg, _ = trained
+    _, held = sample
+    assert seg.decision_rule == "threshold" and seg.length_shape_ > 0
+    assert seg.info_["tuned_p_mu_length_prior"] == pytest.approx(
+        metrics.p_mu(held.masses(), seg.predict(held, rule="length_prior"), seg.mu_))
+    assert seg.info_["tuned_p_mu"] == pytest.approx(metrics.p_mu(held.masses(), seg.predict(held), seg.mu_))
+    path = tmp_path / "m.segviz"
+    seg.save(path)
+    back = Segmenter.load(path)
+    assert (back.length_shape_, back.length_bias_) == (seg.length_shape_, seg.length_bias_)
+    assert back.predict(held, rule="length_prior") == seg.predict(held, rule="length_prior")
+    back.set_params(decision_rule="length_prior")
+    assert back.predict(held) == seg.predict(held, rule="length_prior")
+    with pytest.raises(SegvizError, match="decision rule"):
+        seg.predict(held, rule="magic")
