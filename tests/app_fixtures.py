@@ -32,14 +32,14 @@ def _running_workers():
 def no_leaked_workers(qtbot):
     yield
     leaked = _running_workers()
+    names = [worker.objectName() for worker in leaked]
     for worker in leaked:
         worker.abort()
         worker.resume()
     if leaked:
         # never thread.wait() on the GUI thread: let the event loop run until they are done
         qtbot.waitUntil(lambda: not _running_workers(), timeout=30000)
-        pytest.fail(f"test left {len(leaked)} worker thread(s) running: "
-                    + ", ".join(w.objectName() for w in leaked))
+        pytest.fail(f"test left {len(leaked)} worker thread(s) running: " + ", ".join(names))
 
 
 @pytest.fixture

@@ -1,9 +1,8 @@
-"""The app with the real engine: bundled model, missing LMs, live training on a small corpus, headless run."""
+"""The app with the real engine: bundled model, bad models, live training in the child process, headless runs."""
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,31 +12,45 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from segviz.app import engine  # noqa: E402
+from segviz import Segmenter  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
+CHOI_DIR = ROOT / "sample_corpora" / "choi"
 MODEL = ROOT / "resources" / "sample_model.json"
+SMALL_LM = dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2)
 
-needs_engine = pytest.mark.skipif(not engine.has_segmenter(), reason="segviz.segmenter not available")
+
+def first_rounds(model, k):
+    """A smaller model: the first ``k`` features with their final weights."""
+    return Segmenter.from_weights(model.features_[:k], model.lambdas_[:k], prior=model.prior_, alpha=model.alpha_,
+                                  epsilon=model.epsilon_, mu=model.mu_, lms=model.lms_)
 
 
-@needs_engine
+def open_corpus(win, qtbot, path=CHOI):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=60000):
+        assert win.open_corpus(str(path))
+    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+
+
+def apply_model(win, qtbot, path=MODEL):
+    with qtbot.waitSignal(win.modelApplied, timeout=60000):
+        assert win.open_model(str(path))
+    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+
+
 def test_bundled_model_applies_engine_probabilities(window, qtbot):
-    from segviz.segmenter import Segmenter
-
-    assert window.open_corpus(str(CHOI))
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
-        assert window.open_model(str(MODEL))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    open_corpus(window, qtbot)
+    apply_model(window, qtbot)
     seg = Segmenter.load(MODEL)
     expected = seg.boundary_probabilities(window.state.corpus)
     np.testing.assert_allclose(window.state.probabilities, expected)
     assert window.state.alpha == pytest.approx(seg.alpha_) and window.state.epsilon == seg.epsilon_
     # the loaded model's features fill the table, with their final e^λ
     assert window.features.model.rowCount() == len(seg.features_)
-    assert window.features.model.data(window.features.model.index(0, 3)) == f"{seg.weights_[0]:.3g}"
+    shown = window.features.model.data(window.features.model.index(0, 3))
+    assert shown.startswith(f"{seg.weights_[0]:.3g}")
     # the context panel explains a position with the features active there
     b = int(np.argmax(window.state.probabilities)) + 1
     window.context.show_position(b)
@@ -46,56 +59,173 @@ def test_bundled_model_applies_engine_probabilities(window, qtbot):
     for feature, factor in seg.active_features(window.state.corpus, b):
         assert feature.description in text and f"{factor:.3g}" in text
     # the relevance trace and profile come from the model's LMs
-    assert window.state.relevance is not None and window.state.relevance.shape == (window.state.n_sentences,)
+    from segviz.relevance import sentence_relevance
+
+    np.testing.assert_allclose(window.state.relevance, sentence_relevance(seg.lms_, window.state.corpus.sentences()))
     assert window.block_view.rel_plot.isVisible()
 
 
-@needs_engine
+def test_a_capped_weight_is_marked(window, qtbot):
+    open_corpus(window, qtbot)
+    apply_model(window, qtbot)
+    model = window.features.model
+    seg = window.state.segmenter
+    capped = [i for i, lam in enumerate(seg.lambdas_) if abs(lam) >= seg.lambda_max - 1e-9]
+    assert capped, "the bundled model has features at the cap e^10"
+    for i in range(len(seg.lambdas_)):
+        text = model.data(model.index(i, 3))
+        assert text.endswith("(cap)") == (i in capped), (i, text)
+
+
 def test_model_with_missing_lm_shows_dialog(window, qtbot, tmp_path):
-    assert window.open_corpus(str(CHOI))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    open_corpus(window, qtbot)
+    apply_model(window, qtbot)
     d = json.loads(MODEL.read_text())
     d["lm_dir"] = "no_such_lm_dir"
-    d["features"].append({"kind": "relevance", "word": None, "window": {"unit": "sentence", "start": 0, "end": 1},
-                          "low": "-inf", "high": 0.0})
-    d["lambdas"].append(0.5)
-    d["weights"].append(float(np.exp(0.5)))
     bad = tmp_path / "lm_missing.json"
     bad.write_text(json.dumps(d))
-    before = window.state.probabilities
-    assert not window.open_model(str(bad))
-    assert window.dialogs and "language models are missing" in window.dialogs[-1][1]
-    assert window.state.probabilities is before and window.state.corpus is not None
-
-
-@needs_engine
-def test_live_training_step_then_run(window, qtbot, monkeypatch):
-    # a small LM keeps this test fast; the induction is the engine's own, in the child process
-    window.training_params = dict(lm_params=dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2))
-    corpus_dir = ROOT / "sample_corpora" / "choi"
-    assert window.open_corpus(str(corpus_dir))
+    before, segmenter = window.state.probabilities, window.state.segmenter
+    window.open_model(str(bad))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert window.dialogs and "language models are missing" in window.dialogs[-1][1]
+    assert window.state.probabilities is before and window.state.segmenter is segmenter
+
+
+def test_a_model_whose_weights_give_no_curve_is_refused_whole(window, qtbot, tmp_path):
+    """A model that loads but cannot be applied: a dialog, and the shown model, curve and metrics stay."""
+    open_corpus(window, qtbot)
+    apply_model(window, qtbot)
+    before = (window.state.probabilities, window.state.segmenter, dict(window.state.metrics["model"]))
+    broken = Segmenter.load(MODEL)
+    broken.lambdas_ = np.full_like(broken.lambdas_, np.nan)
+    window.apply_model(broken, "broken.json")
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert window.dialogs and window.dialogs[-1][0] == "Cannot apply model"
+    assert (window.state.probabilities, window.state.segmenter, window.state.metrics["model"]) == before
+
+
+def test_two_applies_do_not_race(window, qtbot):
+    """The newer apply supersedes the older: the curve is the last model's, whatever finishes first."""
+    open_corpus(window, qtbot)
+    first = Segmenter.load(MODEL)
+    second = first_rounds(first, 5)
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        window.apply_model(first, "first")
+        window.apply_model(second, "second")
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert window.state.segmenter is second and window.state.model_path == "second"
+    np.testing.assert_allclose(window.state.probabilities, second.boundary_probabilities(window.state.corpus))
+
+
+def test_live_training_step_pause_run(window, qtbot):
+    """The real engine in the child: Step adds one feature, Pause stops at the next round, Run finishes."""
+    window.training.params = dict(lm_params=SMALL_LM)
+    open_corpus(window, qtbot, CHOI_DIR)
+    apply_model(window, qtbot)
+    finished = []
+    window.trainingFinished.connect(finished.append)
     with qtbot.waitSignal(window.roundShown, timeout=120000):
-        worker = window.start_training(3, step=True)
-    qtbot.waitUntil(lambda: worker.is_paused, timeout=30000)
-    assert window.features.model.rowCount() == 1
+        worker = window.start_training(12, step=True)
+        # the old model's curve, metrics and features go at once
+        assert window.state.probabilities is None and "model" not in window.state.metrics
+        assert window.features.model.rowCount() == 0
+    qtbot.waitUntil(lambda: window.features.run_button.isEnabled(), timeout=30000)   # paused, and shown so
+    assert worker.is_paused and window.features.model.rowCount() == 1
     assert window.state.probabilities is not None and window.state.relevance is not None
-    with qtbot.waitSignal(window.trainingFinished, timeout=120000) as done:
+    window.features.run_button.click()
+    with qtbot.waitSignal(window.roundShown, timeout=120000):
+        pass
+    window.features.pause_button.click()
+    shown = window.features.model.rowCount()
+    qtbot.waitUntil(lambda: window.features.run_button.isEnabled() or bool(finished), timeout=60000)
+    assert window.features.model.rowCount() <= shown + 1      # at most the round in progress
+    if not finished:
         window.features.run_button.click()
-    assert done.args == ["done"]
+    qtbot.waitUntil(lambda: bool(finished), timeout=120000)
+    assert finished == ["done"]
     qtbot.waitUntil(lambda: not window.busy, timeout=30000)
     seg = window.state.segmenter
-    assert seg is not None and 1 <= len(seg.features_) <= 3
+    assert seg is not None and 1 <= len(seg.features_) <= 12 and seg.lms_ is not None
     # the curve after the last round is the trained segmenter's
     np.testing.assert_allclose(window.state.probabilities, seg.boundary_probabilities(window.state.corpus),
                                atol=1e-9)
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.alpha_), seg.epsilon_)
+    assert "partly in-sample" in window.decision.reference_label.text()
+
+
+def test_stop_keeps_the_last_round_and_ends_the_child(window, qtbot):
+    window.training.params = dict(lm_params=SMALL_LM)
+    open_corpus(window, qtbot, CHOI_DIR)
+    with qtbot.waitSignal(window.roundShown, timeout=120000):
+        window.start_training(200)
+    job = window.training.job
+    pid = job.process_id
+    with qtbot.waitSignal(window.trainingFinished, timeout=30000) as done:
+        window.features.stop_button.click()
+    assert done.args == ["cancelled"]
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    rows = window.features.model.rowCount()
+    assert 1 <= rows < 200
+    seg = window.state.segmenter
+    assert seg is not None and len(seg.features_) in (rows, rows - 1, rows + 1)
+    assert window.features.train_button.isEnabled()
+
+
+def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    open_corpus(window, qtbot)
+    apply_model(window, qtbot)
+    probs = window.state.probabilities.copy()
+    saved = tmp_path / "copy.json"
+    with qtbot.waitSignal(window.saved, timeout=60000):
+        assert window.save_model(str(saved))
+    again = Segmenter.load(saved)   # one file: the language models travel inside it
+    assert again.lms_ is not None
+
+    # dropping the saved model on the window opens it; dropping corpus files opens them all, together
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(saved))])
+    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        window.dropEvent(event)
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    np.testing.assert_allclose(window.state.probabilities, probs)
+    files = [CHOI_DIR / "3-11_1.ref", CHOI_DIR / "3-11_2.ref"]
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
+    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+        window.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    from segviz import read_corpus
+
+    assert window.state.corpus_paths == tuple(str(f) for f in files)
+    assert window.state.n_sentences == sum(read_corpus(f).n_sentences for f in files)
+    assert window.state.probabilities is not None   # the open model is applied to the new corpus
+    assert not window.dialogs
+
+
+def test_tune_restores_a_loaded_models_heldout_values(window, qtbot):
+    open_corpus(window, qtbot)
+    apply_model(window, qtbot)
+    seg = window.state.segmenter
+    window.state.set_decision(0.9, 7)
+    window.tune_action.trigger()
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.alpha_), seg.epsilon_)
+
+
+def run_gui(*args, timeout=300, **kwargs):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([sys.executable, "-m", "segviz", "gui", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
 def test_headless_screenshot_subprocess(tmp_path):
     out = tmp_path / "shot.png"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, "-m", "segviz", "gui", str(CHOI), "--screenshot", str(out),
-                           "--size", "1200x800"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    proc = run_gui(CHOI, "--screenshot", out, "--size", "1200x800")
     assert proc.returncode == 0, proc.stderr
     from PySide6.QtGui import QImage
 
@@ -109,80 +239,42 @@ def test_headless_screenshot_subprocess(tmp_path):
 def test_headless_screenshot_bad_corpus_fails_cleanly(tmp_path):
     bad = tmp_path / "bad.ref"
     bad.write_bytes(b"\x00\xff" * 100)
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, "-m", "segviz", "gui", str(bad), "--screenshot",
-                           str(tmp_path / "x.png")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    proc = run_gui(bad, "--screenshot", tmp_path / "x.png")
     assert proc.returncode == 2
     assert proc.stderr.startswith("segviz: error:") and "Traceback" not in proc.stderr
     assert "bad.ref" in proc.stderr and not (tmp_path / "x.png").exists()
 
 
-@needs_engine
-def test_cancel_terminates_the_training_process(window, qtbot, monkeypatch):
-    import subprocess as sp
-
-    started = []
-
-    class Recording(sp.Popen):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            started.append(self)
-
-    monkeypatch.setattr(sp, "Popen", Recording)
-    window.training_params = dict(lm_params=dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2))
-    assert window.open_corpus(str(ROOT / "sample_corpora" / "choi"))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
-    with qtbot.waitSignal(window.roundShown, timeout=120000):
-        window.start_training(200)
-    with qtbot.waitSignal(window.trainingFinished, timeout=30000) as done:
-        window.features.stop_button.click()
-    assert done.args == ["cancelled"]
-    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
-    assert len(started) == 1 and started[0].poll() is not None   # the child is gone
-    assert 1 <= window.features.model.rowCount() < 200
+def test_headless_bad_model_fails_cleanly(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "segviz-segmenter", "version": 1, "alpha": "NaN"}')
+    proc = run_gui(CHOI, "--model", bad, "--screenshot", tmp_path / "x.png")
+    assert proc.returncode == 2, proc.stderr
+    assert "segviz: error:" in proc.stderr and "Traceback" not in proc.stderr
+    assert "QThread" not in proc.stderr and not (tmp_path / "x.png").exists()
 
 
-@needs_engine
-def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
-    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-    from PySide6.QtGui import QDropEvent
-
-    assert window.open_corpus(str(CHOI))
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
-        window.open_model(str(MODEL))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
-    probs = window.state.probabilities.copy()
-    saved = tmp_path / "copy.json"
-    assert window.save_model(str(saved))
-    lm_dir = json.loads(saved.read_text())["lm_dir"]
-    assert lm_dir and (saved.parent / lm_dir).resolve().is_dir()   # the saved model finds its LMs
-
-    # dropping the saved model on the window opens it; dropping a corpus file opens the corpus
-    data = QMimeData()
-    data.setUrls([QUrl.fromLocalFile(str(saved))])
-    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
-        window.dropEvent(event)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
-    np.testing.assert_allclose(window.state.probabilities, probs)
-    other = ROOT / "sample_corpora" / "choi" / "3-11_2.ref"
-    data = QMimeData()
-    data.setUrls([QUrl.fromLocalFile(str(other))])
-    with qtbot.waitSignal(window.corpusLoaded, timeout=10000):
-        window.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
-    assert window.state.corpus_path == str(other)
-    assert window.state.probabilities is not None   # the open model is applied to the new corpus
-    assert not window.dialogs
-
-
-@needs_engine
-def test_tune_restores_a_loaded_models_heldout_values(window, qtbot):
-    assert window.open_corpus(str(CHOI))
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
-        window.open_model(str(MODEL))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
-    seg = window.state.segmenter
-    window.state.set_decision(0.9, 7)
-    window.tune_action.trigger()
-    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.alpha_), seg.epsilon_)
+def test_model_without_corpus_opens_the_sample_with_that_model_only(tmp_path):
+    """``segviz gui --model M``: the bundled sample corpus with M applied, not the bundled model too."""
+    copy = tmp_path / "mine.json"
+    first_rounds(Segmenter.load(MODEL), 3).save(copy)
+    code = (
+        "import sys, os\n"
+        "from segviz.app import model_control\n"
+        "applied = []\n"
+        "real = model_control.ModelControl.apply_model\n"
+        "def spy(self, seg, path=None):\n"
+        "    applied.append(path)\n"
+        "    return real(self, seg, path)\n"
+        "model_control.ModelControl.apply_model = spy\n"
+        "import atexit\n"
+        "atexit.register(lambda: print('APPLIED', applied))\n"
+        "from segviz.cli import main\n"
+        f"sys.exit(main(['gui', '--model', {str(copy)!r}, '--screenshot', {str(tmp_path / 's.png')!r}]))\n"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    line = [x for x in proc.stdout.splitlines() if x.startswith("APPLIED")][-1]
+    assert str(copy) in line and "sample_model" not in line

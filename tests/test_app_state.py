@@ -86,6 +86,7 @@ def test_peers_and_rounds():
     spec = WordQuestion("sentences", "mr.", Window("sentence", 0, 1))
     state.add_round(FeatureAdded(1, spec, 0.5, (0.07,), -100.0, 0.8))
     assert state.rounds[0].weight == pytest.approx(0.07)   # weights are already e^lambda
+    assert state.current_weights() == (0.07,)
     assert state.rounds[0].heldout_p_mu == 0.8
 
 
@@ -99,19 +100,104 @@ def test_document_lookup():
 def test_peer_masses_run_each_source_file_on_its_own():
     from pathlib import Path
 
-    from segviz.app import engine
+    from segviz.app.tasks import peers_task
     from segviz.corpus import read_corpus
-
-    if "texttiling" not in engine.peer_names():
-        pytest.skip("segviz.peers has no texttiling")
     from segviz.peers import segment_with
 
     corpus = read_corpus(Path(__file__).resolve().parents[1] / "sample_corpora" / "choi")
     files = corpus.by_file()
-    got = engine.peer_masses("texttiling", corpus.sentences(), groups=[f.n_sentences for f in files])
+    got = drive(peers_task(["texttiling"], corpus.sentences(), groups=[f.n_sentences for f in files]))
     want = tuple(m for f in files for m in segment_with("texttiling", f.sentences()))
-    assert got == want and sum(got) == corpus.n_sentences
-    # without groups, a long stream is cut into chunks whose edges are boundaries
-    chunked = engine.peer_masses("texttiling", corpus.sentences(), chunk=100)
+    assert got["texttiling"] == want and sum(want) == corpus.n_sentences
+    # without groups, a long stream is cut into pieces whose edges are boundaries
+    chunked = drive(peers_task(["texttiling"], corpus.sentences(), chunk=100))["texttiling"]
     assert sum(chunked) == corpus.n_sentences
     assert set(np.cumsum(chunked)) >= {100, 200, 300}
+
+
+def drive(gen):
+    """Run a task generator to its end without threads; its return value."""
+    from segviz.events import Progress
+
+    while True:
+        try:
+            assert isinstance(next(gen), Progress)
+        except StopIteration as stop:
+            return stop.value
+
+
+def test_alpha_reuses_the_greedy_pass_of_its_epsilon():
+    """Moving alpha recomputes no greedy pass: the kept boundaries at alpha are the threshold-0 ones above it."""
+    import segviz.app.state as st
+
+    rng = np.random.default_rng(7)
+    state = SessionState(alpha=0.5, epsilon=3)
+    state.set_corpus(tiny_corpus((40, 60, 25, 75)))
+    probs = rng.random(state.n_sentences - 1)
+    state.set_probabilities(probs)
+    calls = []
+    real = st.greedy_order_keep
+    st.greedy_order_keep = lambda p, e: calls.append(e) or real(p, e)
+    try:
+        for alpha in np.linspace(0, 1, 21):
+            state.set_alpha(alpha)
+            np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, 3))
+        assert calls == []
+        state.set_epsilon(5)
+        state.set_epsilon(3)
+        state.set_epsilon(5)
+        assert calls == [5]
+        np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, 5))
+        # new probabilities: the cached passes belong to the old ones
+        state.set_probabilities(probs[::-1].copy())
+        assert calls == [5, 5]
+    finally:
+        st.greedy_order_keep = real
+
+
+def test_a_pass_from_a_worker_is_kept_only_for_its_own_probabilities():
+    from segviz.decode import greedy_order_keep
+
+    state = SessionState()
+    state.set_corpus(tiny_corpus())
+    old = np.linspace(0, 1, state.n_sentences - 1)
+    state.set_probabilities(old)
+    state.set_probabilities(old[::-1].copy())
+    assert not state.store_keep_mask(4, old, greedy_order_keep(old, 4))
+    assert state.store_keep_mask(4, state.probabilities, greedy_order_keep(state.probabilities, 4))
+    assert 4 in state.cached_epsilons()
+
+
+@pytest.mark.parametrize("alpha,epsilon", [(float("nan"), 2), (5.0, 2), (-0.1, 2), (0.3, 0), (0.3, -3),
+                                           (0.3, 2.5)])
+def test_a_model_with_unusable_decision_parameters_is_refused_whole(alpha, epsilon):
+    from segviz.app.state import check_decision
+
+    state = SessionState(alpha=0.4, epsilon=2)
+    state.set_corpus(tiny_corpus())
+    model = type("M", (), {"alpha_": alpha, "epsilon_": epsilon})()
+    with pytest.raises(ValueError):
+        check_decision(alpha, epsilon)
+    with pytest.raises(ValueError):
+        state.set_segmenter(model)
+    assert (state.alpha, state.epsilon, state.segmenter) == (0.4, 2, None)
+
+
+def test_unlabelled_text_has_no_reference_metrics():
+    state = SessionState()
+    state.set_corpus(tiny_corpus(), has_reference=False)
+    assert state.metrics == {} and state.visible_rows() == [] and len(state.reference_boundaries) == 0
+    probs = np.linspace(0, 1, state.n_sentences - 1)
+    state.set_probabilities(probs)
+    np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, state.epsilon))
+    assert MODEL_ROW not in state.metrics
+
+
+def test_non_finite_probabilities_are_refused():
+    state = SessionState()
+    state.set_corpus(tiny_corpus())
+    bad = np.full(state.n_sentences - 1, 0.5)
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        state.set_probabilities(bad)
+    assert state.probabilities is None

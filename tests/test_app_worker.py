@@ -8,11 +8,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from segviz.app import engine  # noqa: E402
+from segviz import FeatureAdded, Segmenter  # noqa: E402
+from segviz.app import training_control  # noqa: E402
+from segviz.app.training_job import CurveUpdate, RelevanceReady, TrainingFinished, split_for_training  # noqa: E402
 from segviz.app.worker import GeneratorWorker  # noqa: E402
 from segviz.events import Progress  # noqa: E402
 from segviz.features import Window, WordQuestion  # noqa: E402
-from segviz.induction import FeatureAdded  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,31 +21,54 @@ CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
 WORDS = ["the", "he", "said", "mr.", "also", "point"]
 
 
-def fake_session(corpus, *, n_features=30, forever=False, **_):
-    """A stand-in for engine.training_session: the same event protocol, no real training."""
-    n = corpus.n_sentences
+class FakeJob:
+    """A stand-in for TrainingJob: the same events and interface, no child process, no real training."""
 
-    def run():
+    forever = False
+    broken = False
+
+    def __init__(self, corpus, paths, *, read_options=None, n_features=30, **_):
+        split_for_training(corpus)
+        self.corpus, self.n_features = corpus, n_features
+        self.model = None
+        self.cancelled = False
+
+    @property
+    def heldout_start(self):
+        return split_for_training(self.corpus)[0].n_sentences
+
+    def close(self):
+        self.cancelled = True
+
+    def events(self):
+        n = self.corpus.n_sentences
         yield Progress("training language models", 0, 0)
-        yield engine.RelevanceReady(np.linspace(-1, 1, n), {"offsets": np.arange(-3, 4), "mean": np.zeros(7)})
+        if self.broken:
+            raise ValueError("vocabulary is empty")
+        yield RelevanceReady(np.linspace(-1, 1, n), {"offsets": list(range(-3, 4)), "mean": [0.0] * 7})
         r = 0
-        while forever or r < n_features:
+        features = []
+        while self.forever or r < self.n_features:
+            if self.cancelled:
+                return
             r += 1
-            yield Progress("inducing features", r - 1, n_features)
+            yield Progress("inducing features", r - 1, self.n_features)
             spec = WordQuestion("sentences", WORDS[r % len(WORDS)], Window("sentence", 0, 1 + r % 5))
+            features.append(spec)
+            model = Segmenter.from_weights(features, [0.4] * r, prior=0.2, alpha=0.3, epsilon=2, mu=0.1)
+            self.model = model
             added = FeatureAdded(r, spec, 1.0 / r, tuple([1.5] * r), -50.0 + r, 0.6 + 0.01 * r)
-            yield engine.CurveUpdate(added, np.full(n - 1, min(0.05 * r, 1.0)), 0.3, 2)
-        return None
-
-    return run
+            yield CurveUpdate(added, np.full(n - 1, min(0.05 * r, 1.0)), model)
+        yield TrainingFinished(self.model, "n_features")
 
 
 @pytest.fixture
 def loaded(window, qtbot, monkeypatch):
-    monkeypatch.setattr(engine, "has_segmenter", lambda: True)
-    monkeypatch.setattr(engine, "training_session", fake_session)
-    window.train_in_process = False   # the fake runs on the worker thread
-    assert window.open_corpus(str(CHOI))
+    monkeypatch.setattr(training_control, "TrainingJob", FakeJob)
+    monkeypatch.setattr(FakeJob, "forever", False)
+    monkeypatch.setattr(FakeJob, "broken", False)
+    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+        assert window.open_corpus(str(CHOI))
     qtbot.waitUntil(lambda: not window.busy, timeout=30000)
     return window
 
@@ -59,14 +83,15 @@ def test_step_adds_exactly_one_row(loaded, qtbot):
     with qtbot.waitSignal(win.roundShown, timeout=10000) as shown:
         worker = win.start_training(5, step=True)
     assert shown.args == [1]
-    qtbot.waitUntil(lambda: worker.is_paused, timeout=10000)
-    assert rows(win) == 1 and len(win.state.rounds) == 1
+    qtbot.waitUntil(lambda: win.features.step_button.isEnabled(), timeout=10000)   # paused, and shown so
+    assert worker.is_paused and rows(win) == 1 and len(win.state.rounds) == 1
+    assert win.state.segmenter is not None and len(win.state.segmenter.features_) == 1
     # the curve of round 1 is shown at once
     np.testing.assert_allclose(win.state.probabilities, 0.05)
     for expected in (2, 3):
         with qtbot.waitSignal(win.roundShown, timeout=10000):
             win.features.step_button.click()
-        qtbot.waitUntil(lambda: worker.is_paused, timeout=10000)
+        qtbot.waitUntil(lambda: win.features.step_button.isEnabled(), timeout=10000)
         assert rows(win) == expected
     assert win.features.step_button.isEnabled() and not win.features.pause_button.isEnabled()
     with qtbot.waitSignal(win.trainingFinished, timeout=10000) as done:
@@ -79,25 +104,43 @@ def test_step_adds_exactly_one_row(loaded, qtbot):
     assert list(x) == [1, 2, 3, 4, 5] and list(y) == [-49.0, -48.0, -47.0, -46.0, -45.0]
 
 
-def test_pause_then_run(loaded, qtbot):
+@pytest.mark.parametrize("round_seconds", [0.0, 0.3])
+def test_pause_stops_at_the_next_round_boundary(loaded, qtbot, monkeypatch, round_seconds):
+    """Pause never overshoots: at most the round being computed when it was pressed is added."""
+    import time
+
     win = loaded
+    real = FakeJob.events
+
+    def slow(self):
+        for event in real(self):
+            if isinstance(event, CurveUpdate):
+                time.sleep(round_seconds)
+            yield event
+
+    monkeypatch.setattr(FakeJob, "events", slow)
     with qtbot.waitSignal(win.roundShown, timeout=10000):
         worker = win.start_training(1000)
+    qtbot.waitUntil(lambda: rows(win) >= 2, timeout=10000)
+    at_click = rows(win)
     win.features.pause_button.click()
-    qtbot.waitUntil(lambda: worker.is_paused, timeout=10000)
+    qtbot.waitUntil(lambda: win.features.run_button.isEnabled(), timeout=10000)
     n = rows(win)
-    assert worker.is_paused and n >= 1
+    assert worker.is_paused and at_click <= n <= at_click + 1
+    qtbot.wait(500)
+    assert rows(win) == n   # paused: nothing more arrives
+    with qtbot.waitSignal(win.roundShown, timeout=10000):
+        win.features.run_button.click()   # Run continues from there
     with qtbot.waitSignal(win.trainingFinished, timeout=10000) as done:
         win.features.stop_button.click()
     assert done.args == ["cancelled"]
-    assert rows(win) == n   # nothing added after the pause
     qtbot.waitUntil(lambda: not win.busy, timeout=10000)
+    assert win.state.segmenter is not None and win.training_worker is None
 
 
 def test_cancel_stops_a_running_worker(loaded, qtbot, monkeypatch):
     win = loaded
-    monkeypatch.setattr(engine, "training_session",
-                        lambda corpus, **kw: fake_session(corpus, forever=True))
+    monkeypatch.setattr(FakeJob, "forever", True)
     with qtbot.waitSignal(win.roundShown, timeout=10000):
         worker = win.start_training(10)
     with qtbot.waitSignal(win.trainingFinished, timeout=10000) as done:
@@ -110,8 +153,7 @@ def test_cancel_stops_a_running_worker(loaded, qtbot, monkeypatch):
 
 def test_closing_the_window_stops_training(loaded, qtbot, monkeypatch):
     win = loaded
-    monkeypatch.setattr(engine, "training_session",
-                        lambda corpus, **kw: fake_session(corpus, forever=True))
+    monkeypatch.setattr(FakeJob, "forever", True)
     with qtbot.waitSignal(win.roundShown, timeout=10000):
         win.start_training(10)
     with qtbot.waitSignal(win.busyChanged, timeout=10000, check_params_cb=lambda busy: not busy):
@@ -122,14 +164,7 @@ def test_closing_the_window_stops_training(loaded, qtbot, monkeypatch):
 
 def test_worker_errors_become_dialogs(loaded, qtbot, monkeypatch):
     win = loaded
-
-    def broken(corpus, **kw):
-        def run():
-            yield Progress("training language models", 0, 0)
-            raise ValueError("vocabulary is empty")
-        return run
-
-    monkeypatch.setattr(engine, "training_session", broken)
+    monkeypatch.setattr(FakeJob, "broken", True)
     with qtbot.waitSignal(win.trainingFinished, timeout=10000) as done:
         win.start_training(3)
     assert "vocabulary is empty" in done.args[0]
@@ -157,12 +192,13 @@ def test_feature_click_highlights_where_it_fires(loaded, qtbot):
     with qtbot.waitSignal(win.trainingFinished, timeout=10000):
         win.start_training(2)
     qtbot.waitUntil(lambda: not win.busy, timeout=10000)
+    win.block_view.zoom_all()
     win.features.table.selectRow(1)
-    spec = win.state.rounds[1].feature
-    from segviz.features import FeatureContext, evaluate_features
-    context = FeatureContext.from_corpus(win.state.corpus, relevance=win.state.relevance)
-    expected = evaluate_features([spec], context).tocsc().indices + 1
+    qtbot.waitUntil(lambda: not win.busy, timeout=10000)   # the model's columns are evaluated in the background
+    seg = win.state.segmenter
+    expected = seg.feature_matrix(win.state.corpus).tocsc()[:, 1].nonzero()[0] + 1
     x, _ = win.block_view.highlight.getData()
+    assert len(expected) and "fires at" in win.info_label.text()
     np.testing.assert_array_equal(np.sort(x), np.sort(expected))
 
 

@@ -1,24 +1,26 @@
 """The block view: the paper's Figures 7/8, live.
 
-One block of the stream (200-300 sentences, a setting) shows the model's boundary probability as a curve, the
+One block of the stream (250 sentences by default) shows the model's boundary probability as a curve, the
 reference boundaries as ticks *below* the axis and the hypothesised boundaries *above* it, and the threshold alpha
-as a draggable horizontal line.  Peer segmenters get one tick row each under the reference (issue 6).  Above sits
-an overview strip of the whole corpus with the current block as a draggable region; below, the per-sentence
+as a draggable horizontal line.  Peer segmenters get one tick row each under the reference.  Above sits an
+overview strip of the whole corpus with the current block as a draggable region; below, the per-sentence
 relevance trace of Section 3.3.
 
-Plot items are created once and updated in place with ``setData`` (pyqtgraph's cheap path); the x axis is the
-position b in sentences (a boundary at b lies before sentence b, 0-based).
+The view scales with the stream: every plot item is created once and updated with ``setData``; what is drawn is
+cut to the visible range (plus a screen of margin each side), so the work per block is proportional to the block,
+not to the corpus.  Each tick row is one item.  When more boundaries are visible than the row has pixels for
+(zoomed out), a row shows their *density* as a filled profile instead of ticks, the relevance trace becomes a
+min-max envelope, and the curve is downsampled by pyqtgraph's peak method; the overview shows per-bin maxima and
+the reference density.  The x axis is the position b in sentences (a boundary at b lies before sentence b).
 """
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from .qt_session import QtSession
-from .state import MODEL_ROW
 
 # Row layout of the block plot, in data units (the probability lives in [0, 1]).
 HYP_TICKS = (0.0, 0.28)
@@ -35,6 +37,19 @@ HIGHLIGHT_COLOR = "#2e7d32"
 PEER_COLORS = {"texttiling": "#7b1fa2", "c99": "#00838f"}
 EXTRA_PEER_COLORS = ["#6d4c41", "#ad1457", "#558b2f", "#3949ab"]
 
+#: a row draws ticks while it has at least this many pixels per visible boundary, else their density
+PIXELS_PER_TICK = 3.0
+#: width of one density bin in pixels
+DENSITY_BIN_PX = 3.0
+#: a density bin is full height at one boundary every this many sentences
+FULL_DENSITY_EVERY = 2.0
+#: bins of the overview strip
+OVERVIEW_BINS = 1500
+
+
+#: empty data for a step-mode curve (pyqtgraph wants one more x than y)
+NO_STEPS = (np.zeros(1), np.zeros(0))
+
 
 def peer_color(name: str, index: int = 0) -> str:
     return PEER_COLORS.get(name.lower(), EXTRA_PEER_COLORS[index % len(EXTRA_PEER_COLORS)])
@@ -46,6 +61,76 @@ def tick_segments(positions, y0: float, y1: float) -> tuple[np.ndarray, np.ndarr
     x = np.repeat(positions, 2)
     y = np.tile(np.array([y0, y1], dtype=np.float64), len(positions))
     return x, y
+
+
+def density_profile(positions: np.ndarray, lo: float, hi: float, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bin edges over [lo, hi) and the boundary density per bin (boundaries per sentence) of sorted ``positions``."""
+    bins = max(int(bins), 1)
+    edges = np.linspace(lo, hi, bins + 1)
+    i, j = np.searchsorted(positions, [lo, hi])
+    counts = np.histogram(positions[i:j], bins=edges)[0] if j > i else np.zeros(bins)
+    return edges, counts / max((hi - lo) / bins, 1e-9)
+
+
+def minmax_envelope(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bin centres and the min and max of ``values[lo:hi]`` per bin (an envelope that keeps every extreme)."""
+    part = values[lo:hi]
+    bins = max(1, min(int(bins), part.size))
+    size = -(-part.size // bins)
+    padded = np.full(size * bins, np.nan)
+    padded[:part.size] = part
+    blocks = padded.reshape(bins, size)
+    with np.errstate(all="ignore"):
+        lows, highs = np.nanmin(blocks, axis=1), np.nanmax(blocks, axis=1)
+    centres = lo + (np.arange(bins) + 0.5) * size
+    ok = np.isfinite(lows)
+    return centres[ok], lows[ok], highs[ok]
+
+
+class TickRow:
+    """One row of boundaries (reference, hypothesis, a peer): ticks when zoomed in, density when zoomed out."""
+
+    def __init__(self, plot, color: str, y0: float, y1: float, *, name: str | None = None, width: int = 2,
+                 style=Qt.SolidLine):
+        self.plot = plot
+        self.positions = np.zeros(0, dtype=np.float64)
+        self.y0, self.y1 = y0, y1
+        self.ticks = pg.PlotCurveItem(pen=pg.mkPen(color, width=width, style=style), connect="pairs", name=name)
+        fill = pg.mkColor(color)
+        fill.setAlpha(150)
+        self.density = pg.PlotCurveItem(*NO_STEPS, pen=pg.mkPen(color, width=1), brush=pg.mkBrush(fill),
+                                        fillLevel=y0, stepMode="center")
+        plot.addItem(self.ticks, ignoreBounds=True)
+        plot.addItem(self.density, ignoreBounds=True)
+        self.density.setVisible(False)
+
+    def set(self, positions, y0: float | None = None, y1: float | None = None) -> None:
+        self.positions = np.asarray(positions, dtype=np.float64)
+        if y0 is not None:
+            self.y0, self.y1 = y0, y1
+            self.density.setFillLevel(y0)
+
+    def draw(self, lo: float, hi: float, width_px: float) -> None:
+        """Draw the boundaries in [lo, hi) for a view ``width_px`` pixels wide."""
+        p = self.positions
+        i, j = np.searchsorted(p, [lo, hi])
+        visible = j - i
+        if visible * PIXELS_PER_TICK <= max(width_px, 1.0):
+            self.density.setVisible(False)
+            self.density.setData(*NO_STEPS)
+            self.ticks.setVisible(True)
+            self.ticks.setData(*tick_segments(p[i:j], self.y0, self.y1))
+            return
+        edges, density = density_profile(p, lo, hi, width_px / DENSITY_BIN_PX)
+        heights = self.y0 + (self.y1 - self.y0) * np.minimum(density * FULL_DENSITY_EVERY, 1.0)
+        self.ticks.setVisible(False)
+        self.ticks.setData([], [])
+        self.density.setVisible(True)
+        self.density.setData(edges, heights)
+
+    def remove(self) -> None:
+        for item in (self.ticks, self.density):
+            self.plot.removeItem(item)
 
 
 class BlockView(QWidget):
@@ -64,14 +149,13 @@ class BlockView(QWidget):
     def __init__(self, session: QtSession, *, block_size: int = 250, parent=None):
         super().__init__(parent)
         self.session = session
-        self.block_size = int(block_size)
+        self.block_size = max(int(block_size), 20)
         self.block = 0
-        self._peer_items: dict[str, pg.PlotCurveItem] = {}
         self._updating_region = False
+        self._highlight = np.zeros(0, dtype=np.float64)
 
         # No antialiasing: antialiased wide paths are the slow path of Qt's raster engine (benchmarks/bench_app.py)
         pg.setConfigOptions(antialias=False, background="w", foreground="#333333")
-        self._ticks: dict[object, tuple[np.ndarray, float, float]] = {}
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setObjectName("blockGraphics")
         layout = QVBoxLayout(self)
@@ -87,12 +171,13 @@ class BlockView(QWidget):
         self.overview.getAxis("left").setWidth(60)
         self.overview.getAxis("left").setTicks([[(0.5, "corpus")]])
         self.overview.setYRange(-0.3, 1.05, padding=0)
-        self.overview_curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=1))
+        self.overview_curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=1))
         self.overview.addItem(self.overview_curve)
-        self.overview_ref = pg.PlotCurveItem(pen=pg.mkPen(REF_COLOR, width=1), connect="pairs")
+        self.overview_ref = pg.PlotCurveItem(*NO_STEPS, pen=pg.mkPen(REF_COLOR, width=1),
+                                             brush=pg.mkBrush("#22222299"), fillLevel=-0.3, stepMode="center")
         self.overview.addItem(self.overview_ref, ignoreBounds=True)
         self.region = pg.LinearRegionItem(values=(0, self.block_size), movable=True,
-                                          brush=pg.mkBrush(255, 193, 7, 60), pen=pg.mkPen(ALPHA_COLOR))
+                                          brush=pg.mkBrush(255, 193, 7, 90), pen=pg.mkPen(ALPHA_COLOR, width=2))
         self.region.setZValue(10)
         self.overview.addItem(self.region, ignoreBounds=True)
         self.region.sigRegionChangeFinished.connect(self._region_moved)
@@ -110,23 +195,25 @@ class BlockView(QWidget):
                             brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#dddddd"))
         self.axis_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", width=1))
         self.plot.addItem(self.axis_line, ignoreBounds=True)
-        # antialiasing a 1.5 px curve costs ~120 ms per repaint in the raster engine; a 2 px aliased one ~5 ms
+        # aliased 2 px line: antialiasing costs ~120 ms per repaint in the raster engine; zoomed out, the peak
+        # method keeps each pixel column's minimum and maximum, so no peak is lost
         self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=2), name="P(boundary)", antialias=False,
-                                     clipToView=True)
+                                     clipToView=True, autoDownsample=True, downsampleMethod="peak")
         self.plot.addItem(self.curve)
-        self.ref_ticks = pg.PlotCurveItem(pen=pg.mkPen(REF_COLOR, width=2), connect="pairs", name="reference")
-        self.plot.addItem(self.ref_ticks, ignoreBounds=True)
-        self.hyp_ticks = pg.PlotCurveItem(pen=pg.mkPen(HYP_COLOR, width=2), connect="pairs", name="hypothesis")
-        self.plot.addItem(self.hyp_ticks, ignoreBounds=True)
+        self.ref_row = TickRow(self.plot, REF_COLOR, *REF_TICKS, name="reference")
+        self.hyp_row = TickRow(self.plot, HYP_COLOR, *HYP_TICKS, name="hypothesis")
+        self.ref_ticks, self.hyp_ticks = self.ref_row.ticks, self.hyp_row.ticks
+        self.peer_rows: dict[str, TickRow] = {}
         self.highlight = pg.ScatterPlotItem(symbol="t", size=9, brush=pg.mkBrush(HIGHLIGHT_COLOR), pen=None,
                                             name="feature fires")
         self.plot.addItem(self.highlight, ignoreBounds=True)
+        # the label sits at the left end: the legend occupies the top right
         self.alpha_line = pg.InfiniteLine(pos=session.state.alpha, angle=0, movable=True, bounds=(0, 1),
                                           pen=pg.mkPen(ALPHA_COLOR, width=2, style=Qt.DashLine),
                                           hoverPen=pg.mkPen(ALPHA_COLOR, width=3),
                                           label="α = {value:.2f}",
-                                          labelOpts={"position": 0.97, "color": ALPHA_COLOR, "anchors": [(1, 1), (1, 1)],
-                                                     "fill": (255, 255, 255, 220)})
+                                          labelOpts={"position": 0.03, "color": ALPHA_COLOR,
+                                                     "anchors": [(0, 1), (0, 1)], "fill": (255, 255, 255, 220)})
         self.alpha_line.setZValue(20)
         self.plot.addItem(self.alpha_line, ignoreBounds=True)
         self.alpha_line.sigPositionChanged.connect(lambda line: self.alphaDragged.emit(float(line.value())))
@@ -154,16 +241,18 @@ class BlockView(QWidget):
         self.rel_plot.showGrid(x=True, y=True, alpha=0.15)
         self.rel_zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888"))
         self.rel_plot.addItem(self.rel_zero, ignoreBounds=True)
-        self.rel_curve = pg.PlotDataItem(stepMode="center", fillLevel=0, pen=pg.mkPen("#5e35b1", width=1),
-                                         brush=pg.mkBrush(94, 53, 177, 70))
+        self.rel_curve = pg.PlotCurveItem(*NO_STEPS, stepMode="center", fillLevel=0,
+                                          pen=pg.mkPen("#5e35b1", width=1), brush=pg.mkBrush(94, 53, 177, 70))
         self.rel_plot.addItem(self.rel_curve)
+        # zoomed out: one vertical bar from the minimum to the maximum per pixel column
+        self.rel_envelope = pg.PlotCurveItem(pen=pg.mkPen("#5e35b1", width=2), connect="pairs")
+        self.rel_plot.addItem(self.rel_envelope)
         self.rel_flat_label = pg.TextItem("relevance is 0 everywhere: the trigger model learned no weights "
                                           "(too little training text)", color="#9e9e9e", anchor=(0, 0))
         self.rel_flat_label.setParentItem(self.rel_plot.vb)   # pinned to the view's corner, not to data
         self.rel_flat_label.setPos(8, 4)
         self.rel_flat_label.setVisible(False)
-        self.rel_ref = pg.PlotCurveItem(pen=pg.mkPen(REF_COLOR, width=1, style=Qt.DashLine), connect="pairs")
-        self.rel_plot.addItem(self.rel_ref, ignoreBounds=True)
+        self.rel_ref = TickRow(self.rel_plot, REF_COLOR, -1e3, 1e3, width=1, style=Qt.DashLine)
         self.graphics.ci.layout.setRowStretchFactor(1, 4)
 
         # hover is rate-limited: a mouse move is cheap but the context panel re-renders HTML
@@ -208,6 +297,10 @@ class BlockView(QWidget):
     def previous_block(self) -> None:
         self.set_block(self.block - 1)
 
+    def zoom_all(self) -> None:
+        """Show the whole stream (the rows become densities, the trace an envelope)."""
+        self.plot.setXRange(0, max(self.session.state.n_sentences, 1), padding=0.01)
+
     def show_sentence(self, sentence: int) -> None:
         """Go to the block holding ``sentence`` and mark it."""
         self.set_block(int(sentence) // self.block_size)
@@ -225,57 +318,78 @@ class BlockView(QWidget):
         self.set_block(int(center) // self.block_size)
 
     def _xrange_changed(self, _plot, xrange) -> None:
-        # keep the overview region in step with pans and zooms of the block plot
+        # keep the overview region in step with pans and zooms of the block plot; on a long stream a block is a
+        # sliver of the strip, so the box is drawn at least 0.6% of the strip wide around its centre
+        lo, hi = xrange
+        n = max(self.session.state.n_sentences, 1)
+        least = 0.006 * n
+        if hi - lo < least:
+            mid = 0.5 * (lo + hi)
+            lo, hi = mid - least / 2, mid + least / 2
         self._updating_region = True
         try:
-            self.region.setRegion(xrange)
+            self.region.setRegion((lo, hi))
         finally:
             self._updating_region = False
         self._place_empty_label()
         self._redraw_visible()
 
-    # -- ticks and the relevance trace are drawn for the visible range only ------------------------------------
-    def _set_ticks(self, item, positions, y0: float, y1: float) -> None:
-        self._ticks[item] = (np.asarray(positions, dtype=np.float64), y0, y1)
-        self._draw_ticks(item)
-
-    def _visible_span(self) -> tuple[float, float]:
+    # -- what is drawn: the visible range plus a screen of margin each side ------------------------------------
+    def _visible_span(self) -> tuple[float, float, float]:
         lo, hi = self.plot.vb.viewRange()[0]
         width = hi - lo
-        return lo - width, hi + width     # one screen of margin each side keeps panning smooth
+        pixels = max(float(self.plot.vb.width()), 100.0)
+        return lo - width, hi + width, 3.0 * pixels
 
-    def _draw_ticks(self, item) -> None:
-        positions, y0, y1 = self._ticks[item]
-        lo, hi = self._visible_span()
-        i, j = np.searchsorted(positions, [lo, hi])
-        item.setData(*tick_segments(positions[i:j], y0, y1))
+    def _rows(self) -> list[TickRow]:
+        return [self.ref_row, self.hyp_row, *self.peer_rows.values()]
 
-    def _draw_relevance(self) -> None:
+    def _redraw_visible(self) -> None:
+        lo, hi, pixels = self._visible_span()
+        for row in self._rows():
+            row.draw(lo, hi, pixels)
+        self._draw_relevance(lo, hi, pixels)
+        self._draw_highlight(lo, hi)
+
+    def _draw_relevance(self, lo: float, hi: float, pixels: float) -> None:
         rel = self.session.state.relevance
         if rel is None:
-            self.rel_curve.setData([], [])
+            self.rel_curve.setData(*NO_STEPS)
+            self.rel_envelope.setData([], [])
+            self.rel_ref.draw(lo, hi, pixels)
             return
-        lo, hi = self._visible_span()
         i = int(max(0, np.floor(lo)))
         j = int(min(len(rel), np.ceil(hi)))
         if j <= i:
-            self.rel_curve.setData([], [])
-            return
-        self.rel_curve.setData(np.arange(i, j + 1, dtype=np.float64), rel[i:j])
+            self.rel_curve.setData(*NO_STEPS)
+            self.rel_envelope.setData([], [])
+        elif (j - i) * 2 <= pixels:
+            self.rel_envelope.setData([], [])
+            self.rel_curve.setData(np.arange(i, j + 1, dtype=np.float64), rel[i:j])
+        else:
+            self.rel_curve.setData(*NO_STEPS)
+            x, low, high = minmax_envelope(rel, i, j, pixels / 2)
+            self.rel_envelope.setData(np.repeat(x, 2), np.column_stack([low, high]).ravel())
+        self.rel_ref.draw(lo, hi, pixels)
 
-    def _redraw_visible(self) -> None:
-        for item in self._ticks:
-            self._draw_ticks(item)
-        self._draw_relevance()
+    def _draw_highlight(self, lo: float, hi: float) -> None:
+        p = self._highlight
+        i, j = np.searchsorted(p, [lo, hi])
+        self.highlight.setData(p[i:j], np.full(j - i, 1.0))
 
     # -- refresh from the session -----------------------------------------------------------------------------
     def refresh_corpus(self) -> None:
         state = self.session.state
         n = state.n_sentences
-        self._set_ticks(self.ref_ticks, state.reference_boundaries, *REF_TICKS)
-        ox, oy = tick_segments(state.reference_boundaries, -0.3, 0.0)
-        self.overview_ref.setData(ox, oy)
-        self._set_ticks(self.rel_ref, state.reference_boundaries, -1e3, 1e3)
+        self.ref_row.set(state.reference_boundaries)
+        self.rel_ref.set(state.reference_boundaries)
+        for item in (self.ref_row.ticks, self.ref_row.density):
+            item.setVisible(state.has_reference)
+        edges, density = density_profile(state.reference_boundaries.astype(np.float64), 0, max(n, 1),
+                                          min(OVERVIEW_BINS, max(n, 1)))
+        self.overview_ref.setData(edges, -0.3 + 0.3 * np.minimum(density * FULL_DENSITY_EVERY, 1.0))
+        self.overview_ref.setVisible(state.has_reference)
+        self._highlight = np.zeros(0, dtype=np.float64)
         # limits first: setting a range outside the old limits would be clamped to them
         self.overview.setLimits(xMin=0, xMax=max(n, 1))
         self.overview.setXRange(0, max(n, 1), padding=0)
@@ -293,19 +407,19 @@ class BlockView(QWidget):
         else:
             x = np.arange(1, len(probs) + 1, dtype=np.float64)
             self.curve.setData(x, probs)
-            # the overview shows the per-bin maximum so isolated peaks survive downsampling
-            bins = max(1, len(probs) // 1500)
-            m = len(probs) // bins * bins
-            if m:
-                self.overview_curve.setData(x[:m:bins], probs[:m].reshape(-1, bins).max(axis=1))
+            # the overview shows the per-bin maximum so isolated peaks survive
+            bins = max(1, -(-len(probs) // OVERVIEW_BINS))
+            m = -(-len(probs) // bins) * bins
+            padded = np.zeros(m)
+            padded[:len(probs)] = probs
+            self.overview_curve.setData(np.arange(0, m, bins, dtype=np.float64) + 1 + bins / 2,
+                                        padded.reshape(-1, bins).max(axis=1))
         self.empty_label.setVisible(probs is None and state.n_sentences > 0)
         rel = state.relevance
         if rel is None:
-            self.rel_curve.setData([], [])
             self.rel_plot.setVisible(False)
         else:
             self.rel_plot.setVisible(True)
-            self._draw_relevance()
             finite = rel[np.isfinite(rel)]
             flat = not finite.size or float(np.abs(finite).max()) < 1e-9
             # a trigger model with no weights (too little text to learn any) gives R = 0 everywhere: say so
@@ -316,11 +430,15 @@ class BlockView(QWidget):
                 lo, hi = np.percentile(finite, [1, 99])
                 pad = 0.1 * max(hi - lo, 1e-3)
                 self.rel_plot.setYRange(min(lo, 0) - pad, max(hi, 0) + pad, padding=0)
+        lo, hi, pixels = self._visible_span()
+        self._draw_relevance(lo, hi, pixels)
         self.refresh_hypothesis()
 
     def refresh_hypothesis(self) -> None:
         state = self.session.state
-        self._set_ticks(self.hyp_ticks, state.hypothesis_boundaries, *HYP_TICKS)
+        self.hyp_row.set(state.hypothesis_boundaries)
+        lo, hi, pixels = self._visible_span()
+        self.hyp_row.draw(lo, hi, pixels)
         self.alpha_line.setVisible(state.probabilities is not None)
         if abs(self.alpha_line.value() - state.alpha) > 1e-9:
             # pushing the model's value into the view must not echo back as a drag
@@ -332,41 +450,50 @@ class BlockView(QWidget):
     def refresh_peers(self) -> None:
         state = self.session.state
         names = [p for p in state.peer_masses if p in state.shown_peers]
-        for name in list(self._peer_items):
+        for name in list(self.peer_rows):
             if name not in names:
-                item = self._peer_items.pop(name)
-                self._ticks.pop(item, None)
-                self.plot.removeItem(item)
-                self.plot.legend.removeItem(item)
+                row = self.peer_rows.pop(name)
+                self.plot.legend.removeItem(row.ticks)
+                row.remove()
         ticks = [(0.0, "0"), (0.5, "0.5"), (1.0, "1")]
-        minor = [(sum(REF_TICKS) / 2, "ref")]
-        y0 = PEER_ROW_TOP
+        minor = [(sum(REF_TICKS) / 2, "ref")] if state.has_reference else []
+        y0 = PEER_ROW_TOP if state.has_reference else REF_TICKS[0] + REF_TICKS[1]
+        lo, hi, pixels = self._visible_span()
         for i, name in enumerate(names):
-            item = self._peer_items.get(name)
-            if item is None:
-                item = pg.PlotCurveItem(pen=pg.mkPen(peer_color(name, i), width=2), connect="pairs", name=name)
-                self._peer_items[name] = item
-                self.plot.addItem(item, ignoreBounds=True)
-            boundaries = np.cumsum(state.peer_masses[name])[:-1]
-            self._set_ticks(item, boundaries, y0 - PEER_ROW_HEIGHT, y0)
+            row = self.peer_rows.get(name)
+            if row is None:
+                row = TickRow(self.plot, peer_color(name, i), y0 - PEER_ROW_HEIGHT, y0, name=name)
+                self.peer_rows[name] = row
+            row.set(np.cumsum(state.peer_masses[name])[:-1], y0 - PEER_ROW_HEIGHT, y0)
+            row.draw(lo, hi, pixels)
             minor.append((y0 - PEER_ROW_HEIGHT / 2, name))
             y0 -= PEER_ROW_HEIGHT + PEER_ROW_GAP
-        ymin = min(y0 + PEER_ROW_GAP, REF_TICKS[0]) - 0.04
+        bottom = REF_TICKS[0] if state.has_reference else 0.0
+        ymin = min(y0 + PEER_ROW_GAP, bottom) - 0.04
         self.plot.setYRange(ymin, 1.06, padding=0)
         self.plot.getAxis("left").setTicks([ticks, minor])
         self._place_empty_label()
 
     def _place_empty_label(self) -> None:
-        start, end = self.block_range()
-        self.empty_label.setPos(0.5 * (start + end), 0.5)
+        lo, hi = self.plot.vb.viewRange()[0]
+        self.empty_label.setPos(0.5 * (lo + hi), 0.5)
 
     # -- feature highlighting ---------------------------------------------------------------------------------
     def highlight_positions(self, positions) -> None:
-        positions = np.asarray(positions, dtype=np.float64)
-        self.highlight.setData(positions, np.full(len(positions), 1.0))
+        self._highlight = np.sort(np.asarray(positions, dtype=np.float64))
+        lo, hi, _ = self._visible_span()
+        self._draw_highlight(lo, hi)
 
     def clear_highlight(self) -> None:
+        self._highlight = np.zeros(0, dtype=np.float64)
         self.highlight.setData([], [])
+
+    # -- export -----------------------------------------------------------------------------------------------
+    def svg_bytes(self) -> bytes:
+        """The three plots as SVG (only what is drawn: the visible range, so the file stays small)."""
+        from pyqtgraph.exporters import SVGExporter
+
+        return SVGExporter(self.graphics.scene()).export(toBytes=True)
 
     # -- mouse ------------------------------------------------------------------------------------------------
     def position_at_scene(self, scene_pos) -> int | None:
@@ -394,6 +521,3 @@ class BlockView(QWidget):
         if b is not None and event.button() == Qt.LeftButton:
             self.select_position(b)
             self.positionClicked.emit(b)
-
-
-__all__ = ["BlockView", "peer_color", "tick_segments", "MODEL_ROW", "QColor"]

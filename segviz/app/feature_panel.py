@@ -7,6 +7,7 @@ follow the training log-likelihood and the held-out P_mu per round.
 """
 from __future__ import annotations
 
+import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
@@ -22,6 +23,7 @@ SENTENCE_COLOR = QColor("#1f4e99")
 WORD_COLOR = QColor("#2e7d32")
 NOT_COLOR = QColor("#c62828")
 RELEVANCE_COLOR = QColor("#5e35b1")
+DEFAULT_LAMBDA_CAP = 10.0   # Segmenter's default lambda_max
 SPAN = 5.5   # least half-width of the glyph in window units (the paper's windows reach 5 sentences/words)
 COHESION_COLOR = QColor("#ef6c00")
 
@@ -65,11 +67,20 @@ class FeatureTableModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 3), self.index(self._count - 1, 3))
 
     def current_factor(self, row: int) -> float:
-        rounds = self.session.state.rounds
-        weights = getattr(rounds[-1].event, "weights", None) if rounds else None
-        if weights is not None and row < len(weights):
+        weights = self.session.state.current_weights()
+        if row < len(weights):
             return float(weights[row])  # already e^lambda
-        return rounds[row].weight
+        return self.session.state.rounds[row].weight
+
+    def lambda_cap(self) -> float:
+        """The model's cap on |λ| (a feature that separates the training events is held there)."""
+        seg = self.session.state.segmenter
+        cap = seg.lambda_max if seg is not None else None
+        return float(cap) if isinstance(cap, (int, float)) and cap > 0 else DEFAULT_LAMBDA_CAP
+
+    def is_capped(self, row: int) -> bool:
+        factor = self.current_factor(row)
+        return factor > 0 and abs(math.log(factor)) >= self.lambda_cap() * (1 - 1e-9)
 
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid():
@@ -80,9 +91,10 @@ class FeatureTableModel(QAbstractTableModel):
             if col == 0:
                 return str(r.round)
             if col == 1:
-                return getattr(r.feature, "description", str(r.feature))
+                return r.feature.description
             if col == 3:
-                return f"{self.current_factor(index.row()):.3g}"
+                text = f"{self.current_factor(index.row()):.3g}"
+                return f"{text} (cap)" if self.is_capped(index.row()) else text
             if col == 4:
                 return "" if r.gain != r.gain else f"{r.gain:.4g}"
             return None
@@ -93,7 +105,10 @@ class FeatureTableModel(QAbstractTableModel):
         if role == Qt.TextAlignmentRole and col in (0, 3, 4):
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
-            return getattr(r.feature, "description", str(r.feature))
+            if col == 3 and self.is_capped(index.row()):
+                return (f"|λ| reached the cap of {self.lambda_cap():g} (e^λ = {self.current_factor(index.row()):.3g}):"
+                        " on the training events this feature alone decides the answer")
+            return r.feature.description
         return None
 
 
@@ -108,14 +123,13 @@ class WindowGlyphDelegate(QStyledItemDelegate):
     _span = SPAN
 
     def span(self, model) -> float:
-        state = getattr(getattr(model, "session", None), "state", None)
-        rounds = state.rounds if state is not None else []
+        rounds = model.session.state.rounds
         key = (id(rounds), len(rounds))
         if key == self._span_key:   # painting asks once per row; the table changes once per round
             return self._span
         extent = SPAN
         for r in rounds:
-            for w in (getattr(r.feature, "window", None), getattr(r.feature, "not_window", None)):
+            for w in (r.feature.window, r.feature.not_window):
                 if w is not None:
                     extent = max(extent, abs(w.start) + 0.5, abs(w.end) + 0.5)
         self._span_key, self._span = key, extent
@@ -170,8 +184,8 @@ class WindowGlyphDelegate(QStyledItemDelegate):
                 for k in range(int(start) + 1, int(end)):
                     painter.drawLine(int(x_of(k)), int(box.top()), int(x_of(k)), int(box.bottom()))
 
-        kind = getattr(feature, "kind", "")
-        window = getattr(feature, "window", None)
+        kind = feature.kind
+        window = feature.window
         if kind == "relevance":
             bar(window, RELEVANCE_COLOR)
         elif kind == "cohesion":
@@ -180,7 +194,7 @@ class WindowGlyphDelegate(QStyledItemDelegate):
             bar(window, WORD_COLOR)
         else:
             bar(window, SENTENCE_COLOR)
-        bar(getattr(feature, "not_window", None), NOT_COLOR, hatched=True)
+        bar(feature.not_window, NOT_COLOR, hatched=True)
         painter.restore()
 
 
@@ -195,7 +209,7 @@ class FeaturePanel(QWidget):
     runRequested = Signal()
     pauseRequested = Signal()
     stopRequested = Signal()
-    featureSelected = Signal(object)  # FeatureSpec, or None when the selection is cleared
+    featureSelected = Signal(int)     # the row (= the model's feature index), -1 when the selection is cleared
 
     def __init__(self, session: QtSession, parent=None):
         super().__init__(parent)
@@ -244,7 +258,7 @@ class FeaturePanel(QWidget):
         header = self.table.horizontalHeader()
         # fixed widths: ResizeToContents asks every row for its size on each change (1,400 data() calls per
         # induced feature at 40 rows, a third of the frame)
-        for column, width in ((0, 36), (2, 140), (3, 72), (4, 64)):
+        for column, width in ((0, 36), (2, 140), (3, 104), (4, 64)):
             header.setSectionResizeMode(column, QHeaderView.Fixed)
             header.resizeSection(column, width)
         header.setSectionResizeMode(1, QHeaderView.Stretch)
@@ -255,6 +269,7 @@ class FeaturePanel(QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.plots.setMinimumWidth(220)
         self.loglik_plot = self.plots.addPlot(row=0, col=0, title="train log-likelihood / event")
+        self.loglik_plot.setToolTip("mean log-likelihood of a training event (nats) after each round's refit")
         self.pmu_plot = self.plots.addPlot(row=1, col=0, title="held-out P_mu")
         for plot in (self.loglik_plot, self.pmu_plot):
             plot.showGrid(x=True, y=True, alpha=0.2)
@@ -288,11 +303,25 @@ class FeaturePanel(QWidget):
         self.follow = running
 
     def refresh_plots(self) -> None:
-        rounds = self.session.state.rounds
+        state = self.session.state
+        rounds = state.rounds
         x = [r.round for r in rounds]
-        self.loglik_curve.setData(x, [r.train_loglik for r in rounds])
+        # the engine reports the total log-likelihood; divided by the number of training events it compares
+        # across corpora (and is what the title says)
+        events = training_events(state.segmenter)
+        if events:
+            self.loglik_plot.setTitle("train log-likelihood / event", size="8pt")
+            self.loglik_curve.setData(x, [r.train_loglik / events for r in rounds])
+        else:
+            self.loglik_plot.setTitle("train log-likelihood (total)", size="8pt")
+            self.loglik_curve.setData(x, [r.train_loglik for r in rounds])
         pmu = [(r.round, r.heldout_p_mu) for r in rounds if r.heldout_p_mu is not None]
         self.pmu_curve.setData([p[0] for p in pmu], [p[1] for p in pmu])
+        step = round_tick_step(len(rounds))
+        for plot in (self.loglik_plot, self.pmu_plot):
+            # whole rounds only, spaced so the labels never run together
+            plot.getAxis("bottom").setTickSpacing(step, step)
+            plot.setXRange(0.5, max(len(rounds), 1) + 0.5, padding=0)
         if rounds and self.follow:
             self.table.scrollToBottom()   # live training: keep the newest feature in view
         elif rounds:
@@ -300,7 +329,19 @@ class FeaturePanel(QWidget):
 
     def _selection_changed(self, *_):
         rows = self.table.selectionModel().selectedRows()
-        if rows:
-            self.featureSelected.emit(self.session.state.rounds[rows[0].row()].feature)
-        else:
-            self.featureSelected.emit(None)
+        self.featureSelected.emit(rows[0].row() if rows else -1)
+
+
+def training_events(segmenter) -> int | None:
+    """The number of training events (gaps) a model was induced on, when its provenance says so."""
+    info = segmenter.info_ if segmenter is not None else None
+    events = info.get("train_events") if isinstance(info, dict) else None
+    return int(events) if isinstance(events, (int, float)) and events > 0 else None
+
+
+def round_tick_step(rounds: int) -> int:
+    """A whole-number tick spacing giving at most about six labels for ``rounds`` rounds."""
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500):
+        if rounds / step <= 6:
+            return step
+    return 1000

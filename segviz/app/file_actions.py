@@ -1,31 +1,37 @@
-"""The main window's file actions: open a corpus (dialog, recent files, drag and drop), open/save a model, export.
+"""The main window's file actions: open corpora (dialog, recent files, drag and drop), open/save a model, export.
 
 :class:`FileActions` is composed by :class:`~segviz.app.main_window.MainWindow` (``window.files``); the window's
 public ``open_corpus``, ``open_model``, ``save_model``, ``export_plot``, ``export_hypothesis`` and
-``recent_files`` delegate here.  As everywhere in the app, bad input ends in ``window.show_error`` and never
-replaces what is loaded.  The hypothesis export writes the boundaries the decision rule (threshold α, minimum
-separation ε) draws from the model's probabilities, in Choi's (2000) format or as CSV.
+``recent_files`` delegate here.  Reading, loading, saving and writing exports run in the background (the
+window's :class:`~segviz.app.background.BackgroundWork`); bad input of any kind ends in ``window.show_error`` and
+never replaces what is loaded.  The hypothesis export writes the boundaries the decision rule (threshold α,
+minimum separation ε) draws from the model's probabilities, in Choi's (2000) format or as CSV.
 """
 from __future__ import annotations
 
-import csv
-import io
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtWidgets import QFileDialog
 
+from .. import Segmenter
+from ..corpus import write_choi
 from ..errors import SegvizError
+from ..events import Progress
 from ..paths import bundled
-from . import engine
+from .tasks import hypothesis_csv, read_corpus_task, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
 ROOT = Path(__file__).resolve().parents[2]
 # the bundled sample and demo model: source tree or share/segviz
 SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
 SAMPLE_MODEL = bundled("resources", "sample_model.json")
-CORPUS_FILTER = "Corpora (*.ref *.txt *.sgm *.ref.txt);;All files (*)"
+CORPUS_FILTER = "Corpora (*.ref *.txt *.sgm *.ref.txt *.jsonl);;All files (*)"
+#: export filters and the suffix each one writes when the name has none
+PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG drawing (*.svg)": ".svg"}
+HYPOTHESIS_FILTERS = {"Choi format (*.ref)": ".ref", "CSV, one row per position (*.csv)": ".csv"}
 
 
 def as_list(value) -> list[str]:
@@ -37,44 +43,71 @@ def as_list(value) -> list[str]:
     return [str(v) for v in value]
 
 
+def with_suffix_of_filter(path: str, selected_filter: str, filters: dict[str, str]) -> str:
+    """``path`` with the suffix of the chosen filter when it has none of the known ones."""
+    known = set(filters.values())
+    if Path(path).suffix.lower() in known:
+        return path
+    return path + filters.get(selected_filter, next(iter(filters.values())))
+
+
+def check_output_directory(path: str) -> None:
+    """An export goes into an existing directory; a missing one is an error, never created silently."""
+    parent = Path(path).expanduser().resolve().parent
+    if not parent.is_dir():
+        raise SegvizError(f"{path}: the directory {parent} does not exist")
+
+
 class FileActions:
     """Corpus, model and export files for ``window`` (a :class:`~segviz.app.main_window.MainWindow`)."""
 
     def __init__(self, window):
         self.window = window
         self.recent_menu = None   # the File menu's "Open recent" submenu, set when the window builds its menus
+        self.read_options: dict = {}   # the reader options of the shown corpus (the training child reuses them)
 
     # -- corpus -----------------------------------------------------------------------------------------------
-    def open_corpus(self, path: str | os.PathLike) -> bool:
-        """Load a corpus; on failure show a dialog and keep the current one."""
+    def open_corpus(self, paths: str | os.PathLike | Sequence[str | os.PathLike], **read_options) -> bool:
+        """Read one or more files or folders in the background; on success they replace the shown corpus.
+
+        Returns False (after a dialog) when a path does not exist; a file that cannot be read gives a dialog
+        when the reading fails, and the shown corpus stays."""
         win = self.window
-        path = str(path)
-        try:
-            corpus = engine.read_corpus(path)
-        except SegvizError as exc:
-            win.show_error("Cannot open corpus", str(exc))
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        paths = [str(p) for p in paths]
+        missing = [p for p in paths if not os.path.exists(p)]
+        if not paths or missing:
+            message = f"{missing[0]}: no such file or folder" if missing else "no corpus files given"
+            if missing:
+                self.forget_recent(missing)
+            win.show_error("Cannot open corpus", message)
+            win.corpusFailed.emit(message)
             return False
-        except Exception as exc:  # e.g. a decoder error deep inside a reader: still a bad file, not a crash
-            win.show_error("Cannot open corpus", f"{path}: {exc.__class__.__name__}: {exc}")
-            return False
-        win.training.cancel_training()
-        win.state.reset_rounds()
-        win.heldout_start = None
-        win.state.set_corpus(corpus, path)
-        win.corpusLoaded.emit(path)
-        self.add_recent(path)
-        if win.state.segmenter is not None:
-            win.apply_model(win.state.segmenter, win.state.model_path)
-        win.compute_peers()
+        label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+
+        def done(corpus):
+            self.read_options = dict(read_options)
+            win.install_corpus(corpus, paths, label)
+            for path in paths:
+                self.add_recent(path)
+
+        def failed(message):
+            win.show_error("Cannot open corpus", message)
+            win.corpusFailed.emit(message)
+
+        win.background.start("open", lambda: read_corpus_task(paths, **read_options), on_result=done,
+                             on_error=failed)
         return True
 
     def open_corpus_dialog(self) -> None:
         settings = self.window.settings
         start = settings.value("files/last_dir", str(ROOT / "sample_corpora"))
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open corpus", str(start), CORPUS_FILTER)
-        if path:
-            settings.setValue("files/last_dir", str(Path(path).parent))
-            self.open_corpus(path)
+        paths, _ = QFileDialog.getOpenFileNames(self.window, "Open corpus (one or more files)", str(start),
+                                                CORPUS_FILTER)
+        if paths:
+            settings.setValue("files/last_dir", str(Path(paths[0]).parent))
+            self.open_corpus(paths)
 
     def add_recent(self, path: str) -> None:
         settings = self.window.settings
@@ -83,47 +116,64 @@ class FileActions:
         settings.setValue("files/recent", recent[:MAX_RECENT])
         self.rebuild_recent_menu()
 
+    def forget_recent(self, paths) -> None:
+        settings = self.window.settings
+        gone = set(paths)
+        settings.setValue("files/recent", [p for p in self.recent_files() if p not in gone])
+        self.rebuild_recent_menu()
+
     def recent_files(self) -> list[str]:
         return as_list(self.window.settings.value("files/recent", []))
 
     def rebuild_recent_menu(self) -> None:
+        """The Recent list, without entries that no longer exist."""
         if self.recent_menu is None:
             return
+        existing = [p for p in self.recent_files() if os.path.exists(p)]
+        if existing != self.recent_files():
+            self.window.settings.setValue("files/recent", existing)
         self.recent_menu.clear()
-        for path in self.recent_files():
+        for path in existing:
             action = self.recent_menu.addAction(path)
             action.triggered.connect(lambda _=False, p=path: self.open_corpus(p))
-        self.recent_menu.setEnabled(bool(self.recent_files()))
+        self.recent_menu.setEnabled(bool(existing))
 
     def drag_enter(self, event) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
     def drop(self, event) -> None:
-        """A dropped ``.json`` file is opened as a model, anything else as a corpus."""
+        """Dropped ``.json`` files open as a model; every other dropped file or folder opens, together, as the
+        corpus."""
         urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if not urls:
             return
         event.acceptProposedAction()
-        if urls[0].endswith(".json"):
-            self.open_model(urls[0])
-        else:
-            self.open_corpus(urls[0])
+        models = [u for u in urls if u.lower().endswith(".json")]
+        corpora = [u for u in urls if not u.lower().endswith(".json")]
+        if corpora:
+            self.open_corpus(corpora)
+        if models:
+            self.open_model(models[-1])
 
     # -- model ------------------------------------------------------------------------------------------------
     def open_model(self, path: str | os.PathLike) -> bool:
-        """Load a segmenter and apply it to the corpus; errors leave the current model in place."""
+        """Load a segmenter in the background and apply it; errors leave the current model in place."""
         win = self.window
         path = str(path)
-        try:
-            segmenter = engine.load_model(path)
-        except SegvizError as exc:
-            win.show_error("Cannot open model", str(exc))
+        if not os.path.exists(path):
+            win.show_error("Cannot open model", f"{path}: no such file")
             return False
-        except Exception as exc:
-            win.show_error("Cannot open model", f"{path}: {exc.__class__.__name__}: {exc}")
-            return False
-        win.apply_model(segmenter, path)
+
+        def load():
+            yield Progress("loading the model", 0, 1)
+            return Segmenter.load(path)
+
+        def loaded(segmenter):
+            win.apply_model(segmenter, path)
+
+        win.background.start("load-model", load, on_result=loaded,
+                             on_error=lambda msg: win.show_error("Cannot open model", msg))
         return True
 
     def open_model_dialog(self) -> None:
@@ -140,81 +190,116 @@ class FileActions:
         if seg is None:
             win.show_error("Cannot save model", "there is no model to save; train or open one first")
             return False
+        path = str(path)
         try:
-            seg.save(path)
-        except (SegvizError, OSError) as exc:
+            check_output_directory(path)
+        except SegvizError as exc:
             win.show_error("Cannot save model", str(exc))
             return False
-        win.state.model_path = str(path)
+
+        def save():
+            yield Progress("saving the model", 0, 1)
+            seg.save(path)
+            return path
+
+        def saved(_):
+            if win.state.segmenter is seg:
+                win.state.model_path = path
+            win.info_label.setText(f"model saved to {path}")
+            win.saved.emit(path)
+
+        win.background.start("save-model", save, on_result=saved,
+                             on_error=lambda msg: win.show_error("Cannot save model", msg))
         return True
 
     def save_model_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, "Save model", "model.json", "segviz models (*.json)")
         if path:
+            if not path.lower().endswith(".json"):
+                path += ".json"
             self.save_model(path)
 
     # -- export -----------------------------------------------------------------------------------------------
     def export_plot(self, path: str | os.PathLike) -> bool:
-        """The block view's plots as PNG (or SVG when the suffix says so)."""
+        """The block view's plots as PNG (or SVG when the suffix says so); the file is written in the background."""
+        win = self.window
         path = str(path)
         try:
-            graphics = self.window.block_view.graphics
+            check_output_directory(path)
             if path.lower().endswith(".svg"):
-                from pyqtgraph.exporters import SVGExporter
-                SVGExporter(graphics.scene()).export(path)
+                data = win.block_view.svg_bytes()
             else:
-                pixmap = graphics.grab()
-                if not pixmap.save(path):
-                    raise OSError(f"cannot write {path}")
-        except Exception as exc:
-            self.window.show_error("Cannot export plot", f"{path}: {exc}")
+                image = win.block_view.graphics.grab().toImage()
+                data = None
+        except SegvizError as exc:
+            win.show_error("Cannot export plot", str(exc))
             return False
+
+        def encode():
+            if data is not None:
+                return data
+            buffer = QBuffer()
+            buffer.open(QIODevice.WriteOnly)
+            if not image.save(buffer, "PNG"):
+                raise SegvizError(f"{path}: the image could not be encoded as PNG")
+            return bytes(QByteArray(buffer.data()))
+
+        def work():
+            yield Progress("exporting the plot", 0, 1)
+            return (yield from write_bytes_task(path, encode(), what="exporting the plot"))
+
+        self._export(work, path)
         return True
 
     def export_plot_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export plot", "segviz-block.png",
-                                              "PNG (*.png);;SVG (*.svg)")
+        path, chosen = QFileDialog.getSaveFileName(self.window, "Export plot", "segviz-block.png",
+                                                   ";;".join(PLOT_FILTERS))
         if path:
-            self.export_plot(path)
-
-    def hypothesis_masses(self) -> tuple[int, ...]:
-        """The model's hypothesis, or the reference when there is no model yet."""
-        state = self.window.state
-        return state.hypothesis_masses or state.reference_masses
+            self.export_plot(with_suffix_of_filter(path, chosen, PLOT_FILTERS))
 
     def export_hypothesis(self, path: str | os.PathLike) -> bool:
         """Choi format (``==========`` between segments) or, for ``.csv``, one row per position."""
-        from ..corpus import write_choi
-        from ..persist import atomic_write_text
-
+        win = self.window
         path = str(path)
-        state = self.window.state
+        state = win.state
         if state.corpus is None:
-            self.window.show_error("Cannot export", "no corpus loaded")
+            win.show_error("Cannot export", "no corpus loaded")
             return False
         try:
-            if path.lower().endswith(".csv"):
-                out = io.StringIO()
-                writer = csv.writer(out, lineterminator="\n")
-                writer.writerow(["position", "probability", "hypothesis", "reference"])
-                hyp = np.zeros(state.n_sentences, dtype=bool)
-                hyp[state.hypothesis_boundaries] = True
-                ref = np.zeros(state.n_sentences, dtype=bool)
-                ref[state.reference_boundaries] = True
-                probs = state.probabilities
-                for b in range(1, state.n_sentences):
-                    p = "" if probs is None else f"{probs[b - 1]:.6f}"
-                    writer.writerow([b, p, int(hyp[b]), int(ref[b])])
-                atomic_write_text(path, out.getvalue())
-            else:
-                atomic_write_text(path, write_choi(self.hypothesis_masses(), state.corpus.sentence_texts()))
-        except (OSError, SegvizError) as exc:
-            self.window.show_error("Cannot export", f"{path}: {exc}")
+            check_output_directory(path)
+        except SegvizError as exc:
+            win.show_error("Cannot export", str(exc))
             return False
+        n = state.n_sentences
+        probabilities = state.probabilities
+        hypothesis = state.hypothesis_boundaries if probabilities is not None else state.reference_boundaries
+        reference = state.reference_boundaries if state.has_reference else None
+        if path.lower().endswith(".csv"):
+            def make():
+                return hypothesis_csv(probabilities, hypothesis, reference, n)
+        else:
+            masses = state.hypothesis_masses or state.reference_masses
+            texts = state.texts
+
+            def make():
+                return write_choi(masses, texts)
+        self._export(lambda: write_text_task(path, make, what="exporting the hypothesis"), path)
         return True
 
     def export_hypothesis_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export hypothesis", "hypothesis.ref",
-                                              "Choi format (*.ref);;CSV (*.csv)")
+        path, chosen = QFileDialog.getSaveFileName(self.window, "Export hypothesis", "hypothesis.ref",
+                                                   ";;".join(HYPOTHESIS_FILTERS))
         if path:
-            self.export_hypothesis(path)
+            self.export_hypothesis(with_suffix_of_filter(path, chosen, HYPOTHESIS_FILTERS))
+
+    def _export(self, factory, path: str) -> None:
+        win = self.window
+
+        def written(_):
+            win.info_label.setText(f"wrote {path}")
+            win.exported.emit(path)
+
+        def failed(message):
+            win.show_error("Cannot export", message if path in message else f"{path}: {message}")
+
+        win.background.start(f"export:{path}", factory, on_result=written, on_error=failed)

@@ -1,12 +1,21 @@
-"""Open the segviz window for ``segviz gui`` (the CLI's :mod:`segviz.commands.gui` parses, this runs Qt)."""
+"""Open the segviz window for ``segviz gui`` (the CLI's :mod:`segviz.commands.gui` parses, this runs Qt).
+
+Closing the window cancels every background step and the process exits once they have ended; a step stuck in a
+long engine call (a thread cannot be interrupted inside numpy) gets :data:`EXIT_GRACE_S`, after which the process
+exits anyway -- nothing it computes is worth keeping a windowless process alive, the files segviz writes are
+replaced in one rename, and the training child ends with its parent.
+"""
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from pathlib import Path
+import time
 
 from ..errors import SegvizError
+
+#: how long a closed window waits for background steps before the process exits regardless
+EXIT_GRACE_S = 1.5
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,21 +25,17 @@ def run(args: argparse.Namespace) -> int:
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:  # the engine works without Qt; only the app needs it
         raise SegvizError(f"the desktop app needs PySide6 ({exc})") from None
-    from . import engine
     from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL
     from .main_window import MainWindow
 
-    corpus = getattr(args, "corpus", None)
+    corpus = list(getattr(args, "corpus", None) or [])
     model = getattr(args, "model", None)
     screenshot = getattr(args, "screenshot", None)
+    benchmark = getattr(args, "benchmark", None)
     train = getattr(args, "train", None)
-    for path, what in ((corpus, "corpus"), (model, "model")):
-        if path is not None and not Path(path).exists():
-            raise SegvizError(f"{path}: no such {what} file")
-    if screenshot is not None:
-        out_dir = Path(screenshot).resolve().parent
-        if not out_dir.is_dir():
-            raise SegvizError(f"{screenshot}: directory {out_dir} does not exist")
+    block = getattr(args, "block", None)
+    read_options = {"format": args.format} if getattr(args, "format", None) else {}
+    headless = screenshot is not None or benchmark is not None
 
     _quiet_qt_messages()
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segviz"])
@@ -38,65 +43,115 @@ def run(args: argparse.Namespace) -> int:
     app.setApplicationName("segviz")
     settings = None
     tmp = None
-    if screenshot is not None:
-        # a screenshot must not depend on (or change) the user's saved layout
+    if headless:
+        # a screenshot or a benchmark must not depend on (or change) the user's saved layout
         import tempfile
         tmp = tempfile.TemporaryDirectory(prefix="segviz-shot-")
         settings = QSettings(os.path.join(tmp.name, "settings.ini"), QSettings.IniFormat)
     window = MainWindow(settings=settings)
-    window.interactive = screenshot is None
-    if screenshot is not None:
-        w, _, h = str(getattr(args, "size", "1600x1000")).partition("x")
-        window.resize(int(w), int(h))
+    window.interactive = not headless
+    status = {"code": 0, "closed_at": None}
+    if headless:
+        width, height = args.size
+        window.resize(width, height)
     window.show()
 
-    default_corpus = corpus is None
-    path = corpus or str(SAMPLE_CORPUS)
-    # headless, a bad file ends the run (the message is already on stderr); interactive, the dialog was shown
-    # and the window stays open with whatever did load
-    if not window.open_corpus(path) and screenshot is not None:
-        window.close()
-        return 2
-    if model is not None and not window.open_model(model) and screenshot is not None:
-        window.close()
-        return 2
-    elif train is not None:
-        window.features.n_features.setValue(int(train))
-        window.start_training(int(train))
-    elif default_corpus and window.state.corpus is not None:
-        # a newcomer sees a segmentation within seconds: the bundled model if there is one, else training live
-        if SAMPLE_MODEL.is_file() and engine.has_segmenter():
-            window.open_model(str(SAMPLE_MODEL))
-        elif engine.has_segmenter():
-            window.start_training(window.features.n_features.value())
-    if getattr(args, "block", None):
-        window.block_view.set_block(int(args.block) - 1)
+    def fail() -> None:
+        # headless, a bad file ends the run (the message is already on stderr); interactive, the dialog was
+        # shown and the window stays open with whatever did load
+        if headless:
+            status["code"] = 2
+            window.close()
 
-    status = {"code": 0}
+    def after_corpus(_label: str) -> None:
+        window.corpusLoaded.disconnect(after_corpus)
+        window.corpusFailed.disconnect(fail)
+        if train is not None:
+            window.features.n_features.setValue(int(train))
+            window.start_training(int(train))
+        elif default_corpus and model is None:
+            # a newcomer sees a segmentation within seconds: the bundled model if there is one, else training
+            if SAMPLE_MODEL.is_file():
+                window.open_model(str(SAMPLE_MODEL))
+            else:
+                window.start_training(window.features.n_features.value())
+        if block:
+            window.block_view.set_block(int(block) - 1)
+
+    default_corpus = not corpus
+    driver = None
+    if benchmark is not None:
+        from .benchmark import Benchmark
+
+        driver = Benchmark(window, benchmark, status=status)
+        window.corpusFailed.connect(lambda _m: driver.abandon())
+        driver.start()
+        if model is None:   # the benchmark times a segmentation: the bundled model when none is given
+            model = str(SAMPLE_MODEL)
+    window.corpusLoaded.connect(after_corpus)
+    window.corpusFailed.connect(fail)
+    if headless:   # an error that would be a dialog ends a headless run with status 2
+        window.errorShown.connect(lambda _m: fail())
+    started = window.open_corpus(corpus or [str(SAMPLE_CORPUS)], **read_options)
+    if started and model is not None and not window.open_model(model) and headless:
+        status["code"] = 2
+    if (not started or status["code"]) and headless:
+        window.close()
+        if driver is not None:
+            driver.finish()
+        _finish(tmp)
+        return 2
+
+    def on_close_requested() -> None:
+        status["closed_at"] = time.perf_counter()
+        # background steps get a grace period; a step stuck inside one long engine call is not waited for
+        QTimer.singleShot(int(EXIT_GRACE_S * 1000), lambda: _exit_now(status, tmp) if window.busy else None)
+
+    window.closeRequested.connect(on_close_requested)
+    # the window may close while hidden (it waited for its workers), which Qt does not count as the last one
+    window.closed.connect(lambda: QTimer.singleShot(0, app.quit))
+
     if screenshot is not None:
         def shoot():
-            if getattr(args, "block", None):
-                window.block_view.set_block(int(args.block) - 1)
-            window.context.show_position(_interesting_position(window))
+            if status["code"]:
+                return
+            if block:
+                window.block_view.set_block(int(block) - 1)
+            window.context.show_position(_interesting_position(window), explain=False)
             app.processEvents()
             if not window.grab().save(screenshot):
                 print(f"segviz: error: cannot write {screenshot}", file=sys.stderr)
                 status["code"] = 2
             window.close()
-            QTimer.singleShot(0, app.quit)
         window.when_idle(shoot)
-    code = app.exec()
-    _stop_workers()
+    app.exec()
+    if driver is not None:
+        driver.finish()
+    _finish(tmp)
+    return status["code"]
+
+
+def _exit_now(status: dict, tmp) -> None:
+    """The window is closed but a background step is still inside an engine call: leave without it."""
+    from .benchmark import Benchmark
+
+    Benchmark.flush_pending()
+    _finish(tmp)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status["code"])
+
+
+def _finish(tmp) -> None:
     if tmp is not None:
         tmp.cleanup()
-    return status["code"] or int(code)
 
 
 def _interesting_position(window) -> int:
     """A position worth showing in the context panel of a screenshot: the first hypothesised boundary."""
     state = window.state
     start, end = window.block_view.block_range()
-    for b in list(state.hypothesis_boundaries) + list(state.reference_boundaries):
+    for b in list(state.hypothesis_boundaries[:1000]) + list(state.reference_boundaries[:1000]):
         if start < b < end:
             return int(b)
     return max(start, 1)
@@ -116,15 +171,4 @@ def _quiet_qt_messages() -> None:
     qInstallMessageHandler(handler)
 
 
-def _stop_workers() -> None:
-    """Last resort at exit: no worker thread may outlive the event loop (Qt aborts on a running QThread)."""
-    from .worker import GeneratorWorker
-
-    for worker in list(GeneratorWorker.instances):
-        try:
-            if worker.isRunning():
-                worker.abort()
-                worker.resume()
-                worker.wait(10000)   # the event loop is over: blocking here cannot freeze a window
-        except RuntimeError:   # already deleted
-            pass
+__all__ = ["run", "EXIT_GRACE_S"]

@@ -1,10 +1,11 @@
 """The segviz main window: block view in the centre, decision/metrics, context and induction panels in docks.
 
-The window assembles the views, menus, toolbar and status bar, and composes two helpers: ``self.files``
-(:class:`~segviz.app.file_actions.FileActions`: open corpus/model, recent files, drag and drop, save, export) and
-``self.training`` (:class:`~segviz.app.training_control.TrainingControl`: the workers, one
-:class:`~segviz.app.worker.GeneratorWorker` per long task, the progress bar and Train/Step/Run/Pause/Stop).  All
-state lives in the :class:`~segviz.app.state.SessionState` behind ``self.session``.  Bad input of any kind ends in
+The window assembles the views, menus, toolbar and status bar, and composes its helpers: ``self.background``
+(:class:`~segviz.app.background.BackgroundWork`: every long step as a named background task, the progress bar
+and Cancel), ``self.files`` (:class:`~segviz.app.file_actions.FileActions`: open corpus/model, recent files, drag
+and drop, save, export), ``self.model_control`` (applying a model, tuning α, ε) and ``self.training``
+(:class:`~segviz.app.training_control.TrainingControl`: Train/Step/Run/Pause/Stop).  All state lives in the
+:class:`~segviz.app.state.SessionState` behind ``self.session``.  Bad input of any kind ends in
 :meth:`MainWindow.show_error` (a QMessageBox, patched in tests) and never replaces what is loaded.
 """
 from __future__ import annotations
@@ -14,19 +15,19 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSpinBox, QToolBar
 
-from ..events import Progress
-from . import engine
+from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
 from .file_actions import FileActions, as_list
 from .model_control import ModelControl
-from .panels import ContextPanel, DecisionPanel, RelevanceProfileView
+from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
 from .state import SessionState
+from .tasks import peer_names, peers_task
 from .training_control import TrainingControl
 from .worker import GeneratorWorker
 
@@ -43,7 +44,14 @@ class MainWindow(QMainWindow):
 
     busyChanged = Signal(bool)
     corpusLoaded = Signal(str)
+    corpusFailed = Signal(str)
     modelApplied = Signal()
+    tuned = Signal()
+    exported = Signal(str)
+    saved = Signal(str)
+    errorShown = Signal(str)
+    closeRequested = Signal()        # the user (or a script) asked to close; the window may wait for workers
+    closed = Signal()                # the window has closed for real (no worker left)
     trainingFinished = Signal(str)   # "done", "cancelled" or the error message
     peersComputed = Signal()
     roundShown = Signal(int)         # an induced feature is in the table and its curve is drawn
@@ -54,25 +62,23 @@ class MainWindow(QMainWindow):
         self.setObjectName("segvizMainWindow")
         self.setWindowTitle("segviz")
         self.setAcceptDrops(True)
-        self.files = FileActions(self)
-        self.training = TrainingControl(self)
-        self.model_control = ModelControl(self)
         self._errors: list[str] = []
         self.interactive = True   # False for --screenshot: errors go to stderr instead of a modal dialog
-        # training runs in a child process (a thread would share the GIL with the GUI, see engine.py);
-        # training_params go to engine.training_session (e.g. lm_params=dict(vocab_size=...))
-        self.train_in_process = True
-        self.training_params: dict = {}
         self.heldout_start: int | None = None   # first sentence of the held-out documents of an in-app model
 
-        alpha = float(self.settings.value("decision/alpha", 0.5))
-        epsilon = int(self.settings.value("decision/epsilon", 2))
-        self.session = QtSession(SessionState(alpha=alpha, epsilon=epsilon), self)
+        self.session = QtSession(SessionState(alpha=_setting(self.settings, "decision/alpha", 0.5, float),
+                                              epsilon=_setting(self.settings, "decision/epsilon", 2, int)), self)
         self.state = self.session.state
+        self.background = BackgroundWork(self)
+        self.background.busyChanged.connect(self.busyChanged)
+        self.background.allFinished.connect(self._background_done)
+        self.files = FileActions(self)
+        self.model_control = ModelControl(self)
+        self.training = TrainingControl(self)
         saved_peers = self.settings.value("peers/shown", None)
-        self._wanted_peers = set(engine.peer_names()) if saved_peers is None else set(as_list(saved_peers))
+        self._wanted_peers = set(peer_names()) if saved_peers is None else set(as_list(saved_peers))
 
-        block_size = int(self.settings.value("view/block_size", 250))
+        block_size = _setting(self.settings, "view/block_size", 250, int)
         self.block_view = BlockView(self.session, block_size=block_size)
         self.setCentralWidget(self.block_view)
 
@@ -89,7 +95,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.decision_dock, self.context_dock], [300, 300], Qt.Vertical)
         self.resizeDocks([self.decision_dock], [430], Qt.Horizontal)
         self.resizeDocks([self.features_dock], [250], Qt.Vertical)
-        self.decision.set_peer_names(engine.peer_names(), self.toggle_peer)
+        self.decision.set_peer_names(peer_names(), self.toggle_peer)
 
         self._build_actions()
         self._build_toolbar()
@@ -221,11 +227,11 @@ class MainWindow(QMainWindow):
 
     def _build_statusbar(self) -> None:
         status = self.statusBar()
-        self.cancel_button = self.training.cancel_button   # the progress widgets belong to TrainingControl
+        self.cancel_button = self.background.cancel_button   # the progress widgets belong to BackgroundWork
         self.info_label = QLabel("")
         status.addWidget(self.info_label, 1)
-        status.addPermanentWidget(self.training.stage_label)
-        status.addPermanentWidget(self.training.progress)
+        status.addPermanentWidget(self.background.stage_label)
+        status.addPermanentWidget(self.background.progress)
         status.addPermanentWidget(self.cancel_button)
 
     def _connect(self) -> None:
@@ -233,8 +239,7 @@ class MainWindow(QMainWindow):
         bv.blockChanged.connect(self._block_changed)
         bv.positionHovered.connect(self.context.show_position)
         bv.positionClicked.connect(self.context.show_position)
-        # dragging α: the hypothesis ticks and metrics follow live, once per event-loop pass (decode + metrics
-        # are O(n): 12 ms per frame on the sample, see benchmarks/bench_app.py); the release applies at once
+        # dragging α: the hypothesis ticks and metrics follow live, once per event-loop pass; the release applies
         bv.alphaDragged.connect(self.session.request_alpha)
         bv.alphaDragFinished.connect(self.state.set_alpha)
         self.block_spin.valueChanged.connect(lambda v: bv.set_block(v - 1))
@@ -242,20 +247,28 @@ class MainWindow(QMainWindow):
         self.doc_spin.valueChanged.connect(self.jump_to_document)
         self.sentence_spin.valueChanged.connect(self.jump_to_sentence)
         self.decision.tuneRequested.connect(self.model_control.tune)
-        self.features.trainRequested.connect(self.training.start_training)
-        self.features.stepRequested.connect(self.training.step_training)
-        self.features.runRequested.connect(self.training.run_training)
-        self.features.pauseRequested.connect(self.training.pause_training)
-        self.features.stopRequested.connect(self.training.stop_training)
+        self.features.trainRequested.connect(self.training.start)
+        self.features.stepRequested.connect(self.training.step)
+        self.features.runRequested.connect(self.training.run)
+        self.features.pauseRequested.connect(self.training.pause)
+        self.features.stopRequested.connect(self.training.stop)
         self.features.featureSelected.connect(self.highlight_feature)
         self.session.corpusChanged.connect(self._corpus_changed)
         self.session.hypothesisChanged.connect(self.update_actions)
+        self.context.explainer = self.model_control.active_features
+        # PgUp/PgDn page through the widget that has the focus (α slider, ε and number boxes), not the blocks
+        self._page_keys = PageKeysStayInWidget(self)
+        for widget in (self.decision.alpha_slider, self.decision.alpha_spin, self.decision.epsilon_spin,
+                       self.block_spin, self.block_size_spin, self.doc_spin, self.sentence_spin,
+                       self.features.n_features):
+            widget.installEventFilter(self._page_keys)
 
     # -- small helpers ----------------------------------------------------------------------------------------
     def show_error(self, title: str, message: str) -> None:
         """One place for user-facing errors (tests patch QMessageBox.critical)."""
         self._errors.append(message)
         self.info_label.setText(f"⚠ {message}")
+        self.errorShown.emit(message)
         if self.interactive:
             QMessageBox.critical(self, title, message)
         else:
@@ -267,22 +280,21 @@ class MainWindow(QMainWindow):
 
     @property
     def busy(self) -> bool:
-        return self.training.busy
+        return self.background.busy
 
     def update_actions(self) -> None:
         has_corpus = self.state.corpus is not None
         has_model = self.state.probabilities is not None
-        self.save_model_action.setEnabled(self.state.segmenter is not None and hasattr(self.state.segmenter, "save"))
+        self.save_model_action.setEnabled(self.state.segmenter is not None)
         self.export_hyp_action.setEnabled(has_corpus)
         self.export_plot_action.setEnabled(has_corpus)
         self.tune_action.setEnabled(has_model)
-        self.tune_oracle_action.setEnabled(has_model)
+        self.tune_oracle_action.setEnabled(has_model and self.state.has_reference)
         self.prev_action.setEnabled(has_corpus)
         self.next_action.setEnabled(has_corpus)
-        worker = self.training.training_worker
-        running = worker is not None
-        self.features.set_running(running, paused=running and worker.is_paused,
-                                  can_train=has_corpus and engine.has_segmenter())
+        running = self.training.running
+        self.features.set_running(running, paused=self.training.paused,
+                                  can_train=has_corpus and self.state.has_reference)
 
     def _block_changed(self, block: int) -> None:
         self.block_spin.blockSignals(True)
@@ -290,6 +302,14 @@ class MainWindow(QMainWindow):
         self.block_spin.setValue(block + 1)
         self.block_spin.blockSignals(False)
         self.block_count.setText(f" / {self.block_view.n_blocks} ")
+        if self.state.corpus is not None:
+            # the document box follows navigation: the document the block starts in
+            start, _ = self.block_view.block_range()
+            doc = self.state.document_of(start) + 1
+            if self.doc_spin.value() != doc and not self.doc_spin.hasFocus():
+                self.doc_spin.blockSignals(True)
+                self.doc_spin.setValue(doc)
+                self.doc_spin.blockSignals(False)
 
     def _block_size_changed(self, size: int) -> None:
         self.block_view.set_block_size(size)
@@ -315,35 +335,55 @@ class MainWindow(QMainWindow):
         state = self.state
         self.doc_spin.blockSignals(True)
         self.doc_spin.setMaximum(max(len(state.corpus), 1))
+        self.doc_spin.setValue(1)
         self.doc_spin.blockSignals(False)
         self.sentence_spin.blockSignals(True)
         self.sentence_spin.setMaximum(max(state.n_sentences - 1, 0))
         self.sentence_spin.blockSignals(False)
-        name = Path(state.corpus_path).name if state.corpus_path else state.corpus.name
+        name = self.corpus_label
         self.setWindowTitle(f"segviz — {name}")
         terms = ""
         if any("#NEWID=" in d.name for d in state.corpus.documents[:1]):
             terms = "  ·  Reuters-21578: licensed for research purposes only"
-        self.info_label.setText(f"{name}: {len(state.corpus)} documents, {state.n_sentences} sentences{terms}")
+        self.info_label.setText(f"{name}: {plural(len(state.corpus), 'document')}, "
+                                f"{plural(state.n_sentences, 'sentence')}{terms}")
         self._block_changed(self.block_view.block)
         self.update_actions()
 
+    corpus_label = ""
+
+    # -- the corpus -------------------------------------------------------------------------------------------
+    def install_corpus(self, corpus, paths, label: str) -> None:
+        """Show ``corpus`` (read from ``paths``): what ran for the old one stops, the open model is applied."""
+        self.training.stop()
+        for task in ("apply", "peers", "columns", "tune", "decision"):
+            self.background.cancel(task)
+        self.model_control.forget()
+        self.state.reset_rounds()
+        self.heldout_start = None
+        self.corpus_label = Path(label).name if len(paths) == 1 else label
+        self.state.set_corpus(corpus, label, paths=paths)
+        self.corpusLoaded.emit(label)
+        if self.state.segmenter is not None:
+            self.apply_model(self.state.segmenter, self.state.model_path)
+        self.compute_peers()
+
     # -- delegated to the composed helpers (tests, launch.py and the benchmarks use these names) --------------
     def start_training(self, n_features: int = 30, *, step: bool = False) -> GeneratorWorker | None:
-        """Train LMs + induce features on this corpus in a worker (see :class:`TrainingControl`)."""
-        return self.training.start_training(n_features, step=step)
+        """Train LMs + induce features on this corpus in the background (see :class:`TrainingControl`)."""
+        return self.training.start(n_features, step=step)
 
     @property
     def training_worker(self) -> GeneratorWorker | None:
-        return self.training.training_worker
+        return self.training.worker
 
     def when_idle(self, callback: Callable[[], None], *, timeout_s: float = 600.0) -> None:
         """Call ``callback`` once no worker is running (used by ``--screenshot``)."""
-        self.training.when_idle(callback, timeout_s=timeout_s)
+        self.background.when_idle(callback, timeout_s=timeout_s)
 
-    def open_corpus(self, path: str | os.PathLike) -> bool:
-        """Load a corpus; on failure show a dialog and keep the current one."""
-        return self.files.open_corpus(path)
+    def open_corpus(self, paths, **read_options) -> bool:
+        """Read a corpus (one or more files or folders) in the background; errors keep the current one."""
+        return self.files.open_corpus(paths, **read_options)
 
     def recent_files(self) -> list[str]:
         return self.files.recent_files()
@@ -352,9 +392,9 @@ class MainWindow(QMainWindow):
         """Load a segmenter and apply it to the corpus; errors leave the current model in place."""
         return self.files.open_model(path)
 
-    def apply_model(self, segmenter, path: str | None = None) -> None:
-        """Compute probabilities, relevance and the relevance profile for the corpus in a worker."""
-        self.model_control.apply_model(segmenter, path)
+    def apply_model(self, segmenter, path: str | None = None) -> bool:
+        """Compute probabilities, relevance and the relevance profile for the corpus in the background."""
+        return self.model_control.apply_model(segmenter, path)
 
     def save_model(self, path: str | os.PathLike) -> bool:
         return self.files.save_model(path)
@@ -373,7 +413,7 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:  # noqa: N802
         self.files.drop(event)
 
-    # -- peers (issue 6) --------------------------------------------------------------------------------------
+    # -- peers ------------------------------------------------------------------------------------------------
     def toggle_peer(self, name: str, shown: bool) -> None:
         if shown:
             self._wanted_peers.add(name)
@@ -386,23 +426,18 @@ class MainWindow(QMainWindow):
             self.compute_peers([name])
 
     def compute_peers(self, names=None) -> None:
-        """Run the wanted peer segmenters over the stream in a worker (C99 is quadratic per chunk)."""
+        """Run the wanted peer segmenters over the stream in the background (C99 is quadratic per piece)."""
         if self.state.corpus is None:
             return
-        names = [n for n in (names if names is not None else sorted(self._wanted_peers)) if n in engine.peer_names()]
+        known = peer_names()
+        names = [n for n in (names if names is not None else sorted(self._wanted_peers)) if n in known]
+        names = [n for n in names if n not in self.state.peer_masses]
         if not names:
             return
         corpus = self.state.corpus
         sentences = corpus.sentences()
         # one input per source file (each Choi file on its own, as the literature runs the peers)
-        groups = [sub.n_sentences for sub in corpus.by_file()] if len(set(corpus.files)) > 1 else None
-
-        def work():
-            out = {}
-            for i, name in enumerate(names):
-                yield Progress(f"peer segmenter {name}", i, len(names))
-                out[name] = engine.peer_masses(name, sentences, groups=groups)
-            return out
+        groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
 
         def done(result):
             if self.state.corpus is not corpus:
@@ -410,26 +445,25 @@ class MainWindow(QMainWindow):
             for name, masses in result.items():
                 self.state.set_peer(name, masses)
                 self.state.show_peer(name, name in self._wanted_peers)
-            self.decision.refresh()
             self.peersComputed.emit()
 
-        self.training.start_worker(GeneratorWorker(work, name="peers"), on_result=done,
-                                   on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
+        task = "peers" if names == sorted(self._wanted_peers) else f"peers:{'+'.join(names)}"
+        self.background.start(task, lambda: peers_task(names, sentences, groups=groups), on_result=done,
+                              on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 
     # -- induced features -------------------------------------------------------------------------------------
-    def highlight_feature(self, feature) -> None:
-        """Mark the positions where ``feature`` fires in the current corpus."""
-        if feature is None or self.state.corpus is None:
+    def highlight_feature(self, index: int) -> None:
+        """Mark the positions where the model's feature ``index`` fires (-1: clear)."""
+        if index < 0 or self.state.corpus is None or self.state.segmenter is None:
             self.block_view.clear_highlight()
             return
-        try:
-            positions = engine.feature_positions(feature, self.state.corpus.sentences(), self.state.relevance,
-                                                 groups=self.state.corpus.source_groups())
-        except Exception as exc:
-            self.info_label.setText(f"cannot evaluate feature: {exc}")
+        positions = self.model_control.feature_positions(index, callback=lambda: self.highlight_feature(index))
+        if positions is None:
+            self.info_label.setText("evaluating the model's features on this corpus…")
             return
         self.block_view.highlight_positions(positions)
-        self.info_label.setText(f"{getattr(feature, 'description', feature)} fires at {len(positions)} positions")
+        feature = self.state.segmenter.features_[index]
+        self.info_label.setText(f"{feature.description} fires at {plural(len(positions), 'position')}")
 
     # -- shutdown ---------------------------------------------------------------------------------------------
     def save_settings(self) -> None:
@@ -441,13 +475,36 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """Stop workers cleanly: abort, hide, and close for real once the last one has finished."""
+        """Stop everything running: cancel, hide, and close for real once the last worker has ended."""
+        if not self.background.closing:
+            self.closeRequested.emit()
         self.save_settings()
-        if self.training.busy:
-            self.training.closing = True
-            self.training.cancel_all()
+        if self.background.busy:
+            self.background.closing = True
+            self.background.cancel_all()
             self.hide()
             event.ignore()
             return
         event.accept()
+        self.closed.emit()
 
+    def _background_done(self) -> None:
+        if self.background.closing:
+            self.close()
+
+
+class PageKeysStayInWidget(QObject):
+    """PgUp/PgDn go to the focused input widget (a page of α or of a number), not to the block shortcuts."""
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.ShortcutOverride and event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
+            event.accept()
+        return False
+
+
+def _setting(settings: QSettings, key: str, default, kind):
+    """A stored setting of type ``kind``, or ``default`` when it is missing or unreadable."""
+    try:
+        return kind(settings.value(key, default))
+    except (TypeError, ValueError):
+        return default

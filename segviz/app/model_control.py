@@ -1,19 +1,21 @@
-"""The main window's model control: apply a segmenter to the shown corpus, and tune its decision parameters.
+"""The main window's model control: apply a segmenter to the shown corpus, tune its decision parameters.
 
 :class:`ModelControl` is composed by :class:`~segviz.app.main_window.MainWindow` (``window.model_control``).
-Applying a model computes, in a worker, the language-model relevance of every sentence (paper Section 3.3), the
-boundary probabilities of the exponential model and the relevance profile.  Tuning sets the decision rule's
-threshold α and minimum separation ε to the values maximising P_mu on held-out data (Section 7), or, as an
-oracle upper bound, on the shown reference.
+Applying a model computes, in the background, the language-model relevance of every sentence (paper Section
+3.3), the boundary probabilities of the exponential model and the relevance profile.  Tuning sets the decision
+rule's threshold α and minimum separation ε to the values maximising P_mu on held-out data (Section 7), or, as an
+oracle upper bound, on the shown reference.  The model's feature columns on the shown corpus (which features
+fire where: the context panel and the feature highlight) are evaluated in the background once per model.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SegvizError
-from ..events import Progress
-from . import engine
-from .worker import GeneratorWorker
+from .state import check_decision
+from .tasks import apply_model_task, decision_passes_task, feature_columns_task, tune_task
+
+#: epsilons whose decision pass is computed in the background as soon as a curve is shown
+WARM_EPSILONS = tuple(range(1, 11))
 
 
 class ModelControl:
@@ -21,43 +23,127 @@ class ModelControl:
 
     def __init__(self, window):
         self.window = window
+        self.columns = None            # the shown model's feature matrix on the shown corpus (csr), or None
+        self._columns_key = None       # (segmenter, corpus) the columns belong to
+        self._columns_waiters: dict = {}   # who waits for the columns: the latest callback per asker
+        window.session.probabilitiesChanged.connect(self._warm_decision_passes)
 
-    def apply_model(self, segmenter, path: str | None = None) -> None:
-        """Compute probabilities, relevance and the relevance profile for the corpus in a worker."""
+    def apply_model(self, segmenter, path: str | None = None) -> bool:
+        """Apply ``segmenter`` to the corpus in the background; nothing changes until it has succeeded.
+
+        A model whose decision parameters are unusable is refused at once (a dialog; the shown model stays)."""
         win = self.window
-        win.state.model_note = ""
-        win.heldout_start = None
-        if win.state.corpus is None:
-            win.state.set_segmenter(segmenter, path)
-            return
-        corpus = win.state.corpus
+        try:
+            check_decision(segmenter.alpha_, segmenter.epsilon_)
+        except (ValueError, TypeError, AttributeError) as exc:
+            win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
+            return False
+        state = win.state
+        if state.corpus is None:
+            state.set_segmenter(segmenter, path)
+            state.load_history(segmenter)
+            win.modelApplied.emit()
+            return True
+        corpus = state.corpus
 
-        def work():
-            lms = engine.segmenter_lms(segmenter)
-            yield Progress("relevance", 0, 3)
-            rel = engine.sentence_relevance(lms, corpus.sentences())
-            yield Progress("applying model", 1, 3)
-            # the same relevance feeds the model (and warms its feature cache for the context panel)
-            kwargs = {"relevance": rel} if rel is not None else {}
-            probs = np.asarray(segmenter.boundary_probabilities(corpus, **kwargs), dtype=np.float64)
-            yield Progress("relevance profile", 2, 3)
-            profile = engine.relevance_profile(lms, corpus)
-            return probs, rel, profile
-
-        def done(result):
-            if win.state.corpus is not corpus:
+        def done(applied):
+            if state.corpus is not corpus:
                 return
-            probs, rel, profile = result
-            win.state.set_segmenter(segmenter, path)
-            if win.training.training_worker is None:
-                win.state.load_history(segmenter)
-            win.state.set_probabilities(probs, rel, profile)
+            # the columns were evaluated with the relevance the trace shows; keep them for the context panel
+            self._set_columns(segmenter, corpus, applied.columns)
+            state.model_note = ""
+            win.heldout_start = None
+            state.set_segmenter(segmenter, path)
+            if not win.training.running:
+                state.load_history(segmenter)
+            state.set_probabilities(applied.probabilities, applied.relevance, applied.profile)
             win.modelApplied.emit()
             win.update_actions()
 
-        win.training.start_worker(GeneratorWorker(work, name="apply-model"), on_result=done,
-                                 on_error=lambda msg: win.show_error("Cannot apply model", msg))
+        # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
+        win.background.start("apply", lambda: apply_model_task(segmenter, corpus), on_result=done,
+                             on_error=lambda msg: win.show_error("Cannot apply model", msg))
+        return True
 
+    # -- decision passes ----------------------------------------------------------------------------------------
+    def _warm_decision_passes(self) -> None:
+        """Compute the greedy pass of the common ε values in the background, so ε changes cost O(n)."""
+        state = self.window.state
+        probs = state.probabilities
+        if probs is None:
+            return
+        wanted = [e for e in WARM_EPSILONS if e not in state.cached_epsilons()]
+        if not wanted:
+            return
+
+        def done(masks):
+            for epsilon, keep in masks.items():
+                state.store_keep_mask(epsilon, probs, keep)
+
+        self.window.background.start("decision", lambda: decision_passes_task(probs, wanted), on_result=done,
+                                     show_progress=False, on_error=lambda _msg: None)
+
+    # -- feature columns ----------------------------------------------------------------------------------------
+    def _set_columns(self, segmenter, corpus, columns) -> None:
+        self._columns_key = (segmenter, corpus)
+        self.columns = columns
+
+    def feature_columns(self, callback=None, asker: str = ""):
+        """The shown model's feature matrix on the shown corpus, or None while it is being evaluated.
+
+        When it is not ready, it is evaluated in the background and ``callback()`` runs once it is."""
+        state = self.window.state
+        seg, corpus = state.segmenter, state.corpus
+        if seg is None or corpus is None:
+            return None
+        if self._columns_key == (seg, corpus) and self.columns is not None:
+            return self.columns
+        if callback is not None:
+            self._columns_waiters[asker] = callback
+        if self.window.background.is_running("columns") and self._pending_key == (seg, corpus):
+            return None
+        self._pending_key = (seg, corpus)
+        relevance = state.relevance
+
+        def done(columns):
+            self._pending_key = None
+            if state.segmenter is seg and state.corpus is corpus:
+                self._set_columns(seg, corpus, columns)
+                waiters, self._columns_waiters = self._columns_waiters, {}
+                for waiter in waiters.values():
+                    waiter()
+
+        def failed(message):
+            self._pending_key = None
+            self.window.info_label.setText(f"cannot evaluate the model's features here: {message}")
+
+        self.window.background.start("columns", lambda: feature_columns_task(seg, corpus, relevance),
+                                     on_result=done, on_error=failed, show_progress=False)
+        return None
+
+    _pending_key = None
+
+    def active_features(self, position: int, callback=None) -> list | None:
+        """``(feature, e^λ)`` for the induced features firing at gap ``position``; None while being evaluated."""
+        columns = self.feature_columns(callback, "context")
+        if columns is None:
+            return None
+        seg = self.window.state.segmenter
+        if not 1 <= position <= columns.shape[0]:
+            return []
+        row = columns.indices[columns.indptr[position - 1]:columns.indptr[position]]
+        weights = np.exp(np.asarray(seg.lambdas_, dtype=np.float64))
+        return [(seg.features_[j], float(weights[j])) for j in sorted(row.tolist())]
+
+    def feature_positions(self, index: int, callback=None) -> np.ndarray | None:
+        """Positions b where the model's feature ``index`` fires (the feature table's highlight)."""
+        columns = self.feature_columns(callback, "highlight")
+        if columns is None:
+            return None
+        column = columns[:, index]
+        return np.asarray(column.nonzero()[0], dtype=np.int64) + 1
+
+    # -- tuning -------------------------------------------------------------------------------------------------
     def tune(self) -> None:
         """Set α, ε to the values maximising P_mu on *held-out* data (Section 7), never on what is scored.
 
@@ -69,37 +155,54 @@ class ModelControl:
         state = win.state
         if state.probabilities is None:
             return
-        try:
-            if win.heldout_start is not None:
-                start = win.heldout_start
-                masses = engine.boundaries_to_masses(
-                    state.reference_boundaries[state.reference_boundaries > start] - start,
-                    state.n_sentences - start)
-                alpha, epsilon, pmu = engine.tune(state.probabilities[start:], masses)
-                state.set_decision(alpha, epsilon)
-                where = f"held-out documents (sentences {start}-{state.n_sentences - 1})"
-            elif state.segmenter is not None and getattr(state.segmenter, "alpha_", None) is not None:
+        if win.heldout_start is not None:
+            start = win.heldout_start
+            ref = state.reference_boundaries
+            masses = tuple(np.diff(np.concatenate([[0], ref[ref > start] - start, [state.n_sentences - start]])))
+            where = f"held-out documents (sentences {start}-{state.n_sentences - 1})"
+            self._tune_on(state.probabilities[start:], masses, where)
+        elif state.segmenter is not None:
+            try:
                 state.set_decision(state.segmenter.alpha_, state.segmenter.epsilon_)
-                pmu = getattr(state.segmenter, "info_", {}).get("tuned_p_mu")
-                where = "the model's own held-out data"
-            else:
-                self.tune_oracle()
+            except ValueError as exc:
+                win.show_error("Cannot tune", str(exc))
                 return
-        except (SegvizError, ValueError) as exc:
-            win.show_error("Cannot tune", str(exc))
-            return
-        shown = "" if pmu is None else f", held-out P_mu = {pmu:.3f}"
-        win.info_label.setText(f"tuned on {where}: α = {state.alpha:.2f}, ε = {state.epsilon}{shown}")
+            pmu = state.segmenter.info_.get("tuned_p_mu") if isinstance(state.segmenter.info_, dict) else None
+            shown = f", held-out P_mu = {pmu:.3f}" if isinstance(pmu, (int, float)) else ""
+            win.info_label.setText(f"tuned on the model's own held-out data: α = {state.alpha:.2f}, "
+                                   f"ε = {state.epsilon}{shown}")
+        else:
+            self.tune_oracle()
 
     def tune_oracle(self) -> None:
         """Best α, ε for P_mu on the shown reference itself (an upper bound, not a fair score)."""
+        state = self.window.state
+        if state.probabilities is None or not state.has_reference:
+            return
+        self._tune_on(state.probabilities, state.reference_masses, "the shown reference (oracle)", oracle=True)
+
+    def _tune_on(self, probabilities, masses, where: str, *, oracle: bool = False) -> None:
         win = self.window
-        if win.state.probabilities is None:
-            return
-        try:
-            pmu = win.state.tune()
-        except (SegvizError, ValueError) as exc:
-            win.show_error("Cannot tune", str(exc))
-            return
-        win.info_label.setText(f"oracle-tuned on the shown reference: α = {win.state.alpha:.2f}, "
-                               f"ε = {win.state.epsilon}, P_mu = {pmu:.3f} (optimistic)")
+        state = win.state
+        shown_probs = state.probabilities
+
+        def done(result):
+            if state.probabilities is not shown_probs:
+                return   # the curve changed meanwhile: this tuning is for another model
+            alpha, epsilon, pmu = result
+            state.set_decision(alpha, epsilon)
+            suffix = " (optimistic)" if oracle else ""
+            win.info_label.setText(f"tuned on {where}: α = {state.alpha:.2f}, ε = {state.epsilon}, "
+                                   f"P_mu = {pmu:.3f}{suffix}")
+            win.tuned.emit()
+
+        win.background.start("tune", lambda: tune_task(probabilities, masses), on_result=done,
+                             on_error=lambda msg: win.show_error("Cannot tune", msg))
+
+    def forget(self) -> None:
+        """Drop cached columns (a new corpus or model)."""
+        self.columns = None
+        self._columns_key = None
+        self._columns_waiters = {}
+        self._pending_key = None
+

@@ -18,6 +18,11 @@ from .state import MODEL_ROW
 
 SLIDER_STEPS = 1000
 
+
+def plural(n: int, word: str) -> str:
+    """``"1 sentence"``, ``"2 sentences"``."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
 METRIC_COLUMNS = (   # header, score_row key, higher is better (None: not ranked)
     ("P_μ", "p_mu", True),
     ("P_k", "p_k", False),
@@ -57,6 +62,8 @@ class DecisionPanel(QWidget):
         self.alpha_slider = QSlider(Qt.Horizontal)
         self.alpha_slider.setObjectName("alphaSlider")
         self.alpha_slider.setRange(0, SLIDER_STEPS)
+        self.alpha_slider.setSingleStep(SLIDER_STEPS // 100)   # arrow keys: 0.01
+        self.alpha_slider.setPageStep(SLIDER_STEPS // 10)      # PgUp/PgDn: 0.1
         self.alpha_slider.setValue(round(state.alpha * SLIDER_STEPS))
         self.alpha_spin = QDoubleSpinBox()
         self.alpha_spin.setObjectName("alphaSpin")
@@ -149,8 +156,13 @@ class DecisionPanel(QWidget):
             check.setChecked(name in state.shown_peers)
             check.blockSignals(False)
         if state.corpus is not None:
-            text = (f"reference: {len(state.reference_masses)} segments, {state.n_sentences} sentences, "
-                    f"1/μ = {state.n_sentences / max(len(state.reference_masses), 1):.1f}")
+            if state.has_reference:
+                text = (f"reference: {plural(len(state.reference_masses), 'segment')}, "
+                        f"{plural(state.n_sentences, 'sentence')}, "
+                        f"1/μ = {state.n_sentences / max(len(state.reference_masses), 1):.1f}")
+            else:
+                text = (f"{plural(state.n_sentences, 'sentence')}, no reference segmentation: the metrics need "
+                        "one, so only the model's curve and its boundaries are shown")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
             self.reference_label.setText(text)
@@ -207,47 +219,38 @@ def state_set_alpha(session: QtSession, value: float) -> None:
 
 
 class ContextPanel(QTextBrowser):
-    """Sentences around a position and the features active there with their e^λ (why the model thinks so)."""
+    """Sentences around a position and the features active there with their e^λ (why the model thinks so).
+
+    ``explainer(position, callback)`` answers which induced features fire at a position (``(feature, e^λ)``
+    pairs), or None while it is still being evaluated in the background; ``callback`` then re-renders."""
 
     def __init__(self, session: QtSession, parent=None):
         super().__init__(parent)
         self.setObjectName("contextPanel")
         self.session = session
         self.position: int | None = None
+        self.explainer = None
         self.setOpenLinks(False)
         self.setHtml("<p style='color:#757575'>Hover over or click a position in the block view.</p>")
-        self._active_cache: dict[int, list] = {}
-        session.corpusChanged.connect(self._invalidate)
-        session.probabilitiesChanged.connect(self._invalidate)
-        session.modelChanged.connect(self._invalidate)
+        session.corpusChanged.connect(self._corpus_changed)
+        session.probabilitiesChanged.connect(self._refresh)
+        session.modelChanged.connect(self._refresh)
 
-    def _invalidate(self) -> None:
-        self._active_cache.clear()
+    def _corpus_changed(self) -> None:
+        self.position = None
+        self.setHtml("<p style='color:#757575'>Hover over or click a position in the block view.</p>")
+
+    def _refresh(self) -> None:
+        # a new curve (every training round): re-render what is shown, but evaluate features only when asked
         if self.position is not None and self.position < self.session.state.n_sentences:
-            self.show_position(self.position)
+            self.show_position(self.position, explain=False)
 
-    def active_features(self, position: int) -> list:
+    def show_position(self, position: int, before: int = 3, after: int = 3, *, explain: bool = True) -> None:
         state = self.session.state
-        seg = state.segmenter
-        if seg is None or not hasattr(seg, "active_features"):
-            return []
-        if position not in self._active_cache:
-            try:
-                # pass the relevance already computed for the trace: recomputing it costs a pass of the LMs
-                kwargs = {"relevance": state.relevance} if state.relevance is not None else {}
-                self._active_cache[position] = list(seg.active_features(state.corpus, position, **kwargs))
-            except Exception as exc:  # a half-trained model may not answer; say so instead of failing
-                self._active_cache[position] = [(f"(unavailable: {exc})", float("nan"))]
-        return self._active_cache[position]
-
-    def show_position(self, position: int, before: int = 3, after: int = 3) -> None:
-        state = self.session.state
-        if state.corpus is None:
+        if state.corpus is None or not 0 <= position < state.n_sentences:
             return
         self.position = position
-        texts = state.corpus.sentence_texts()
-        starts = set(int(s) for s in state.document_starts())
-        hyp = set(int(b) for b in state.hypothesis_boundaries)
+        texts = state.texts
         doc = state.document_of(position)
         prob = state.probability_at(position)
         parts = [f"<b>position {position}</b> (before sentence {position}) &middot; document {doc + 1}: "
@@ -255,36 +258,47 @@ class ContextPanel(QTextBrowser):
         flags = []
         if prob is not None:
             flags.append(f"P(boundary) = <b>{prob:.3f}</b>")
-        flags.append("<span style='color:#222'>reference boundary</span>" if position in starts
-                     else "no reference boundary")
+        if state.has_reference:
+            flags.append("<span style='color:#222'>reference boundary</span>" if state.is_document_start(position)
+                         else "no reference boundary")
         if state.probabilities is not None:
-            flags.append(f"<span style='color:{HYP_COLOR}'>hypothesised</span>" if position in hyp
-                         else "not hypothesised")
+            flags.append(f"<span style='color:{HYP_COLOR}'>hypothesised</span>"
+                         if state.is_hypothesis_boundary(position) else "not hypothesised")
         parts.append(" &middot; ".join(flags))
         parts.append("<hr><table cellspacing='0' cellpadding='1'>")
         for i in range(max(0, position - before), min(len(texts), position + after)):
             if i == position:
                 parts.append(f"<tr><td colspan='2' style='color:{CURVE_COLOR}'>"
                              "&#9473;&#9473;&#9473;&#9473; candidate boundary &#9473;&#9473;&#9473;&#9473;</td></tr>")
-            mark = "&#9632;" if i in starts else ""
+            mark = "&#9632;" if state.has_reference and state.is_document_start(i) else ""
             rel = ""
             if state.relevance is not None:
                 rel = f"<span style='color:#5e35b1'>R={state.relevance[i]:+.2f}</span>"
             parts.append(f"<tr><td valign='top' style='color:#9e9e9e'>{i}{mark}<br>{rel}</td>"
                          f"<td>{html.escape(texts[i])}</td></tr>")
         parts.append("</table>")
-        active = self.active_features(position)
-        if active:
-            parts.append("<hr><b>active features</b> (e<sup>λ</sup> factor):<table>")
-            for feature, factor in active:
-                desc = getattr(feature, "description", None) or str(feature)
-                color = "#2e7d32" if factor > 1 else "#c62828"
-                parts.append(f"<tr><td>{html.escape(str(desc))}</td>"
-                             f"<td align='right' style='color:{color}'><b>{factor:.3g}</b></td></tr>")
-            parts.append("</table>")
-        elif state.segmenter is not None:
-            parts.append("<hr><span style='color:#757575'>no feature fires here</span>")
+        if state.segmenter is not None and position >= 1:
+            active = None
+            if self.explainer is not None and explain:
+                active = self.explainer(position, lambda p=position: self._explained(p))
+            if active is None:
+                parts.append("<hr><span style='color:#757575'>active features: "
+                             + ("evaluating the model's features…" if explain else "hover to see them")
+                             + "</span>")
+            elif active:
+                parts.append("<hr><b>active features</b> (e<sup>λ</sup> factor):<table>")
+                for feature, factor in active:
+                    color = "#2e7d32" if factor > 1 else "#c62828"
+                    parts.append(f"<tr><td>{html.escape(feature.description)}</td>"
+                                 f"<td align='right' style='color:{color}'><b>{factor:.3g}</b></td></tr>")
+                parts.append("</table>")
+            else:
+                parts.append("<hr><span style='color:#757575'>no feature fires here</span>")
         self.setHtml("".join(parts))
+
+    def _explained(self, position: int) -> None:
+        if self.position == position:
+            self.show_position(position)
 
 
 class RelevanceProfileView(pg.PlotWidget):

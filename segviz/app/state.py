@@ -1,21 +1,28 @@
-"""The session model: everything the window shows, as plain Python (napari style).
+"""The app's session state, in plain Python (no Qt).
 
-:class:`SessionState` knows nothing of Qt.  It holds the corpus and its reference segmentation, the model's
-boundary probabilities, the decision parameters alpha and epsilon of Section 7, the resulting hypothesis and every
-metrics row, the peer segmenters' hypotheses (issue 6) and the feature-induction history.  Views listen through
-:meth:`SessionState.subscribe`; :class:`QtSession` is the thin QObject wrapper that turns those notifications into
-Qt signals.  All numbers come from the engine through :mod:`segviz.app.engine` -- the state never recomputes
-what the engine owns.
+A :class:`SessionState` holds the open corpus and its reference segmentation, the model's boundary probabilities,
+the decision parameters alpha and epsilon of Section 7, the resulting hypothesis and every metrics row, the peer
+segmenters' hypotheses and the feature-induction history.  Views listen through :meth:`SessionState.subscribe`;
+:class:`segviz.app.qt_session.QtSession` is the thin QObject wrapper that turns those notifications into Qt
+signals.  Every number comes from the engine (:mod:`segviz.decode`, :mod:`segviz.metrics`,
+:mod:`segviz.baselines`, :mod:`segviz.segmentation`); the state only caches what a slider would otherwise
+recompute: per-position arrays are kept, and the decision rule's greedy pass is kept per epsilon, so moving alpha
+costs one comparison per position (the boundaries kept at threshold alpha are the threshold-0 boundaries above
+alpha, see :mod:`segviz.decode`).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import engine
+from ..baselines import BASELINES, baseline_masses
+from ..decode import greedy_order_keep
+from ..metrics import score_row
+from ..segmentation import boundaries_to_masses, default_mu, masses_to_boundaries, segment_starts
 
 # Notification topics (one per kind of change, so views redraw only what changed).
 CORPUS = "corpus"            # corpus, reference, baselines replaced
@@ -26,6 +33,9 @@ FEATURES = "features"        # induction history grew or was reset
 MODEL = "model"              # segmenter replaced
 
 MODEL_ROW = "model"
+
+#: epsilon values whose greedy pass is kept; the slider's range is small, and each pass is O(n log n)
+MAX_CACHED_EPSILONS = 16
 
 
 @dataclass
@@ -38,25 +48,43 @@ class InductionRound:
     weight: float                    # e^lambda of this feature right after it was added
     train_loglik: float
     heldout_p_mu: float | None
-    event: Any = field(repr=False, default=None)
+    weights: tuple[float, ...] = field(repr=False, default=())   # every e^lambda after this round
+
+
+def check_decision(alpha: float, epsilon: int) -> tuple[float, int]:
+    """``(alpha, epsilon)`` as the decision rule takes them, or ValueError (0 <= alpha <= 1, epsilon >= 1)."""
+    alpha = float(alpha)
+    if not (math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
+        raise ValueError(f"the threshold α must lie in [0, 1], got {alpha}")
+    if isinstance(epsilon, float) and not (math.isfinite(epsilon) and epsilon == int(epsilon)):
+        raise ValueError(f"the minimum separation ε must be a whole number of sentences, got {epsilon}")
+    epsilon = int(epsilon)
+    if epsilon < 1:
+        raise ValueError(f"the minimum separation ε must be at least 1 sentence, got {epsilon}")
+    return alpha, epsilon
 
 
 class SessionState:
     """Plain-Python state of one segviz session.
 
-    Parameters are keyword-only; everything derived (hypothesis, metrics) is recomputed by the setters, so
-    ``state.hypothesis_masses`` and ``state.metrics`` are always consistent with ``alpha``/``epsilon``.
+    Everything derived (hypothesis, metrics) is recomputed by the setters, so ``state.hypothesis_boundaries`` and
+    ``state.metrics`` are always consistent with ``alpha``/``epsilon``.
     """
 
     def __init__(self, *, alpha: float = 0.5, epsilon: int = 2, seed: int = 0):
-        self.alpha = float(alpha)
-        self.epsilon = int(epsilon)
+        try:
+            self.alpha, self.epsilon = check_decision(alpha, epsilon)
+        except ValueError:
+            self.alpha, self.epsilon = 0.5, 2
         self.seed = seed
         self.corpus = None
         self.corpus_path: str | None = None
+        self.corpus_paths: tuple[str, ...] = ()
+        self.has_reference = True
         self.reference_masses: tuple[int, ...] = ()
         self.reference_boundaries = np.zeros(0, dtype=np.int64)
         self.mu: float | None = None
+        self.texts: list[str] = []
         self.probabilities: np.ndarray | None = None
         self.relevance: np.ndarray | None = None
         self.relevance_profile: dict | None = None
@@ -71,7 +99,9 @@ class SessionState:
         self.model_note = ""        # e.g. "trained on documents 1-240 of this corpus" (in-sample warning)
         self.rounds: list[InductionRound] = []
         self._listeners: list[Callable[[str], None]] = []
-        self._n = 0   # cached: Corpus.n_sentences walks every document
+        self._n = 0
+        self._starts = np.zeros(0, dtype=np.int64)
+        self._keep: dict[int, np.ndarray] = {}
 
     # -- notification ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[str], None]) -> None:
@@ -91,25 +121,37 @@ class SessionState:
         return self.probabilities is not None
 
     # -- corpus ---------------------------------------------------------------------------------------------
-    def set_corpus(self, corpus, path: str | None = None) -> None:
-        """Replace the corpus; model probabilities, peers and relevance of the old corpus are dropped."""
+    def set_corpus(self, corpus, path: str | None = None, *, paths=(), has_reference: bool = True) -> None:
+        """Replace the corpus; the model's probabilities, peers and relevance of the old corpus are dropped.
+
+        ``has_reference`` False: the documents are not a segmentation to score against (unlabelled text), so
+        no metric that needs a reference is computed."""
         masses = tuple(int(m) for m in corpus.masses())
         self.corpus = corpus
-        self._n = int(corpus.n_sentences)
+        self._n = int(sum(masses))
         self.corpus_path = path
+        self.corpus_paths = tuple(str(p) for p in paths) or ((path,) if path else ())
+        self.has_reference = bool(has_reference)
         self.reference_masses = masses
-        self.reference_boundaries = engine.masses_to_boundaries(masses)
-        # Section 5: mu is the reciprocal of the mean reference segment length
-        self.mu = len(masses) / sum(masses) if masses else None
-        self.baseline_masses = engine.baselines(masses, mu=None, seed=self.seed)
+        self.reference_boundaries = masses_to_boundaries(masses) if self.has_reference else np.zeros(0, np.int64)
+        self._starts = segment_starts(masses)
+        self.texts = corpus.sentence_texts()
+        # Section 6: mu is the reciprocal of the mean reference segment length
+        self.mu = default_mu(masses) if self.has_reference else None
+        self.baseline_masses = ({name: tuple(baseline_masses(name, masses, seed=self.seed)) for name in BASELINES}
+                                if self.has_reference and self._n >= 2 else {})
         self.peer_masses = {}
         self.probabilities = None
+        self._keep = {}
         self.relevance = None
         self.relevance_profile = None
         self.model_note = ""
-        self._recompute_baselines()
+        self.metrics = {name: self._score(m) for name, m in self.baseline_masses.items()}
         self._notify(CORPUS)
         self._recompute_hypothesis()
+
+    def _score(self, masses) -> dict[str, float]:
+        return dict(score_row(self.reference_masses, masses))
 
     # -- model output ---------------------------------------------------------------------------------------
     def set_probabilities(self, probabilities, relevance=None, profile=None) -> None:
@@ -119,29 +161,57 @@ class SessionState:
         probs = np.asarray(probabilities, dtype=np.float64)
         if probs.shape != (self.n_sentences - 1,):
             raise ValueError(f"expected {self.n_sentences - 1} probabilities, got shape {probs.shape}")
-        self.probabilities = probs
+        if probs.size and not (np.all(np.isfinite(probs)) and probs.min() >= 0.0 and probs.max() <= 1.0):
+            raise ValueError("boundary probabilities must be finite numbers in [0, 1]")
+        rel = None
         if relevance is not None:
             rel = np.asarray(relevance, dtype=np.float64)
             if rel.shape != (self.n_sentences,):
                 raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
+        self.probabilities = probs
+        self._keep = {}
+        if rel is not None:
             self.relevance = rel
         if profile is not None:
             self.relevance_profile = profile
         self._notify(PROBABILITIES)
         self._recompute_hypothesis()
 
+    def set_relevance(self, relevance, profile) -> None:
+        rel = np.asarray(relevance, dtype=np.float64)
+        if rel.shape != (self.n_sentences,):
+            raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
+        self.relevance = rel
+        self.relevance_profile = profile
+        self._notify(PROBABILITIES)
+
+    def clear_model(self) -> None:
+        """Forget the model's curve, hypothesis, metrics row and relevance (e.g. when training starts anew)."""
+        self.probabilities = None
+        self._keep = {}
+        self.relevance = None
+        self.relevance_profile = None
+        self.segmenter = None
+        self.model_path = None
+        self.model_note = ""
+        self._notify(MODEL)
+        self._notify(PROBABILITIES)
+        self._recompute_hypothesis()
+
     def set_segmenter(self, segmenter, path: str | None = None) -> None:
+        """Take the model and the decision parameters it was tuned to (ValueError if they are unusable)."""
+        alpha, epsilon = check_decision(segmenter.alpha_, segmenter.epsilon_)
         self.segmenter = segmenter
         self.model_path = path
-        for name in ("alpha_", "epsilon_"):
-            value = getattr(segmenter, name, None)
-            if value is not None:
-                setattr(self, name.rstrip("_"), float(value) if name == "alpha_" else int(value))
+        self.alpha, self.epsilon = alpha, epsilon
         self._notify(MODEL)
 
     # -- decision parameters --------------------------------------------------------------------------------
     def set_alpha(self, alpha: float) -> None:
-        alpha = float(min(max(alpha, 0.0), 1.0))
+        alpha = float(alpha)
+        if not math.isfinite(alpha):
+            return
+        alpha = min(max(alpha, 0.0), 1.0)
         if alpha != self.alpha:
             self.alpha = alpha
             self._recompute_hypothesis()
@@ -153,17 +223,30 @@ class SessionState:
             self._recompute_hypothesis()
 
     def set_decision(self, alpha: float, epsilon: int) -> None:
-        self.alpha = float(min(max(alpha, 0.0), 1.0))
-        self.epsilon = max(int(epsilon), 1)
+        self.alpha, self.epsilon = check_decision(min(max(float(alpha), 0.0), 1.0), max(int(epsilon), 1))
         self._recompute_hypothesis()
 
-    def tune(self) -> float:
-        """Set alpha and epsilon to the engine's best values for P_mu on this corpus's reference."""
-        if self.probabilities is None:
-            raise ValueError("no model probabilities to tune on")
-        alpha, epsilon, pmu = engine.tune(self.probabilities, self.reference_masses)
-        self.set_decision(alpha, epsilon)
-        return pmu
+    def keep_mask(self, epsilon: int, probabilities: np.ndarray | None = None) -> np.ndarray:
+        """The decision rule's greedy pass at threshold 0 for ``epsilon`` (:func:`segviz.decode.greedy_order_keep`)."""
+        probs = self.probabilities if probabilities is None else probabilities
+        if probs is self.probabilities and epsilon in self._keep:
+            return self._keep[epsilon]
+        keep = greedy_order_keep(probs, int(epsilon))
+        if probs is self.probabilities:
+            self.store_keep_mask(epsilon, probs, keep)
+        return keep
+
+    def store_keep_mask(self, epsilon: int, probabilities: np.ndarray, keep: np.ndarray) -> bool:
+        """Keep a greedy pass computed elsewhere (a worker) if it belongs to the current probabilities."""
+        if probabilities is not self.probabilities:
+            return False
+        if len(self._keep) >= MAX_CACHED_EPSILONS and epsilon not in self._keep:
+            self._keep.pop(next(iter(self._keep)))
+        self._keep[int(epsilon)] = keep
+        return True
+
+    def cached_epsilons(self) -> set[int]:
+        return set(self._keep)
 
     def _recompute_hypothesis(self) -> None:
         if self.corpus is None:
@@ -173,15 +256,12 @@ class SessionState:
             self.hypothesis_masses = ()
             self.metrics.pop(MODEL_ROW, None)
         else:
-            b = engine.decode_boundaries(self.probabilities, self.alpha, self.epsilon)
-            self.hypothesis_boundaries = b
-            self.hypothesis_masses = engine.boundaries_to_masses(b, self.n_sentences)
-            self.metrics[MODEL_ROW] = engine.score(self.reference_masses, self.hypothesis_masses)
+            keep = self.keep_mask(self.epsilon)
+            self.hypothesis_boundaries = np.flatnonzero(keep & (self.probabilities > self.alpha)) + 1
+            self.hypothesis_masses = boundaries_to_masses(self.hypothesis_boundaries, self.n_sentences)
+            if self.has_reference:
+                self.metrics[MODEL_ROW] = self._score(self.hypothesis_masses)
         self._notify(HYPOTHESIS)
-
-    def _recompute_baselines(self) -> None:
-        self.metrics = {name: engine.score(self.reference_masses, masses)
-                        for name, masses in self.baseline_masses.items()}
 
     # -- peers ----------------------------------------------------------------------------------------------
     def set_peer(self, name: str, masses) -> None:
@@ -189,7 +269,8 @@ class SessionState:
         if sum(masses) != self.n_sentences:
             raise ValueError(f"peer {name}: masses cover {sum(masses)} sentences, corpus has {self.n_sentences}")
         self.peer_masses[name] = masses
-        self.metrics[name] = engine.score(self.reference_masses, masses)
+        if self.has_reference:
+            self.metrics[name] = self._score(masses)
         self.shown_peers.add(name)
         self._notify(PEERS)
 
@@ -203,36 +284,36 @@ class SessionState:
     def visible_rows(self) -> list[str]:
         """Metrics rows in display order: the model, shown peers, then the baselines."""
         rows = [MODEL_ROW] if MODEL_ROW in self.metrics else []
-        rows += [p for p in self.peer_masses if p in self.shown_peers]
-        rows += [b for b in self.baseline_masses]
+        rows += [p for p in self.peer_masses if p in self.shown_peers and p in self.metrics]
+        rows += [b for b in self.baseline_masses if b in self.metrics]
         return rows
 
     # -- feature induction ----------------------------------------------------------------------------------
     def add_round(self, event) -> InductionRound:
         """Record an engine ``FeatureAdded`` event (round, feature, gain, weights, train_loglik, heldout_p_mu)."""
-        # FeatureAdded.weights are the factors e^lambda of all features so far (Figure 5's numbers)
-        weights = tuple(getattr(event, "weights", ()) or ())
+        weights = tuple(float(w) for w in event.weights)   # the factors e^lambda of all features so far
         row = InductionRound(round=int(event.round), feature=event.feature, gain=float(event.gain),
-                             weight=float(weights[-1]) if weights else float("nan"), train_loglik=float(event.train_loglik),
+                             weight=weights[-1] if weights else float("nan"),
+                             train_loglik=float(event.train_loglik),
                              heldout_p_mu=None if event.heldout_p_mu is None else float(event.heldout_p_mu),
-                             event=event)
+                             weights=weights)
         self.rounds.append(row)
         self._notify(FEATURES)
         return row
 
     def load_history(self, segmenter) -> None:
         """Show a loaded model's induction history (its features, final e^λ, gains, held-out P_mu per round)."""
-        features = list(getattr(segmenter, "features_", []))
-        weights = list(np.asarray(getattr(segmenter, "weights_", []), dtype=np.float64))
-        history = list(getattr(segmenter, "history_", []) or [])
+        features = list(segmenter.features_)
+        weights = [float(w) for w in np.asarray(segmenter.weights_, dtype=np.float64)]
+        history = list(segmenter.history_ or [])
         rounds = []
         for i, feature in enumerate(features):
             h = history[i] if i < len(history) and isinstance(history[i], dict) else {}
             rounds.append(InductionRound(
-                round=int(h.get("round", i + 1)), feature=feature, gain=float(h.get("gain", float("nan"))),
-                weight=float(weights[i]) if i < len(weights) else float("nan"),
-                train_loglik=float(h.get("train_loglik", float("nan"))),
-                heldout_p_mu=None if h.get("heldout_p_mu") is None else float(h["heldout_p_mu"])))
+                round=_int(h.get("round"), i + 1), feature=feature, gain=_float(h.get("gain")),
+                weight=weights[i], train_loglik=_float(h.get("train_loglik")),
+                heldout_p_mu=None if h.get("heldout_p_mu") is None else _float(h.get("heldout_p_mu")),
+                weights=tuple(weights)))
         self.rounds = rounds
         self._notify(FEATURES)
 
@@ -240,14 +321,26 @@ class SessionState:
         self.rounds = []
         self._notify(FEATURES)
 
+    def current_weights(self) -> tuple[float, ...]:
+        """The e^λ of every feature in the table as the latest round (or the loaded model) has them."""
+        return self.rounds[-1].weights if self.rounds else ()
+
     # -- lookups for hover / export -------------------------------------------------------------------------
     def document_of(self, sentence: int) -> int:
         """Index of the reference document holding sentence ``sentence`` (0-based)."""
-        ends = np.cumsum(self.reference_masses)
-        return int(np.searchsorted(ends, sentence, side="right"))
+        return int(np.searchsorted(self._starts, sentence, side="right")) - 1
 
     def document_starts(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(self.reference_masses)[:-1]]).astype(np.int64)
+        return self._starts
+
+    def is_document_start(self, sentence: int) -> bool:
+        i = int(np.searchsorted(self._starts, sentence))
+        return i < self._starts.size and int(self._starts[i]) == sentence
+
+    def is_hypothesis_boundary(self, position: int) -> bool:
+        b = self.hypothesis_boundaries
+        i = int(np.searchsorted(b, position))
+        return i < b.size and int(b[i]) == position
 
     def probability_at(self, position: int) -> float | None:
         if self.probabilities is None or not 1 <= position <= self.n_sentences - 1:
@@ -255,8 +348,15 @@ class SessionState:
         return float(self.probabilities[position - 1])
 
 
-def make_qt_session(state: SessionState | None = None):
-    """Build the Qt wrapper lazily so importing this module never needs Qt."""
-    from .qt_session import QtSession
+def _float(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
-    return QtSession(state or SessionState())
+
+def _int(value, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default

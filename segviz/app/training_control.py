@@ -1,223 +1,165 @@
-"""The main window's background work: worker lifecycle, the status-bar progress, and feature-induction control.
+"""Train / Step / Run / Pause / Stop: live feature induction (paper Section 4) on the shown corpus.
 
 :class:`TrainingControl` is composed by :class:`~segviz.app.main_window.MainWindow` (``window.training``).  It
-runs every long task of the window in a :class:`~segviz.app.worker.GeneratorWorker` (peer segmenters, applying a
-model, training), tracks them until they finish, and drives the shared progress bar, stage label and Cancel
-button.  Training -- the language models, then greedy feature induction for the exponential model (paper
-Section 4), one feature per round -- is wired to the feature panel's Train/Step/Run/Pause/Stop buttons; every
-round's feature goes to the table and its curve to the block view as it arrives.
+starts a :class:`~segviz.app.training_job.TrainingJob` (language models, then one feature per round, in a child
+process) as the background task ``"training"`` and shows each round as it arrives: the feature in the table, its
+curve in the block view, the hypothesis and the metrics.  The worker runs in lock-step with the window, so Step
+adds exactly one feature and Pause stops at the next round boundary; Stop keeps the model of the last finished
+round.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import shiboken6
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton
 
 from ..errors import SegvizError
-from ..events import Progress
-from . import engine
+from .state import check_decision
+from .training_job import (CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event,
+                           split_for_training)
 from .worker import GeneratorWorker
+
+TASK = "training"
 
 
 class TrainingControl:
-    """Workers, progress and training for ``window`` (a :class:`~segviz.app.main_window.MainWindow`).
-
-    The window adds :attr:`stage_label`, :attr:`progress` and :attr:`cancel_button` to its status bar.
-    """
+    """Training for ``window``; the window's :class:`~segviz.app.background.BackgroundWork` runs the job."""
 
     def __init__(self, window):
         self.window = window
-        self.workers: set[GeneratorWorker] = set()
-        self.training_worker: GeneratorWorker | None = None
-        self.closing = False   # the window was asked to close while workers ran: close once the last one ends
-        self.stage_label = QLabel("")
-        self.progress = QProgressBar()
-        self.progress.setObjectName("progressBar")
-        self.progress.setMaximumWidth(260)
-        self.progress.setTextVisible(True)
-        self.progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("cancelButton")
-        self.cancel_button.setVisible(False)
-        self.cancel_button.clicked.connect(self.cancel_all)
+        self.job: TrainingJob | None = None
+        self.worker: GeneratorWorker | None = None
+        #: extra keyword arguments of the job (e.g. ``lm_params=dict(vocab_size=2000)`` for a quick run)
+        self.params: dict = {}
 
-    # -- workers ----------------------------------------------------------------------------------------------
     @property
-    def busy(self) -> bool:
-        return bool(self.workers)
+    def running(self) -> bool:
+        return self.worker is not None
 
-    def start_worker(self, worker: GeneratorWorker, *, on_event: Callable | None = None,
-                     on_result: Callable | None = None, on_error: Callable | None = None,
-                     show_progress: bool = True) -> GeneratorWorker:
-        """Start ``worker`` with its signals wired; the window tracks it until it finishes."""
-        win = self.window
-        guard = self.alive_only
-        if on_event is not None:
-            worker.yielded.connect(guard(on_event))
-        worker.yielded.connect(guard(self._progress_event))
-        if on_result is not None:
-            worker.returned.connect(guard(on_result))
-        worker.errored.connect(guard(on_error or (lambda msg: win.show_error("segviz", msg))))
-        worker.finished.connect(guard(lambda w=worker: self._worker_finished(w)))
-        self.workers.add(worker)
-        if show_progress:
-            self.progress.setVisible(True)
-            self.progress.setRange(0, 0)
-            self.cancel_button.setVisible(True)
-        win.busyChanged.emit(True)
-        worker.start()
-        return worker
+    @property
+    def paused(self) -> bool:
+        return self.worker is not None and self.worker.is_paused
 
-    def alive_only(self, fn: Callable) -> Callable:
-        """Wrap a slot so a late queued signal after the window was destroyed is dropped, not an error."""
-        def call(*args):
-            if shiboken6.isValid(self.window):
-                fn(*args)
-        return call
-
-    def _progress_event(self, event) -> None:
-        if isinstance(event, Progress):
-            self.stage_label.setText(event.stage)
-            if event.total > 0:
-                self.progress.setRange(0, event.total)
-                self.progress.setValue(event.done)
-            else:
-                self.progress.setRange(0, 0)
-
-    def _worker_finished(self, worker: GeneratorWorker) -> None:
-        win = self.window
-        self.workers.discard(worker)
-        worker.deleteLater()
-        if worker is self.training_worker:
-            self.training_worker = None
-            win.update_actions()
-        if not self.workers:
-            self.progress.setVisible(False)
-            self.cancel_button.setVisible(False)
-            self.stage_label.setText("")
-            win.busyChanged.emit(False)
-            if self.closing:
-                win.close()
-
-    def cancel_all(self) -> None:
-        for worker in list(self.workers):
-            worker.abort()
-
-    def when_idle(self, callback: Callable[[], None], *, timeout_s: float = 600.0) -> None:
-        """Call ``callback`` once no worker is running (used by ``--screenshot``)."""
-        deadline = [timeout_s * 1000.0]
-
-        def check():
-            if not self.workers or deadline[0] <= 0:
-                QTimer.singleShot(150, callback)  # let the last updates paint
-            else:
-                deadline[0] -= 100
-                QTimer.singleShot(100, check)
-        QTimer.singleShot(0, check)
-
-    # -- training ---------------------------------------------------------------------------------------------
-    def start_training(self, n_features: int = 30, *, step: bool = False) -> GeneratorWorker | None:
-        """Train LMs + induce features on this corpus in a worker; the curve and table update every round."""
+    def start(self, n_features: int = 30, *, step: bool = False) -> GeneratorWorker | None:
+        """Train LMs + induce ``n_features`` features on the shown corpus; the views update every round."""
         win = self.window
         state = win.state
-        if self.training_worker is not None:
+        if self.worker is not None:
             return None
         if state.corpus is None:
             win.show_error("Cannot train", "open a corpus first")
             return None
+        if not state.has_reference:
+            win.show_error("Cannot train", "this text has no reference segmentation to learn from; open a "
+                           "corpus whose documents or sections mark the boundaries")
+            return None
         try:
-            make = engine.training_process if win.train_in_process else engine.training_session
-            factory = make(state.corpus, n_features=int(n_features), **win.training_params)
+            job = TrainingJob(state.corpus, state.corpus_paths, read_options=win.files.read_options,
+                              n_features=int(n_features), **self.params)
         except SegvizError as exc:
             win.show_error("Cannot train", str(exc))
             return None
         corpus = state.corpus
+        # the old model's curve, ticks and metrics go at once: what is shown from now on is this training
+        state.clear_model()
         state.reset_rounds()
-        train_part = engine.split_for_training(corpus)[0]
-        n_train = len(train_part)
-        win.heldout_start = int(train_part.n_sentences)
-        state.model_note = (f"model trained on documents 1-{n_train} of this corpus (the rest held out): "
-                            "its scores here are partly in-sample")
-        worker = GeneratorWorker(factory, is_step=engine.is_feature_event, name="training")
-        if hasattr(factory, "should_stop"):
-            factory.should_stop = lambda: worker.is_aborted   # lets a cancel interrupt the child mid-round
-        if step:
-            worker.step()
-        self.training_worker = worker
-        worker.paused.connect(self.alive_only(lambda _p: win.update_actions()))
+        win.heldout_start = job.heldout_start
+        n_train = len(split_for_training(corpus)[0])
+        note = (f"model trained on documents 1-{n_train} of this corpus (the rest held out): its scores here "
+                "are partly in-sample")
+        self.job = job
 
         def on_event(event):
             if state.corpus is not corpus:
                 return
-            if isinstance(event, engine.RelevanceReady):
-                state.relevance = event.relevance
-                state.relevance_profile = event.profile
-                if state.probabilities is not None:
-                    state.set_probabilities(state.probabilities, event.relevance, event.profile)
-                else:
-                    win.block_view.refresh_probabilities()
-                    win.profile.refresh()
-            elif isinstance(event, engine.CurveUpdate):
-                # the round's feature first (table), then its curve: one FeatureAdded -> one row + one redraw
-                state.add_round(event.added)
-                if event.alpha is not None:
-                    state.alpha = float(event.alpha)
-                    state.epsilon = int(event.epsilon)
-                state.set_probabilities(event.probabilities)
-                win.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
-                win.roundShown.emit(int(event.added.round))
+            if isinstance(event, RelevanceReady):
+                state.set_relevance(event.relevance, event.profile)
+            elif isinstance(event, CurveUpdate):
+                self._show_round(event, note)
+            elif isinstance(event, TrainingFinished):
+                state.set_segmenter(event.model)
+                state.model_note = note
+                state.set_decision(event.model.alpha_, event.model.epsilon_)
+                win.features.status.setText(f"done: {len(event.model.features_)} features "
+                                            f"({event.reason.replace('_', ' ')})")
 
-        def on_result(segmenter):
-            if state.corpus is corpus and segmenter is not None:
-                state.set_segmenter(segmenter, None)
-                win.update_actions()
+        def on_result(_):
+            self._ended()
+            win.update_actions()
             win.trainingFinished.emit("done")
 
-        def on_error(msg):
-            win.show_error("Training failed", msg)
-            win.trainingFinished.emit(msg)
+        def on_error(message):
+            self._ended()
+            win.show_error("Training failed", message)
+            win.update_actions()
+            win.trainingFinished.emit(message)
 
         def on_aborted():
-            # Stop keeps what was learned: the model of the last finished round, tuned on the held-out part
-            partial = getattr(factory, "partial", None)
-            session = getattr(factory, "session", None)
-            if state.corpus is corpus and state.rounds:
+            # Stop keeps what was learned: the model of the last finished round, tuned on held-out data
+            partial = job.model
+            if self.job is job:
+                self._ended()
+            if state.corpus is corpus and partial is not None and state.segmenter is not partial:
                 try:
-                    if partial is None and session is not None and session.is_fitted:
-                        partial = session
-                except Exception as exc:  # e.g. stopped before the first round: nothing to keep
-                    win.info_label.setText(f"stopped; no model kept ({exc})")
-                if partial is not None:
-                    state.set_segmenter(partial, None)
-                win.update_actions()
+                    state.set_segmenter(partial)
+                    state.model_note = note
+                except ValueError:
+                    pass
+            if partial is None and state.corpus is corpus:
+                win.info_label.setText("training stopped before its first feature: no model kept")
+            win.update_actions()
             win.trainingFinished.emit("cancelled")
 
-        worker.aborted.connect(self.alive_only(on_aborted))
-        self.start_worker(worker, on_event=on_event, on_result=on_result, on_error=on_error)
+        worker = win.background.start(TASK, job.events, on_event=on_event, on_result=on_result, on_error=on_error,
+                                      on_aborted=on_aborted, on_abort=job.close, is_step=is_round_event,
+                                      lockstep=True)
+        if step:
+            worker.step()
+        worker.paused.connect(lambda _p: win.update_actions() if shiboken6.isValid(win) else None)
+        worker.finished.connect(lambda w=worker: self._finished(w))
+        self.worker = worker
         win.update_actions()
         return worker
 
-    def step_training(self) -> None:
-        if self.training_worker is None:
-            self.start_training(self.window.features.n_features.value(), step=True)
+    def _show_round(self, event: CurveUpdate, note: str) -> None:
+        """One induced feature: a table row, the round's model and decision parameters, the new curve."""
+        win = self.window
+        state = win.state
+        state.add_round(event.added)
+        state.segmenter = event.model
+        state.model_note = note
+        try:
+            state.alpha, state.epsilon = check_decision(event.model.alpha_, event.model.epsilon_)
+        except ValueError:
+            pass
+        state.set_probabilities(event.probabilities)
+        win.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
+        win.roundShown.emit(int(event.added.round))
+
+    def _ended(self) -> None:
+        self.worker = None
+        self.job = None
+
+    def _finished(self, worker) -> None:
+        if self.worker is worker:   # ended without any of the handlers above (e.g. a dropped late error)
+            self._ended()
+            if shiboken6.isValid(self.window):
+                self.window.update_actions()
+
+    def step(self) -> None:
+        if self.worker is None:
+            self.start(self.window.features.n_features.value(), step=True)
         else:
-            self.training_worker.step()
+            self.worker.step()
         self.window.update_actions()
 
-    def run_training(self) -> None:
-        if self.training_worker is not None:
-            self.training_worker.resume()
+    def run(self) -> None:
+        if self.worker is not None:
+            self.worker.resume()
         self.window.update_actions()
 
-    def pause_training(self) -> None:
-        if self.training_worker is not None:
-            self.training_worker.pause()
+    def pause(self) -> None:
+        if self.worker is not None:
+            self.worker.pause()
 
-    def stop_training(self) -> None:
-        if self.training_worker is not None:
-            self.training_worker.abort()
-
-    def cancel_training(self) -> None:
-        self.stop_training()
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.window.background.cancel(TASK)

@@ -7,6 +7,9 @@ that never yields cannot be cancelled, which is why the engine yields at least o
 
 Step mode (the feature panel's **Step** button): the worker runs until the next event for which ``is_step(event)``
 is true -- one induced feature -- delivers it, then pauses until ``step()``, ``resume()`` or ``abort()``.
+**Pause** stops at the next such event, or at once when the last event delivered was one.  With ``lockstep``
+the worker asks the generator for the next event only after the GUI has handled the previous one, so at most
+one round is ever computed beyond what the window shows and Pause never overshoots.
 """
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ class GeneratorWorker(QThread):
 
     def __init__(self, factory: Callable[[], Generator[Any, None, Any]], *,
                  is_step: Callable[[Any], bool] | None = None, name: str = "work", max_pending: int = 4,
-                 parent=None):
+                 lockstep: bool = False, on_abort: Callable[[], None] | None = None, parent=None):
         super().__init__(parent)
         self.setObjectName(f"segviz-{name}")
         self._factory = factory
@@ -55,12 +58,15 @@ class GeneratorWorker(QThread):
         self._abort = False
         self._paused = False
         self._stepping = False
+        self._at_step = False          # the last event delivered was a step event (a round boundary)
+        self._lockstep = bool(lockstep)
+        self._on_abort = on_abort      # e.g. a training job's cancel, which ends its child process at once
         self.result: Any = None
         self.error: str | None = None
         # Back-pressure: at most ``max_pending`` yielded events may wait in the GUI's queue.  A generator that
         # yields faster than the GUI redraws would otherwise flood the event loop (and a cancel would sit
         # behind thousands of queued events).
-        self._slots = threading.Semaphore(max_pending)
+        self._slots = threading.Semaphore(1 if lockstep else max_pending)
         GeneratorWorker.instances.add(self)
 
     def start(self, *args) -> None:
@@ -87,6 +93,8 @@ class GeneratorWorker(QThread):
         with self._cond:
             self._abort = True
             self._cond.notify_all()
+        if self._on_abort is not None:
+            self._on_abort()
 
     def pause(self) -> None:
         with self._cond:
@@ -103,6 +111,7 @@ class GeneratorWorker(QThread):
         with self._cond:
             self._stepping = True
             self._paused = False
+            self._at_step = False     # one more round, even when standing at a boundary
             self._cond.notify_all()
 
     @property
@@ -119,6 +128,15 @@ class GeneratorWorker(QThread):
         try:
             gen = self._factory()
             while True:
+                if self._lockstep:
+                    # the GUI has handled everything delivered so far before the next event is computed
+                    while not self._slots.acquire(timeout=0.05):
+                        if self._abort:
+                            break
+                    self._slots.release()
+                with self._cond:
+                    if self._stepping and self._at_step:
+                        self._paused = True     # Pause pressed at a round boundary: stop right here
                 if self._wait_if_paused():
                     gen.close()
                     self.aborted.emit()
@@ -135,11 +153,14 @@ class GeneratorWorker(QThread):
                 while not self._slots.acquire(timeout=0.05):
                     if self._abort:
                         break
+                if self._abort:
+                    continue   # the loop's pause check ends the run; nothing more reaches the GUI
+                step = bool(self._is_step(event))
+                with self._cond:
+                    self._at_step = step
+                    if step and self._stepping:
+                        self._paused = True
                 self.yielded.emit(event)
-                if self._is_step(event):
-                    with self._cond:
-                        if self._stepping:
-                            self._paused = True
         except SegvizError as exc:
             self.error = str(exc)
             self.errored.emit(self.error)

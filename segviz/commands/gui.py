@@ -1,12 +1,43 @@
-"""``segviz gui [CORPUS] [--model M] [--screenshot OUT.png]``: the desktop app (bare ``segviz`` runs this)."""
+"""``segviz gui [CORPUS...] [--model M] [--screenshot OUT.png | --benchmark OUT.json]``: the desktop app.
+
+Bare ``segviz`` runs this with the bundled sample.  Every argument is checked here, before Qt starts or any data
+is read; the Qt side lives in :mod:`segviz.app.launch`.
+"""
 from __future__ import annotations
 
 import argparse
 import importlib.util
 import os
+import re
 import sys
+from pathlib import Path
 
 from ..errors import SegvizError
+
+_SIZE = re.compile(r"^\s*(\d{1,5})\s*[xX×]\s*(\d{1,5})\s*$")
+MIN_SIDE, MAX_SIDE = 200, 8192
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """``WxH`` in pixels, each side from 200 to 8192."""
+    match = _SIZE.match(str(text))
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (e.g. 1600x1000), got {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+        raise argparse.ArgumentTypeError(f"each side must be from {MIN_SIDE} to {MAX_SIDE} pixels, "
+                                         f"got {width}x{height}")
+    return width, height
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(str(text).strip(), 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 1 <= value <= 10 ** 6:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 1000000, got {value}")
+    return value
 
 
 def register(subparsers) -> None:
@@ -16,22 +47,31 @@ def register(subparsers) -> None:
         description=("Open the segviz window: block view of boundary probabilities with reference and hypothesis "
                      "ticks, live feature induction, alpha/epsilon controls and metrics beside the baselines and "
                      "peer segmenters.  With --screenshot, render headlessly (QT_QPA_PLATFORM=offscreen works), "
-                     "save a grab of the window once loading/training is done, and exit."),
+                     "save a grab of the window once loading/training is done, and exit.  With --benchmark, run "
+                     "a scripted session headlessly and write its latencies as JSON."),
     )
-    p.add_argument("corpus", nargs="?", help="corpus file or directory (Choi .ref, Reuters .sgm, plain text)")
+    p.add_argument("corpus", nargs="*", metavar="CORPUS",
+                   help="corpus files or folders, opened together (Choi .ref, Reuters .sgm, text, ...)")
+    p.add_argument("--format", metavar="FORMAT", default=None,
+                   help="how to read the corpus files (default: detected from their content)")
     p.add_argument("--model", metavar="MODEL.json", help="trained segmenter to apply to the corpus")
-    p.add_argument("--train", type=int, metavar="N", default=None,
+    p.add_argument("--train", type=positive_int, metavar="N", default=None,
                    help="train language models and induce N features on the corpus in the app")
-    p.add_argument("--block", type=int, default=None, metavar="K", help="show block K (1-based) first")
-    p.add_argument("--screenshot", metavar="OUT.png", help="save a grab of the window when ready, then exit")
-    p.add_argument("--size", default="1600x1000", metavar="WxH", help="window size for --screenshot")
+    p.add_argument("--block", type=positive_int, default=None, metavar="K", help="show block K (1-based) first")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--screenshot", metavar="OUT.png", help="save a grab of the window when ready, then exit")
+    out.add_argument("--benchmark", metavar="OUT.json",
+                     help="open the corpus offscreen, script a session (alpha, epsilon, blocks, documents, zoom, "
+                          "export, training, closing) and write its timings as JSON")
+    p.add_argument("--size", type=window_size, default=(1600, 1000), metavar="WxH",
+                   help="window size for --screenshot and --benchmark (default 1600x1000)")
     p.set_defaults(func=run_gui)
 
 
 def _ensure_display(*, headless: bool) -> None:
     """Fail with one clear line instead of Qt's abort when there is no screen to open a window on.
 
-    A ``--screenshot`` run needs no screen, so it falls back to Qt's offscreen platform by itself.
+    A headless run needs no screen, so it falls back to Qt's offscreen platform by itself.
     """
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
         return
@@ -46,9 +86,29 @@ def _ensure_display(*, headless: bool) -> None:
     )
 
 
+def _check_output(path: str, suffix: str, what: str) -> None:
+    target = Path(path)
+    if target.suffix.lower() != suffix:
+        raise SegvizError(f"{path}: the {what} file must end in {suffix}")
+    if not target.resolve().parent.is_dir():
+        raise SegvizError(f"{path}: directory {target.resolve().parent} does not exist")
+    if target.exists() and not target.is_file():
+        raise SegvizError(f"{path}: exists and is not a regular file")
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """Run the app; returns the process exit status.  Qt is imported only here, lazily, via :mod:`segviz.app`."""
-    _ensure_display(headless=getattr(args, "screenshot", None) is not None)
+    for path in args.corpus:
+        if not Path(path).exists():
+            raise SegvizError(f"{path}: no such corpus file or folder")
+    if args.model is not None and not Path(args.model).is_file():
+        raise SegvizError(f"{args.model}: no such model file")
+    if args.screenshot is not None:
+        _check_output(args.screenshot, ".png", "screenshot")
+    if args.benchmark is not None:
+        _check_output(args.benchmark, ".json", "benchmark")
+    headless = args.screenshot is not None or args.benchmark is not None
+    _ensure_display(headless=headless)
     if importlib.util.find_spec("PySide6") is None:  # the engine works without Qt; only the app needs it
         raise SegvizError("the desktop app needs PySide6: pip install 'PySide6-Essentials>=6.10,<6.11'")
     from ..app.launch import run

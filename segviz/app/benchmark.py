@@ -1,0 +1,277 @@
+"""``segviz gui CORPUS... [--model M] --benchmark OUT.json``: a scripted session with its latencies.
+
+The script (run offscreen by :mod:`segviz.app.launch`): open the corpus and wait for the segmentation; drag α
+through 30 values, change ε 10 times, move through 20 blocks, jump to 10 documents, zoom out to the whole stream
+and back (5 times), export a PNG; then start training, let 3 features arrive and close the window during the 4th.
+
+What is measured:
+
+* ``max_gap_ms``: a 10 ms QTimer runs for the whole session, the open included; the largest interval between
+  two of its ticks is the longest time the event loop could not react.
+* each interaction's latency, from the action until its result is on screen: the state has changed and the
+  window has then processed a repaint (the time is taken in a zero-timer after the next ``UpdateRequest``).
+* ``close_exit_s``: from asking the window to close until the event loop has ended with no worker left (the
+  process then exits).
+* ``peak_rss_mb``: the peak resident memory of this process (``peak_rss_children_mb``: of the training child).
+
+Timings depend on the machine; docs/benchmarks.md records them with the command line.
+"""
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QEvent, QObject, QTimer
+
+from ..persist import atomic_write_text
+
+ALPHAS = 30
+EPSILONS = 10
+BLOCKS = 20
+DOCUMENTS = 10
+ZOOMS = 5
+FEATURES_BEFORE_CLOSE = 3
+#: an interaction that has not shown its result after this long is recorded as this long (and flagged)
+ACTION_TIMEOUT_S = 30.0
+
+
+def summary(samples: list[float]) -> dict:
+    if not samples:
+        return {"median": None, "p95": None, "max": None, "n": 0}
+    a = np.asarray(samples, dtype=np.float64)
+    return {"median": round(float(np.median(a)), 2), "p95": round(float(np.percentile(a, 95)), 2),
+            "max": round(float(a.max()), 2), "n": int(a.size)}
+
+
+class _Repaints(QObject):
+    """Counts the window's repaint requests (the backing store paints every dirty widget on one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.UpdateRequest:
+            self.count += 1
+        return False
+
+
+class Benchmark(QObject):
+    """Drives ``window`` through the script and writes the JSON to ``out`` when the event loop has ended."""
+
+    _pending: list["Benchmark"] = []
+
+    def __init__(self, window, out: str, *, status: dict):
+        super().__init__(window)
+        self.window = window
+        self.out = str(out)
+        self.status = status
+        self.t0 = time.perf_counter()
+        self.last_tick = self.t0
+        self.max_gap_ms = 0.0
+        self.gap_during = {"open": 0.0, "interaction": 0.0, "training": 0.0}
+        self.phase = "open"
+        self.samples: dict[str, list[float]] = {k: [] for k in ("alpha", "epsilon", "block", "document", "zoom")}
+        self.results: dict = {}
+        self.steps: list = []
+        self.notes: list[str] = []
+        self.round_handler_ms: list[float] = []
+        self.closed_at: float | None = None
+        self.written = False
+        self.repaints = _Repaints()
+        window.installEventFilter(self.repaints)
+        self.ticker = QTimer(self)
+        self.ticker.setInterval(10)
+        self.ticker.timeout.connect(self._tick)
+        self.export_dir = tempfile.TemporaryDirectory(prefix="segviz-bench-")
+        Benchmark._pending.append(self)
+
+    # -- the event-loop gap ---------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        gap = (now - self.last_tick) * 1000.0
+        self.last_tick = now
+        self.max_gap_ms = max(self.max_gap_ms, gap)
+        self.gap_during[self.phase] = max(self.gap_during[self.phase], gap)
+
+    # -- the script -----------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.ticker.start()
+        self._wait(self._segmented, self._opened, timeout_s=3600, what="segmentation")
+
+    def abandon(self) -> None:
+        self.notes.append("the corpus could not be opened")
+        self.steps = []
+
+    def _segmented(self) -> bool:
+        win = self.window
+        return (win.state.probabilities is not None and not win.background.is_running("apply")
+                and not win.background.is_running("open") and not win.background.is_running("load-model"))
+
+    def _opened(self) -> None:
+        self.results["open_to_segmentation_s"] = round(time.perf_counter() - self.t0, 3)
+        self.results["sentences"] = int(self.window.state.n_sentences)
+        self.results["documents"] = len(self.window.state.corpus)
+        self.phase = "interaction"
+        win = self.window
+        state = win.state
+        bv = win.block_view
+        rng = np.random.default_rng(0)
+        steps = []
+        for alpha in np.linspace(0.05, 0.95, ALPHAS):
+            steps.append(("alpha", lambda a=float(alpha): bv.alpha_line.setValue(a),
+                          lambda a=float(alpha): abs(state.alpha - a) < 1e-9))
+        for epsilon in [2, 3, 4, 5, 3, 6, 1, 8, 2, 4][:EPSILONS]:
+            steps.append(("epsilon", lambda e=epsilon: win.decision.epsilon_spin.setValue(e),
+                          lambda e=epsilon: state.epsilon == e))
+        for _ in range(BLOCKS):
+            steps.append(("block", bv.next_block, None))
+        n_docs = len(state.corpus)
+        for doc in sorted(rng.choice(np.arange(1, n_docs + 1), size=min(DOCUMENTS, n_docs), replace=False),
+                          key=lambda _d: rng.random()):
+            steps.append(("document", lambda d=int(doc): win.doc_spin.setValue(d), None))
+        for _ in range(ZOOMS):
+            steps.append(("zoom", bv.zoom_all, None))
+            steps.append(("zoom", lambda: bv.set_block(bv.block), None))
+        self.steps = steps
+        QTimer.singleShot(0, self._next_step)
+
+    def _next_step(self) -> None:
+        if not self.steps:
+            self._export()
+            return
+        kind, action, applied = self.steps.pop(0)
+        start = time.perf_counter()
+        action()
+        self._wait(applied or (lambda: True), lambda: self._repainted(kind, start), timeout_s=ACTION_TIMEOUT_S,
+                   what=kind, started=start)
+
+    def _repainted(self, kind: str, start: float) -> None:
+        """The state has changed; the result is on screen after the next repaint has been processed."""
+        seen = self.repaints.count
+        self.window.update()   # an action whose state did not change still has to show; at most one repaint
+
+        def check():
+            if self.repaints.count > seen:
+                self.samples[kind].append((time.perf_counter() - start) * 1000.0)
+                QTimer.singleShot(0, self._next_step)
+            else:
+                QTimer.singleShot(0, check)
+        QTimer.singleShot(0, check)
+
+    def _export(self) -> None:
+        path = str(Path(self.export_dir.name) / "block.png")
+        start = time.perf_counter()
+        done = {"ok": False}
+
+        def exported(p):
+            if p == path:
+                done["ok"] = True
+
+        self.window.exported.connect(exported)
+        self.window.export_plot(path)
+        self._wait(lambda: done["ok"], lambda: self._exported(start, path), timeout_s=120, what="export")
+
+    def _exported(self, start: float, path: str) -> None:
+        self.results["export_png_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+        self.results["export_png_bytes"] = Path(path).stat().st_size if Path(path).exists() else None
+        self._train()
+
+    def _train(self) -> None:
+        win = self.window
+        self.phase = "training"
+        self.results["training_started_s"] = round(time.perf_counter() - self.t0, 3)
+        original = win.training._show_round
+
+        def timed(event, note):
+            t = time.perf_counter()
+            original(event, note)
+            self.round_handler_ms.append((time.perf_counter() - t) * 1000.0)
+        win.training._show_round = timed
+        if win.start_training(max(FEATURES_BEFORE_CLOSE + 5, win.features.n_features.value())) is None:
+            self.notes.append(f"training did not start: {win.last_error}")
+            self._close()
+            return
+        win.roundShown.connect(self._round)
+        win.trainingFinished.connect(lambda _r: self._close() if self.closed_at is None else None)
+
+    def _round(self, number: int) -> None:
+        if number == FEATURES_BEFORE_CLOSE:
+            self.results["three_features_s"] = round(time.perf_counter() - self.t0, 3)
+            # the 4th round is now being computed by the training child: close in the middle of it
+            QTimer.singleShot(200, self._close)
+
+    def _close(self) -> None:
+        if self.closed_at is not None:
+            return
+        self.closed_at = time.perf_counter()
+        self.window.close()
+
+    def _wait(self, condition, then, *, timeout_s: float, what: str, started: float | None = None) -> None:
+        deadline = time.perf_counter() + timeout_s
+
+        def poll():
+            if self.closed_at is not None:
+                return
+            if condition():
+                then()
+            elif time.perf_counter() > deadline:
+                self.notes.append(f"{what}: gave up after {timeout_s:g} s")
+                if started is not None:
+                    self.samples.setdefault(what, []).append(timeout_s * 1000.0)
+                    QTimer.singleShot(0, self._next_step)
+                else:
+                    self._close()
+            else:
+                QTimer.singleShot(1, poll)
+        QTimer.singleShot(0, poll)
+
+    # -- the report -----------------------------------------------------------------------------------------
+    def report(self) -> dict:
+        now = time.perf_counter()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+        out = {
+            "sentences": self.results.get("sentences"),
+            "documents": self.results.get("documents"),
+            "open_to_segmentation_s": self.results.get("open_to_segmentation_s"),
+            "max_gap_ms": round(self.max_gap_ms, 1),
+            "alpha_ms": summary(self.samples["alpha"]),
+            "epsilon_ms": summary(self.samples["epsilon"]),
+            "block_ms": summary(self.samples["block"]),
+            "document_ms": summary(self.samples["document"]),
+            "zoom_ms": summary(self.samples["zoom"]),
+            "close_exit_s": None if self.closed_at is None else round(now - self.closed_at, 3),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+            "peak_rss_children_mb": round(children, 1),
+            "max_gap_ms_by_phase": {k: round(v, 1) for k, v in self.gap_during.items()},
+            "training_round_handler_ms": summary(self.round_handler_ms),
+            "features_shown": len(self.window.state.rounds) if self.window is not None else None,
+            "export_png_ms": self.results.get("export_png_ms"),
+            "three_features_s": self.results.get("three_features_s"),
+            "training_started_s": self.results.get("training_started_s"),
+            "notes": self.notes,
+        }
+        return out
+
+    def finish(self) -> None:
+        """Write the JSON (once): the event loop has ended, or the process is about to exit."""
+        if self.written:
+            return
+        self.written = True
+        self.ticker.stop()
+        try:
+            atomic_write_text(self.out, json.dumps(self.report(), indent=1) + "\n")
+        except Exception as exc:  # noqa: BLE001 - the run's result is lost; say so, exit 2
+            print(f"segviz: error: cannot write {self.out}: {exc}", file=sys.stderr)
+            self.status["code"] = 2
+        self.export_dir.cleanup()
+
+    @classmethod
+    def flush_pending(cls) -> None:
+        for bench in cls._pending:
+            bench.finish()

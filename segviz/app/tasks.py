@@ -1,0 +1,199 @@
+"""The window's long steps as plain generators (no Qt): each yields ``Progress`` and returns its result.
+
+The app runs them on a :class:`~segviz.app.worker.GeneratorWorker` (checking Cancel between yields); tests drive
+them directly.  They call the engine's public API and nothing else: the readers, the segmenter, the relevance of
+Section 3.3, the decision rule and tuning of Section 7, the peer segmenters.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import Corpus, read_corpus
+from ..decode import greedy_order_keep, tune
+from ..errors import SegvizError
+from ..events import Progress
+from ..peers import PEERS, segment_with
+from ..persist import atomic_write_text
+from ..relevance import relevance_profile, sentence_relevance
+
+#: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
+PEER_CHUNK = 1500
+
+
+# -- reading --------------------------------------------------------------------------------------------------
+
+def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, None, Corpus]:
+    """Read one or more files/folders into one corpus, a path at a time (Cancel is seen between paths)."""
+    paths = [str(p) for p in paths]
+    if not paths:
+        raise SegvizError("no corpus files given")
+    parts = []
+    for i, path in enumerate(paths):
+        yield Progress(f"reading {Path(path).name}", i, len(paths))
+        parts.append(_read_one(path, options))
+    yield Progress("reading", len(paths), len(paths))
+    corpus = parts[0] if len(parts) == 1 else Corpus.concatenate(parts, name=f"{len(paths)} inputs")
+    if corpus.n_sentences < 2:
+        what = "no sentences" if corpus.n_sentences == 0 else "only one sentence"
+        raise SegvizError(f"{', '.join(paths)}: {what} found; segmenting needs at least 2 sentences")
+    return corpus
+
+
+def _read_one(path: str, options: dict) -> Corpus:
+    """The engine's reader, every failure (missing, unreadable, binary, wrong format) as one SegvizError."""
+    try:
+        return read_corpus(path, **options)
+    except SegvizError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SegvizError(f"{path}: cannot read corpus ({exc})") from None
+
+
+# -- applying a model -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AppliedModel:
+    """A segmenter on one corpus: boundary probabilities (n-1), per-sentence relevance (n) and its profile, and
+    the induced features' 0/1 columns (n-1, features; which feature fires where)."""
+
+    probabilities: np.ndarray = field(repr=False)
+    relevance: np.ndarray | None = field(repr=False)
+    profile: dict | None = field(repr=False)
+    columns: object = field(repr=False)
+
+
+def apply_model_task(segmenter, corpus: Corpus) -> Generator[Progress, None, AppliedModel]:
+    """Relevance (Section 3.3, with the model's own language models), then the model's boundary probabilities.
+
+    The relevance computed for the trace is the one the model's relevance questions use; the feature columns are
+    kept so that later questions (which features fire at a position, where a feature fires) cost a lookup."""
+    lms = segmenter.lms_
+    relevance = profile = None
+    if lms is not None:
+        yield Progress("relevance", 0, 3)
+        relevance = sentence_relevance(lms, corpus.sentences())
+    yield Progress("applying the model", 1, 3)
+    columns = segmenter.feature_matrix(corpus, relevance=relevance).tocsr()
+    probabilities = np.asarray(segmenter.boundary_probabilities(corpus, relevance=relevance), dtype=np.float64)
+    if not np.all(np.isfinite(probabilities)):
+        raise SegvizError("the model gives non-finite boundary probabilities (its weights are not usable)")
+    if lms is not None:
+        yield Progress("relevance profile", 2, 3)
+        profile = relevance_profile(lms, corpus, relevance=relevance)
+    yield Progress("applying the model", 3, 3)
+    return AppliedModel(probabilities, relevance, profile, columns)
+
+
+def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None):
+    """The induced features' 0/1 matrix on ``corpus`` (what the context panel and the highlight read)."""
+    yield Progress("evaluating the model's features", 0, 1)
+    return segmenter.feature_matrix(corpus, relevance=relevance).tocsr()
+
+
+# -- the decision rule ----------------------------------------------------------------------------------------
+
+def decision_passes_task(probabilities: np.ndarray, epsilons: Sequence[int]):
+    """The decision rule's greedy pass for each epsilon (then any alpha is one comparison per position)."""
+    out = {}
+    for i, epsilon in enumerate(epsilons):
+        yield Progress("decision rule", i, len(epsilons))
+        out[int(epsilon)] = greedy_order_keep(probabilities, int(epsilon))
+    return out
+
+
+def tune_task(probabilities: np.ndarray, reference_masses: Sequence[int]):
+    """(alpha, epsilon, P_mu) maximising P_mu on the given reference (Section 7; :func:`segviz.decode.tune`)."""
+    yield Progress("tuning α, ε", 0, 1)
+    return tune(probabilities, tuple(reference_masses))
+
+
+# -- peers ----------------------------------------------------------------------------------------------------
+
+def peer_names() -> tuple[str, ...]:
+    return tuple(PEERS)
+
+
+def peer_pieces(n: int, groups: Sequence[int] | None, chunk: int = PEER_CHUNK) -> list[tuple[int, int]]:
+    """Sentence ranges a peer runs on: each source file on its own, cut into pieces of at most ``chunk``."""
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    for size in (groups if groups is not None else [n]):
+        for lo in range(start, start + int(size), chunk):
+            pieces.append((lo, min(lo + chunk, start + int(size))))
+        start += int(size)
+    if start != n:
+        raise SegvizError(f"file groups cover {start} sentences, the stream has {n}")
+    return pieces
+
+
+def peers_task(names: Sequence[str], sentences: Sequence[Sequence[str]], *, groups: Sequence[int] | None = None,
+               chunk: int = PEER_CHUNK):
+    """Masses of each peer segmenter over the whole stream, piece by piece (Cancel is seen between pieces).
+
+    ``groups`` (sentence counts of the source files, e.g. one per Choi file) makes each file its own input, as
+    the literature evaluates peers; a piece edge acts as a boundary."""
+    pieces = peer_pieces(len(sentences), groups, chunk)
+    total = len(names) * len(pieces)
+    out: dict[str, tuple[int, ...]] = {}
+    done = 0
+    for name in names:
+        masses: list[int] = []
+        for lo, hi in pieces:
+            yield Progress(f"peer segmenter {name}", done, total)
+            done += 1
+            part = sentences[lo:hi]
+            if len(part) < 3:
+                masses.append(len(part))   # too short for either peer to say anything: one segment
+                continue
+            masses.extend(int(m) for m in segment_with(name, part))
+        if sum(masses) != len(sentences):
+            raise SegvizError(f"peer {name} returned masses summing to {sum(masses)}, not {len(sentences)}")
+        out[name] = tuple(masses)
+    return out
+
+
+# -- exports --------------------------------------------------------------------------------------------------
+
+def hypothesis_csv(probabilities: np.ndarray | None, hypothesis: np.ndarray, reference: np.ndarray | None,
+                   n: int) -> str:
+    """One row per position b = 1..n-1: probability, hypothesis (0/1) and reference (0/1, or empty without one)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["position", "probability", "hypothesis", "reference"])
+    hyp = np.zeros(n, dtype=np.int8)
+    hyp[np.asarray(hypothesis, dtype=np.int64)] = 1
+    ref = None
+    if reference is not None:
+        ref = np.zeros(n, dtype=np.int8)
+        ref[np.asarray(reference, dtype=np.int64)] = 1
+    probs = [""] * (n - 1) if probabilities is None else [f"{p:.6f}" for p in probabilities.tolist()]
+    hyp_l = hyp.tolist()
+    ref_l = ref.tolist() if ref is not None else None
+    writer.writerows([b, probs[b - 1], hyp_l[b], "" if ref_l is None else ref_l[b]] for b in range(1, n))
+    return out.getvalue()
+
+
+def write_text_task(path: str | os.PathLike, make_text, *, what: str = "export"):
+    """Build the text (in the worker) and write it whole or not at all."""
+    yield Progress(what, 0, 2)
+    text = make_text()
+    yield Progress(what, 1, 2)
+    atomic_write_text(path, text)
+    yield Progress(what, 2, 2)
+    return str(path)
+
+
+def write_bytes_task(path: str | os.PathLike, data: bytes, *, what: str = "export"):
+    from ..persist import atomic_write_bytes
+
+    yield Progress(what, 0, 1)
+    atomic_write_bytes(path, data)
+    yield Progress(what, 1, 1)
+    return str(path)

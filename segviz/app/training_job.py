@@ -1,0 +1,483 @@
+"""Training in the app: language models, then feature induction (paper Sections 3-4), on the shown corpus.
+
+Qt-free.  Two halves of one path:
+
+* :func:`training_events` is the work itself, a plain generator of small typed events: it fits
+  :class:`~segviz.lm.models.LanguageModels` on the training documents (``LanguageModels.fit_iter``), computes the
+  shown corpus's relevance and relevance profile (Section 3.3), then drives ``Segmenter.fit_iter`` and turns every
+  ``FeatureAdded`` into a :class:`CurveUpdate` holding the shown corpus's boundary probabilities under the model
+  of that round (``Segmenter.boundary_probabilities`` caches the induced columns per corpus, so a round costs one
+  new column and one mat-vec).
+* :class:`TrainingJob` runs that generator in a child interpreter and re-yields its events in the parent.  A
+  thread would share the GIL with the GUI, and numpy/scipy calls that hold it for hundreds of milliseconds froze
+  the window (docs/benchmarks.md, *App*).  The job owns the partial model (the model of the last finished round,
+  rebuilt from each event) and the cancel flag; cancelling stops the child at once, even in the middle of a
+  round, and keeps that partial model.
+
+The child is started with ``python -I`` (no current directory, no ``PYTHON*`` variables, no user site on its
+``sys.path``) and loads this very ``segviz`` package by location, so nothing in the working directory can shadow
+an import.  Parent and child talk over the child's own stdin/stdout pipes -- private to the two processes, so
+there is no socket and no key to authenticate -- in JSON lines, never pickle.  The exchange is lock-step: the
+parent asks for the next event and the child computes until it has one, then idles; so a consumer that stops
+pulling (the app's Pause, at a round boundary) stops the training exactly there.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import SegvizError
+from ..events import Progress
+from ..features import FeatureSpec
+from ..induction import FeatureAdded, InductionFinished
+from ..lm.models import LanguageModels
+from ..relevance import relevance_profile, sentence_relevance
+from ..segmenter import Segmenter
+from .tasks import read_corpus_task
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+
+#: the share of documents (the last ones) held out for per-round P_mu and for tuning alpha, epsilon
+HELDOUT_FRACTION = 0.2
+
+
+# -- events ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LanguageModelsReady:
+    """The language models are trained (Section 3)."""
+
+    lms: LanguageModels = field(repr=False)
+
+
+@dataclass(frozen=True)
+class RelevanceReady:
+    """Per-sentence relevance of the shown corpus and its profile around boundaries (Section 3.3)."""
+
+    relevance: np.ndarray = field(repr=False)
+    profile: dict = field(repr=False)
+
+
+@dataclass(frozen=True)
+class CurveUpdate:
+    """One induction round: the engine's ``FeatureAdded``, the model of that round, and its curve.
+
+    ``probabilities`` are q(yes) at the gaps 1..n-1 of the shown corpus; ``model.alpha_``/``model.epsilon_``
+    are the round's best held-out decision parameters (Section 7).
+    """
+
+    added: FeatureAdded
+    probabilities: np.ndarray = field(repr=False)
+    model: Segmenter = field(repr=False)
+
+
+@dataclass(frozen=True)
+class TrainingFinished:
+    """Induction stopped (``reason`` as in ``InductionFinished``) and alpha, epsilon are tuned on held-out data."""
+
+    model: Segmenter = field(repr=False)
+    reason: str
+
+
+def is_round_event(event) -> bool:
+    """The unit of Step and Pause: one induced feature, with its curve."""
+    return isinstance(event, CurveUpdate)
+
+
+def split_for_training(corpus: Corpus, heldout_fraction: float = HELDOUT_FRACTION) -> tuple[Corpus, Corpus]:
+    """The first documents for training, the last ``heldout_fraction`` held out (P_mu per round, tuning)."""
+    if not 0.0 < heldout_fraction < 1.0:
+        raise SegvizError(f"the held-out fraction must lie in (0, 1), got {heldout_fraction}")
+    if len(corpus) < 4:
+        raise SegvizError(f"training needs at least 4 reference documents (3 to train on, 1 held out); "
+                          f"this corpus has {len(corpus)}")
+    k = max(1, int(round(heldout_fraction * len(corpus))))
+    return corpus[:-k], corpus[-k:]
+
+
+def training_events(corpus: Corpus, *, n_features: int = 30, heldout_fraction: float = HELDOUT_FRACTION,
+                    lm_params: dict | None = None, segmenter_params: dict | None = None
+                    ) -> Generator[Any, None, None]:
+    """Train on the first documents of ``corpus`` and yield what the app shows, round by round.
+
+    Yields ``Progress``, one :class:`LanguageModelsReady`, one :class:`RelevanceReady`, one :class:`CurveUpdate`
+    per induced feature and a final :class:`TrainingFinished`.
+    """
+    train, heldout = split_for_training(corpus, heldout_fraction)
+    segmenter = Segmenter(n_features=int(n_features), **(segmenter_params or {}))
+    lms = LanguageModels(**(lm_params or {}))
+    yield Progress("training language models", 0, 0)
+    for event in lms.fit_iter(train.sentences()):
+        if isinstance(event, Progress):
+            yield event
+    yield LanguageModelsReady(lms)
+    yield Progress("relevance of the shown corpus", 0, 0)
+    relevance = sentence_relevance(lms, corpus.sentences())
+    yield RelevanceReady(relevance, relevance_profile(lms, corpus, relevance=relevance))
+    reason = "n_features"
+    for event in segmenter.fit_iter(train, heldout, lms):
+        if isinstance(event, FeatureAdded):
+            yield CurveUpdate(event, segmenter.boundary_probabilities(corpus), segmenter)
+        elif isinstance(event, InductionFinished):
+            reason = event.reason
+        elif isinstance(event, Progress):
+            yield event
+    yield TrainingFinished(segmenter, reason)
+
+
+# -- the JSON messages between the child and the parent -------------------------------------------------------
+
+def encode_array(values) -> dict:
+    """A float64 array as JSON: little-endian bytes in base64 (exact, and fast for 10^5 values)."""
+    array = np.ascontiguousarray(values, dtype="<f8")
+    return {"shape": list(array.shape), "f8": base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def decode_array(d: dict, *, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    try:
+        raw = base64.b64decode(d["f8"], validate=True)
+        got = tuple(int(s) for s in d["shape"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SegvizError(f"training process: malformed array ({exc})") from None
+    if len(raw) != 8 * int(np.prod(got, dtype=np.int64)) or (shape is not None and got != shape):
+        raise SegvizError(f"training process: array of shape {got} does not match its data or {shape}")
+    return np.frombuffer(raw, dtype="<f8").reshape(got).astype(np.float64)
+
+
+def model_to_json(model: Segmenter) -> dict:
+    """What the parent needs to rebuild the model of a round: the segmenter's own JSON document."""
+    return model.to_dict()
+
+
+def model_from_json(d: dict, lms: LanguageModels | None) -> Segmenter:
+    """Rebuild a segmenter from :func:`model_to_json` with the language models already in this process."""
+    try:
+        features = [FeatureSpec.from_dict(f) for f in d["features"]]
+        model = Segmenter.from_weights(features, [float(x) for x in d["lambdas"]], prior=float(d["prior"]),
+                                       alpha=float(d["alpha"]), epsilon=int(d["epsilon"]), mu=float(d["mu"]),
+                                       lms=lms)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, SegvizError):
+            raise
+        raise SegvizError(f"training process: malformed model ({exc.__class__.__name__}: {exc})") from None
+    model.history_ = list(d.get("history") or [])
+    model.info_ = dict(d.get("info") or {})
+    return model
+
+
+def added_to_json(added: FeatureAdded) -> dict:
+    return {"round": added.round, "feature": added.feature.to_dict(), "gain": added.gain,
+            "weights": list(added.weights), "train_loglik": added.train_loglik, "heldout_p_mu": added.heldout_p_mu,
+            "heldout_alpha": added.heldout_alpha, "heldout_epsilon": added.heldout_epsilon, "column": added.column,
+            "iis_iterations": added.iis_iterations, "seconds": added.seconds}
+
+
+def added_from_json(d: dict) -> FeatureAdded:
+    def optional(x, kind):
+        return None if x is None else kind(x)
+
+    try:
+        return FeatureAdded(round=int(d["round"]), feature=FeatureSpec.from_dict(d["feature"]),
+                            gain=float(d["gain"]), weights=tuple(float(w) for w in d["weights"]),
+                            train_loglik=float(d["train_loglik"]),
+                            heldout_p_mu=optional(d["heldout_p_mu"], float),
+                            heldout_alpha=optional(d["heldout_alpha"], float),
+                            heldout_epsilon=optional(d["heldout_epsilon"], int), column=int(d["column"]),
+                            iis_iterations=int(d["iis_iterations"]), seconds=float(d["seconds"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, SegvizError):
+            raise
+        raise SegvizError(f"training process: malformed round ({exc.__class__.__name__}: {exc})") from None
+
+
+# -- the child process ----------------------------------------------------------------------------------------
+
+def _child_events(config: dict):
+    """Read the corpus again, here, by the same readers with the same options (so the child trains on exactly
+    the documents the window shows, paragraphs and source files included, and only paths cross over), then
+    train."""
+    corpus = yield from read_corpus_task(config["paths"], **(config.get("read_options") or {}))
+    if corpus.n_sentences != int(config["sentences"]):
+        raise SegvizError(f"the corpus files changed since they were opened ({corpus.n_sentences} sentences now, "
+                          f"{config['sentences']} shown); open them again before training")
+    yield from training_events(corpus, n_features=int(config["n_features"]),
+                               heldout_fraction=float(config["heldout_fraction"]),
+                               lm_params=config.get("lm_params") or {},
+                               segmenter_params=config.get("segmenter_params") or {})
+
+
+def serve(commands, replies) -> int:
+    """Child side: read the job from ``commands`` (one JSON line), then answer each ``next`` with one event.
+
+    ``commands`` and ``replies`` are binary files; one JSON object per line.  Returns the exit status.
+    """
+    def send(message: dict) -> None:
+        replies.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        replies.flush()
+
+    try:
+        config = json.loads(commands.readline())
+        events = _child_events(config)
+        lm_path = Path(config["lm_path"])
+        for line in commands:
+            if line.strip() != b"next":
+                return 0
+            event = next(events, None)
+            if event is None:
+                return 0
+            if isinstance(event, Progress):
+                send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
+            elif isinstance(event, LanguageModelsReady):
+                event.lms.save(lm_path)
+                send({"type": "lms", "path": str(lm_path)})
+            elif isinstance(event, RelevanceReady):
+                send({"type": "relevance", "relevance": encode_array(event.relevance), "profile": event.profile})
+            elif isinstance(event, CurveUpdate):
+                send({"type": "round", "added": added_to_json(event.added),
+                      "probabilities": encode_array(event.probabilities), "model": model_to_json(event.model)})
+            elif isinstance(event, TrainingFinished):
+                send({"type": "finished", "reason": event.reason, "model": model_to_json(event.model)})
+        return 0
+    except SegvizError as exc:
+        send({"type": "error", "message": str(exc)})
+        return 0
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0
+    except Exception as exc:  # reported to the parent as one line; the traceback goes to stderr
+        import traceback
+
+        traceback.print_exc()
+        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
+        return 1
+
+
+def child_command() -> list[str]:
+    """``python -I -c ...`` loading the ``segviz`` package this process runs, from its location."""
+    package = Path(__file__).resolve().parents[1]
+    bootstrap = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('segviz', {str(package / '__init__.py')!r}, "
+        f"submodule_search_locations=[{str(package)!r}])\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['segviz'] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "from segviz.app.train_child import main\n"
+        "sys.exit(main())\n"
+    )
+    return [sys.executable, "-I", "-c", bootstrap]
+
+
+# -- the parent side ------------------------------------------------------------------------------------------
+
+class _Lines:
+    """Lines from a pipe, read without blocking longer than ``poll_s`` so a cancel is seen promptly."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def read(self, should_stop, poll_s: float = 0.02) -> bytes | None:
+        """The next line; None when ``should_stop()`` became true or the pipe closed first."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                return line
+            if should_stop():
+                return None
+            ready, _, _ = select.select([self.fd], [], [], poll_s)
+            if ready:
+                chunk = os.read(self.fd, 1 << 20)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+
+
+class TrainingJob:
+    """Train language models and induce features on ``corpus`` in a child interpreter (see the module docstring).
+
+    Iterate :meth:`events` (on any thread but the GUI's) to run it; :meth:`cancel` from any thread stops it at
+    once.  :attr:`model` is always the model of the last finished round (None before the first), and the tuned
+    final model once :class:`TrainingFinished` has arrived.
+    """
+
+    def __init__(self, corpus: Corpus, paths, *, read_options: dict | None = None, n_features: int = 30,
+                 heldout_fraction: float = HELDOUT_FRACTION, lm_params: dict | None = None,
+                 segmenter_params: dict | None = None):
+        """``corpus`` is the shown corpus, read from ``paths`` with ``read_options`` (the child reads it again)."""
+        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
+            raise SegvizError(f"the number of features must be an integer >= 1, got {n_features!r}")
+        self.train, self.heldout = split_for_training(corpus, heldout_fraction)
+        self.corpus = corpus
+        self.paths = [os.path.abspath(os.fspath(p)) for p in ([paths] if isinstance(paths, (str, os.PathLike))
+                                                               else paths)]
+        if not self.paths:
+            raise SegvizError("training needs the corpus files the window shows")
+        self.read_options = dict(read_options or {})
+        self.n_features = int(n_features)
+        self.heldout_fraction = float(heldout_fraction)
+        self.lm_params = dict(lm_params or {})
+        self.segmenter_params = dict(segmenter_params or {})
+        self.model: Segmenter | None = None
+        self.lms: LanguageModels | None = None
+        self.finished = False
+        self._cancel = threading.Event()
+        self._process: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def heldout_start(self) -> int:
+        """The first sentence of the held-out documents in the shown stream."""
+        return self.train.n_sentences
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Stop now (any thread): the child is ended and :meth:`events` returns; :attr:`model` is kept."""
+        self._cancel.set()
+
+    @property
+    def process_id(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def events(self) -> Iterator[Any]:
+        """Start the child, send it the corpus, and yield its events (decoded) until it finishes or is cancelled."""
+        if self.cancelled:
+            return
+        workdir = tempfile.mkdtemp(prefix="segviz-train-")   # private (0700): the child saves its LMs here
+        # one BLAS thread: on a small machine a child using every core starves the GUI
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+        with self._lock:
+            if self.cancelled:
+                shutil.rmtree(workdir, ignore_errors=True)
+                return
+            self._process = subprocess.Popen(child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             cwd=workdir, env=env, close_fds=True)
+        process = self._process
+        try:
+            lines = _Lines(process.stdout.fileno())
+            config = {"paths": self.paths, "read_options": self.read_options,
+                      "sentences": self.corpus.n_sentences, "n_features": self.n_features,
+                      "heldout_fraction": self.heldout_fraction, "lm_params": self.lm_params,
+                      "segmenter_params": self.segmenter_params, "lm_path": os.path.join(workdir, "lm.segviz")}
+            if not self._send(process, config):
+                return
+            while True:
+                if not self._write(process, "next\n"):
+                    return
+                line = lines.read(self._cancel.is_set)
+                if line is None:
+                    if self.cancelled:
+                        return
+                    raise SegvizError(f"the training process ended unexpectedly (exit status {process.wait()})")
+                event = self._decode(line)
+                if event is None:
+                    continue
+                yield event
+                if isinstance(event, TrainingFinished):
+                    self.finished = True
+                    return
+        finally:
+            self._end(process)
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def close(self) -> None:
+        """Cancel, and end the child at once if it is computing (any thread; never blocks)."""
+        self.cancel()
+        with self._lock:
+            process = self._process
+        if process is not None and process.poll() is None:
+            try:
+                process.send_signal(signal.SIGTERM)
+            except OSError:
+                pass
+
+    # -- internals ----------------------------------------------------------------------------------------------
+    def _send(self, process, message: dict) -> bool:
+        return self._write(process, json.dumps(message, separators=(",", ":")) + "\n")
+
+    def _write(self, process, text: str) -> bool:
+        if self.cancelled:
+            return False
+        try:
+            process.stdin.write(text.encode("utf-8"))
+            process.stdin.flush()
+            return True
+        except (BrokenPipeError, ValueError, OSError):
+            if self.cancelled:
+                return False
+            raise SegvizError(f"the training process ended unexpectedly (exit status {process.wait()})") from None
+
+    def _decode(self, line: bytes):
+        try:
+            message = json.loads(line)
+            kind = message["type"]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise SegvizError(f"training process: unreadable message ({exc})") from None
+        n = self.corpus.n_sentences
+        if kind == "progress":
+            return Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
+        if kind == "error":
+            raise SegvizError(str(message.get("message", "training failed")))
+        if kind == "lms":
+            self.lms = LanguageModels.load(message["path"])
+            return LanguageModelsReady(self.lms)
+        if kind == "relevance":
+            profile = message.get("profile")
+            if not isinstance(profile, dict):
+                raise SegvizError("training process: malformed relevance profile")
+            return RelevanceReady(decode_array(message["relevance"], shape=(n,)), profile)
+        if kind == "round":
+            model = model_from_json(message["model"], self.lms)
+            self.model = model
+            return CurveUpdate(added_from_json(message["added"]),
+                               decode_array(message["probabilities"], shape=(n - 1,)), model)
+        if kind == "finished":
+            model = model_from_json(message["model"], self.lms)
+            self.model = model
+            return TrainingFinished(model, str(message.get("reason", "")))
+        raise SegvizError(f"training process: unknown message {kind!r}")
+
+    def _end(self, process) -> None:
+        """Close the pipes and make sure the child is gone.
+
+        An idle child exits on the end of its input; a cancelled one may be in the middle of a round, whose
+        result nobody wants, so it is terminated at once (the partial model is already in this process)."""
+        try:
+            process.stdin.close()
+        except (OSError, ValueError):
+            pass
+        deadline = time.monotonic() + (0.0 if self.cancelled else 0.5)
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(1.0)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(2.0)
+        try:
+            process.stdout.close()
+        except (OSError, ValueError):
+            pass

@@ -1,0 +1,185 @@
+"""The app's one training path, without Qt: the event generator, and the job that runs it in a child process.
+
+End to end through the child: start, events, pause at a round boundary (the child idles), cancel keeps the model
+of the last finished round and ends the child, close ends it mid-round; the models that cross the pipe as JSON
+give the same curve as the child's; the child cannot be shadowed from the current directory.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz import read_corpus
+from segviz.app.training_job import (CurveUpdate, LanguageModelsReady, RelevanceReady, TrainingFinished,
+                                     TrainingJob, child_command, decode_array, encode_array, split_for_training,
+                                     training_events)
+from segviz.errors import SegvizError
+from segviz.events import Progress
+
+ROOT = Path(__file__).resolve().parents[1]
+CHOI = ROOT / "sample_corpora" / "choi"
+SMALL_LM = dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return read_corpus(CHOI)
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def next_round(events):
+    for event in events:
+        if isinstance(event, (CurveUpdate, TrainingFinished)):
+            return event
+    return None
+
+
+def test_the_generator_yields_the_rounds_the_app_shows(corpus):
+    events = list(training_events(corpus, n_features=3, lm_params=SMALL_LM))
+    kinds = [type(e) for e in events]
+    assert kinds.index(LanguageModelsReady) < kinds.index(RelevanceReady) < kinds.index(CurveUpdate)
+    assert kinds[-1] is TrainingFinished and kinds.count(RelevanceReady) == 1
+    assert all(k in (Progress, LanguageModelsReady, RelevanceReady, CurveUpdate, TrainingFinished) for k in kinds)
+    relevance = next(e for e in events if isinstance(e, RelevanceReady)).relevance
+    assert relevance.shape == (corpus.n_sentences,)
+    rounds = [e for e in events if isinstance(e, CurveUpdate)]
+    assert [e.added.round for e in rounds] == list(range(1, len(rounds) + 1)) and 1 <= len(rounds) <= 3
+    final = events[-1].model
+    # the last round's curve is the trained model's (the stopping rule keeps every round by default)
+    np.testing.assert_allclose(rounds[-1].probabilities, final.boundary_probabilities(corpus), atol=1e-12)
+    assert final.info_["tuned_on"] == "heldout"
+
+
+def test_split_needs_four_documents(corpus):
+    train, heldout = split_for_training(corpus)
+    assert len(train) + len(heldout) == len(corpus) and len(heldout) == round(0.2 * len(corpus))
+    with pytest.raises(SegvizError, match="at least 4"):
+        split_for_training(corpus[:3])
+
+
+def test_arrays_cross_as_exact_json():
+    values = np.random.default_rng(0).random(1001)
+    message = json.loads(json.dumps({"a": encode_array(values)}))
+    np.testing.assert_array_equal(decode_array(message["a"], shape=(1001,)), values)
+    with pytest.raises(SegvizError):
+        decode_array(message["a"], shape=(1000,))
+    with pytest.raises(SegvizError):
+        decode_array({"shape": [3], "f8": "not base64!"})
+
+
+def test_the_job_end_to_end_through_the_child(corpus):
+    job = TrainingJob(corpus, [CHOI], n_features=3, lm_params=SMALL_LM)
+    events = list(job.events())
+    assert job.finished and isinstance(events[-1], TrainingFinished)
+    assert job.process_id is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(job.process_id, 0)   # the child has exited
+    rounds = [e for e in events if isinstance(e, CurveUpdate)]
+    assert rounds and job.lms is not None
+    for event in rounds:
+        # the model rebuilt from JSON in this process gives the child's curve for its round
+        np.testing.assert_allclose(event.model.boundary_probabilities(corpus), event.probabilities, atol=1e-9)
+        assert len(event.model.features_) == event.added.round
+    assert job.model is events[-1].model and job.model.lms_ is job.lms
+    relevance = next(e for e in events if isinstance(e, RelevanceReady)).relevance
+    from segviz.relevance import sentence_relevance
+
+    np.testing.assert_allclose(relevance, sentence_relevance(job.lms, corpus.sentences()), atol=1e-9)
+
+
+def test_pause_at_a_round_boundary_then_continue_and_cancel(corpus):
+    """Not pulling is pausing: the child idles at the boundary; cancel keeps the last round and ends the child."""
+    job = TrainingJob(corpus, [CHOI], n_features=50, lm_params=SMALL_LM)
+    events = job.events()
+    first = next_round(events)
+    assert isinstance(first, CurveUpdate) and first.added.round == 1
+    pid = job.process_id
+    before = cpu_seconds(pid)
+    time.sleep(1.0)
+    assert cpu_seconds(pid) - before < 0.1          # paused at the boundary: the child computes nothing
+    second = next_round(events)
+    assert second.added.round == 2 and job.model is second.model
+    # cancel from another thread while the third round is being computed
+    threading.Timer(0.05, job.cancel).start()
+    rest = list(events)
+    assert not any(isinstance(e, CurveUpdate) and e.added.round > 3 for e in rest)
+    assert job.model is not None and len(job.model.features_) in (2, 3)
+    assert job.model.is_fitted and job.model.boundary_probabilities(corpus).shape == (corpus.n_sentences - 1,)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_close_ends_the_child_mid_round(corpus):
+    job = TrainingJob(corpus, [CHOI], n_features=50, lm_params=SMALL_LM)
+    events = job.events()
+    assert next_round(events) is not None
+    pid = job.process_id
+    done = threading.Event()
+
+    def drain():
+        for _ in events:
+            pass
+        done.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    time.sleep(0.2)
+    start = time.perf_counter()
+    job.close()
+    assert done.wait(5)
+    assert time.perf_counter() - start < 2.0
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_a_failure_in_the_child_is_one_line(corpus, tmp_path):
+    job = TrainingJob(corpus, [CHOI], n_features=3, lm_params=dict(vocab_size=-5))
+    with pytest.raises(SegvizError) as info:
+        list(job.events())
+    assert "\n" not in str(info.value) and "vocab" in str(info.value)
+
+
+def test_files_changed_since_opening_are_refused(corpus, tmp_path):
+    shown = read_corpus(CHOI / "3-11_0.ref")
+    job = TrainingJob(corpus, [CHOI / "3-11_0.ref"], n_features=3, lm_params=SMALL_LM)
+    with pytest.raises(SegvizError, match="changed since they were opened"):
+        list(job.events())
+    assert shown.n_sentences != corpus.n_sentences
+
+
+def test_nothing_in_the_current_directory_shadows_the_child(tmp_path):
+    """``python -I`` and a package loaded by location: a hostile numpy/json/segviz in the cwd is never imported."""
+    for name in ("numpy.py", "json.py", "scipy.py"):
+        (tmp_path / name).write_text("raise SystemExit('shadowed: imported from the current directory')\n")
+    (tmp_path / "segviz").mkdir()
+    (tmp_path / "segviz" / "__init__.py").write_text("raise SystemExit('shadowed segviz')\n")
+    command = child_command()
+    assert command[1] == "-I"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    proc = subprocess.run(command, cwd=tmp_path, env=env, input=b"not json\n", capture_output=True, timeout=120)
+    assert b"shadowed" not in proc.stdout + proc.stderr
+    reply = json.loads(proc.stdout.decode().splitlines()[0])
+    assert reply["type"] == "error"   # it started, read the bad job line, and said so
+
+
+def test_no_secret_travels_in_argv(corpus):
+    """The parent and the child share only their own pipes: nothing to authenticate, nothing in argv."""
+    job = TrainingJob(corpus, [CHOI], n_features=1, lm_params=SMALL_LM)
+    events = job.events()
+    next(events)
+    argv = Path(f"/proc/{job.process_id}/cmdline").read_bytes().split(b"\0")
+    job.close()
+    list(events)
+    # exactly the interpreter, -I, -c and the bootstrap that loads this package: no key, no token
+    assert [a for a in argv if a] == [os.fsencode(a) for a in child_command()]
