@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "segviz.commands.lm",
     "segviz.commands.train",
     "segviz.commands.segment",
+    "segviz.commands.inspect",
     "segviz.commands.reproduce",
 ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segviz.corpus import Corpus, detect_kind, read_corpus, tokenize, write_choi
+from segviz.corpus import Corpus, detect_format, read_corpus, tokenize, write_choi
 from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 from segviz.segmentation import masses_to_indicator as boundary_indicator
 from segviz.errors import SegvizError
@@ -33,7 +33,7 @@ def test_choi_reader_skips_empty_segments(tmp_path):
     assert corpus.masses() == (2, 1)
     assert corpus.sentences()[0] == ("a", "first", "sentence", ".")
     assert corpus.sentence_texts()[2] == "Third here ."
-    assert detect_kind(f) == "choi"
+    assert detect_format(f.read_bytes()) == "choi"
 
 
 def test_choi_directory_and_glob_natural_order(sample_dir):
@@ -116,7 +116,7 @@ def test_missing_paths(tmp_path):
     (tmp_path / "empty_dir").mkdir()
     with pytest.raises(SegvizError, match="no corpus files"):
         read_corpus(tmp_path / "empty_dir")
-    with pytest.raises(SegvizError, match="unknown corpus kind"):
+    with pytest.raises(SegvizError, match="unknown corpus format"):
         read_corpus(tmp_path, kind="xml")
 
 
@@ -142,3 +142,22 @@ def test_corpus_helpers():
     assert Corpus.concatenate([c, c]).masses() == (2, 1, 2, 1)
     assert isinstance(c[0:1], Corpus)
     assert np.array_equal(c.document_starts(), np.array([0, 2]))
+
+
+def test_unlabelled_corpus_says_so():
+    Document = read_corpus.__globals__["Document"]
+    docs = [Document("a", (("x",), ("y",)), ("x", "y"), (True, False)), Document("b", (("z",),), ("z",), (True,))]
+    c = Corpus(docs, name="prose", files=["f1", "f2"], has_reference=False)
+    assert c.reference_masses() is None and c.document_masses() == (2, 1)
+    with pytest.raises(SegvizError, match="no reference"):
+        c.masses()
+    assert c.paragraph_starts() == (True, False, True)
+    assert all(not part.has_reference for part in c.by_file()) and not c[0:1].has_reference
+    labelled = Corpus(docs, name="ref")
+    assert not Corpus.concatenate([c, labelled]).has_reference
+    assert Corpus.concatenate([labelled, labelled]).masses() == (2, 1, 2, 1)
+    assert labelled.paragraph_starts() == (True, False, True)
+    no_marks = Corpus([Document("c", (("w",),), ("w",))])
+    assert Corpus.concatenate([labelled, no_marks]).paragraph_starts() == ()
+    with pytest.raises(ValueError, match="paragraph marks"):
+        Document("d", (("x",),), ("x",), (True, False))

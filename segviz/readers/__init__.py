@@ -1,0 +1,94 @@
+"""Corpus readers: one module per format, chosen by name or detected from content (:mod:`.detect`).
+
+``text`` (raw prose), ``lines`` (one sentence per line), ``choi``, ``reuters``, ``wiki`` (Wiki-727K) and
+``jsonl``; ``docs/formats.md`` describes each.  :func:`read_corpus` reads files, directories and globs into one
+:class:`~segviz.documents.Corpus` that records, per file, the format used and whether it was detected
+(``Corpus.readings``), so the CLI and the app can say what was decided.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+from ..documents import Corpus, Document, FileReading
+from ..errors import SegvizError
+from .choi import read_choi
+from .detect import detect_format
+from .jsonl import read_jsonl
+from .lines import read_lines
+from .prose import read_text
+from .reuters import ENCODING as REUTERS_ENCODING
+from .reuters import read_reuters
+from .sentences import ParsedFile
+from .source import decode_text, expand_paths, read_source
+from .wiki import read_wiki
+
+#: format name -> reader(text, source=..., **options)
+READERS: dict[str, Callable[..., ParsedFile]] = {
+    "text": read_text,
+    "lines": read_lines,
+    "choi": read_choi,
+    "reuters": read_reuters,
+    "wiki": read_wiki,
+    "jsonl": read_jsonl,
+}
+FORMATS = tuple(READERS)
+#: older names still accepted
+ALIASES = {"plain": "lines"}
+
+
+def _check_format(format: str) -> str:
+    format = ALIASES.get(format, format)
+    if format != "auto" and format not in READERS:
+        raise SegvizError(f"unknown corpus format {format!r}; choose auto, {', '.join(FORMATS)}")
+    return format
+
+
+def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool = False,
+              wiki_level: int | None = None) -> tuple[ParsedFile, FileReading]:
+    """One file: what the reader made of it and the summary of what was decided."""
+    format = _check_format(format)
+    source = os.fspath(path)
+    data = read_source(path)
+    chosen = detect_format(data) if format == "auto" else format
+    text = decode_text(data, source=source, encoding=REUTERS_ENCODING if chosen == "reuters" else "utf-8")
+    options = {"text": {"headings": headings}, "wiki": {"max_level": wiki_level}}.get(chosen, {})
+    parsed = READERS[chosen](text, source=source, **options)
+    n_units = len(set(parsed.units)) if parsed.units else 1
+    reading = FileReading(path=source, format=chosen, detected=format == "auto", documents=parsed.n_documents,
+                          sentences=sum(len(d) for d in parsed.documents),
+                          reference_boundaries=len(parsed.documents) - n_units if parsed.has_reference else None,
+                          notes=tuple(parsed.notes))
+    return parsed, reading
+
+
+def read_corpus(paths: str | os.PathLike | Sequence[str | os.PathLike], *, format: str = "auto",
+                kind: str | None = None, name: str | None = None, headings: bool = False,
+                wiki_level: int | None = None) -> Corpus:
+    """Read files, directories or globs into one :class:`Corpus`.
+
+    ``format`` is one of :data:`FORMATS` or ``auto`` (each file detected from its content; ``kind`` is its old
+    name).  ``headings`` applies to ``text`` files, ``wiki_level`` to ``wiki`` files (see their modules).  The
+    corpus has a reference only if every file has one.  Raises :class:`SegvizError` with one clear line for
+    anything it cannot read (missing, empty, binary, non-UTF-8, too large, not a regular file, wrong format, no
+    sentences).
+    """
+    format = _check_format(kind if kind is not None else format)
+    files = expand_paths(paths)
+    if not files:
+        raise SegvizError("no corpus files given")
+    documents: list[Document] = []
+    sources: list[str] = []
+    readings: list[FileReading] = []
+    for f in files:
+        parsed, reading = read_file(f, format=format, headings=headings, wiki_level=wiki_level)
+        documents.extend(parsed.documents)
+        sources.extend(parsed.units or [str(f)] * len(parsed.documents))
+        readings.append(reading)
+    if name is None:
+        name = files[0].name if len(files) == 1 else f"{files[0].parent.name or files[0].name} ({len(files)} files)"
+    return Corpus(documents, name=name, files=sources, has_reference=all(r.has_reference for r in readings),
+                  readings=readings)
+
+
+__all__ = ["FORMATS", "READERS", "read_corpus", "read_file", "detect_format"]

@@ -1,0 +1,283 @@
+"""``text``: raw prose, as people have it -- a book from Project Gutenberg, an essay, a transcript.
+
+Paragraphs
+    A blank line always ends a paragraph.  Inside a block of lines without blank lines, the reader first asks
+    whether the lines are *hard-wrapped* or *one paragraph per line*.  The file is hard-wrapped when, over at
+    least 20 lines that continue a block, 80% are *full* (the next line's first word would not have fitted:
+    the mark of greedy wrapping) or most end mid-sentence; then every block is.  Otherwise each block is judged
+    alone by the same two signs (fullness only in blocks of four lines or more).
+    Per-line blocks give one paragraph per line.  Wrapped blocks are joined, and a new paragraph starts where a
+    line is indented deeper than the line before (or, after a sentence end, deeper than the block's least
+    indented line: first-line indentation), where the previous line ends a sentence well short of the wrap
+    width (the short last line of a paragraph: shorter than 70% of the file's wrap width, estimated as the 90th
+    percentile of its line lengths), and around a heading line (any kind on a block's first line; inside a
+    block only chapter/part words, Roman numerals and Markdown headings).
+Joining wrapped lines
+    Lines are joined with a space.  A line ending in a dash (``--``, an en or em dash) is joined without one.
+    A word broken by a hyphen at a line end (``exam-`` / ``ple``) is joined without the hyphen only when the
+    text itself uses the unhyphenated word more often than the hyphenated one; otherwise the hyphen stays
+    (``well-`` / ``known`` -> ``well-known``): a kept hyphen costs nothing, a dropped one would merge a
+    compound.
+Sentences
+    syntok splits each paragraph into sentences; a sentence never crosses a paragraph.  Each sentence records
+    whether it opens a paragraph (``Document.paragraph_starts``).
+Headings (``headings=True``, the CLI's ``--headings``; off by default)
+    A heading is a line standing alone as a paragraph that looks like one: ``CHAPTER IV``, ``Chapter 3. The
+    Storm``, ``Part Two``, ``Prologue``, a Roman numeral alone, a numbered title without final punctuation
+    (``2. Methods``, ``2.1 Data collection``), a Markdown ``#`` heading, or a short line in capitals
+    (``THE END``).  With ``headings`` each heading starts a **reference segment** and is taken out of the
+    sentences (kept as the segment's ``title``): a heading left in the text would give its boundary away to
+    the model.  Text before the first heading is a segment of its own; consecutive headings make one title.
+    Without ``headings`` heading lines stay ordinary one-line paragraphs and the text has no reference.
+
+One file is one document.  Without headings it has no reference boundaries: the corpus is unlabelled.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SegvizError
+from .sentences import DocumentBuilder, ParsedFile, split_sentences
+
+#: a wrapped paragraph's last line is shorter than this fraction of the wrap width
+SHORT_LINE_FRACTION = 0.7
+#: a block is hard-wrapped when at least this fraction of its lines are full
+FULL_LINE_FRACTION = 0.8
+#: lines continuing a block needed before the file as a whole is judged hard-wrapped
+MIN_WRAP_EVIDENCE = 20
+
+# A sentence end: terminal punctuation, then optional closing quotes/brackets.
+TERMINAL_RE = re.compile(r"[.!?…][\"'”’»)\]]*$")
+_DASH_END_RE = re.compile(r"(?:--|[—–])$")
+_HYPHEN_END_RE = re.compile(r"(\S*[^\W\d_])-$")
+_LEADING_WORD_RE = re.compile(r"^([^\W\d_]+)")
+_WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                 "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|first|second|third|fourth|fifth|"
+                 "sixth|seventh|eighth|ninth|tenth|last|the first|the second|the third|the last")
+_HEADING_RES = (
+    # CHAPTER IV / Chapter 3. The Storm / PART TWO / Book the First
+    re.compile(rf"^(?:chapter|book|part|section|act|scene|canto|volume|vol\.)\s+(?:[ivxlcdm]+|\d+|{_NUMBER_WORDS})"
+               r"\b[.:]?(?:\s+\S.*)?$", re.I),
+    # Prologue / EPILOGUE / Introduction: The Problem
+    re.compile(r"^(?:prologue|epilogue|introduction|preface|foreword|afterword|conclusions?|appendix(?:\s+\w+)?|"
+               r"abstract|references|acknowledge?ments|bibliography|contents)\b[.:]?(?:\s+\S.*)?$", re.I),
+    # a Roman numeral alone: "IV." / "XII"
+    re.compile(r"^[IVXLCDM]+\.?$"),
+    # Markdown headings
+    re.compile(r"^#{1,6}\s+\S"),
+)
+# "2. Methods", "2.1 Data collection", "3) Results": a number then a capitalised title without final punctuation
+_NUMBERED_HEADING_RE = re.compile(r"^\d+(?:\.\d+)*[.)]?\s+[A-Z][^.!?,;:]*$")
+_MAX_HEADING_CHARS = 80
+_MAX_HEADING_WORDS = 12
+
+
+def is_heading(line: str, *, strong: bool = False) -> bool:
+    """Does this line, standing alone, look like a heading (module docstring)?  ``strong``: only the
+    unmistakable kinds (chapter/part words, a Roman numeral alone, Markdown), not numbered or capitalised lines."""
+    line = line.strip()
+    if not line or len(line) > _MAX_HEADING_CHARS or len(line.split()) > _MAX_HEADING_WORDS:
+        return False
+    if any(pattern.match(line) for pattern in _HEADING_RES):
+        return not line.endswith((",", ";"))
+    if strong:
+        return False
+    if _NUMBERED_HEADING_RE.match(line) and len(line.split()) <= 10:
+        return True
+    letters = [c for c in line if c.isalpha()]
+    return (len(letters) >= 3 and all(c.isupper() for c in letters) and not line.endswith((",", ";", "!", "?"))
+            and len(line.split()) <= 10)
+
+
+@dataclass
+class _Line:
+    text: str  # stripped
+    indent: int
+
+    @property
+    def ends_sentence(self) -> bool:
+        return bool(TERMINAL_RE.search(self.text))
+
+
+@dataclass
+class Paragraph:
+    text: str
+    heading: bool  # a one-line paragraph that looks like a heading
+
+
+def _blocks(text: str) -> list[list[_Line]]:
+    blocks: list[list[_Line]] = [[]]
+    for raw in text.split("\n"):
+        expanded = raw.expandtabs(8).rstrip()
+        if not expanded.strip():
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        stripped = expanded.lstrip()
+        blocks[-1].append(_Line(stripped, len(expanded) - len(stripped)))
+    return [b for b in blocks if b]
+
+
+def wrap_width(lines: list[_Line]) -> float:
+    """The width the text is wrapped at: the 90th percentile of its line lengths (indentation included)."""
+    if not lines:
+        return 0.0
+    return float(np.percentile([_width(ln) for ln in lines], 90))
+
+
+def _full_lines(block: list[_Line], width: float) -> int:
+    """How many lines of the block are *full*: the next line's first word would not have fitted on them at
+    ``width`` (the mark of greedy wrapping)."""
+    return sum(_width(line) + 1 + len(following.text.split()[0]) > width for line, following in zip(block, block[1:]))
+
+
+def _hard_wrapped(block: list[_Line], width: float) -> bool:
+    """Is the block hard-wrapped prose: at least half its lines end mid-sentence, or (four lines or more) nearly
+    all of them are full?"""
+    if len(block) < 2:
+        return False
+    inner = block[:-1]
+    if sum(not line.ends_sentence for line in inner) >= len(inner) / 2:
+        return True
+    # fullness needs a few lines to mean anything (two lines of any text are "full" at their own width)
+    return len(inner) >= 3 and _full_lines(block, width) >= FULL_LINE_FRACTION * len(inner)
+
+
+def _file_wrapped(blocks: list[list[_Line]], width: float, *, min_lines: int = MIN_WRAP_EVIDENCE) -> bool:
+    """Is the whole text hard-wrapped: over at least ``min_lines`` lines that continue a block, 80% are full or
+    more than half end mid-sentence?"""
+    inner = sum(len(b) - 1 for b in blocks)
+    if inner < min_lines:
+        return False
+    mid_sentence = sum(not line.ends_sentence for b in blocks for line in b[:-1])
+    return sum(_full_lines(b, width) for b in blocks) >= FULL_LINE_FRACTION * inner or mid_sentence > inner / 2
+
+
+def looks_hard_wrapped(text: str) -> bool:
+    """Are at least 80% of the lines that continue a block full, over at least :data:`MIN_WRAP_EVIDENCE` such
+    lines?  (Format detection: width regularity is the one wrap signal that one-sentence-per-line files without
+    punctuation cannot give.)"""
+    blocks = _blocks(text)
+    width = wrap_width([ln for b in blocks for ln in b])
+    inner = sum(len(b) - 1 for b in blocks)
+    return inner >= MIN_WRAP_EVIDENCE and sum(_full_lines(b, width) for b in blocks) >= FULL_LINE_FRACTION * inner
+
+
+class _Joiner:
+    """Joins hard-wrapped lines, deciding each line-end hyphen by the text's own word counts."""
+
+    def __init__(self, text: str):
+        self.counts = Counter(w.lower() for w in _WORD_RE.findall(text))
+        self.hyphens_dropped = 0
+
+    def join(self, lines: list[str]) -> str:
+        """One paragraph from its wrapped lines (each decision looks at two neighbouring lines only)."""
+        pieces = [lines[0]]
+        for left, right in zip(lines, lines[1:]):
+            glue = self._glue(left, right)
+            if glue is None:  # the line-end hyphen goes
+                pieces[-1] = pieces[-1][:-1]
+                glue = ""
+            pieces.extend((glue, right))
+        return "".join(pieces)
+
+    def _glue(self, left: str, right: str) -> str | None:
+        """What goes between two wrapped lines: a space, nothing, or ``None`` (nothing, and drop the hyphen)."""
+        dash = _DASH_END_RE.search(left)
+        if dash:  # "waited--" + "and" -> "waited--and"; "dark —" + "quite" -> "dark — quite"
+            return " " if left[: dash.start()].endswith(" ") else ""
+        hyphen = _HYPHEN_END_RE.search(left)
+        following = _LEADING_WORD_RE.match(right)
+        if hyphen and following and following.group(1)[0].islower():
+            head, tail = hyphen.group(1).lower(), following.group(1).lower()
+            if self.counts[head + tail] > self.counts[f"{head}-{tail}"]:
+                self.hyphens_dropped += 1
+                return None
+            return ""
+        return " "
+
+
+def _width(line: _Line) -> int:
+    return line.indent + len(line.text)
+
+
+def _short_heading(line: _Line, width: float, *, strong: bool = False) -> bool:
+    return _width(line) < SHORT_LINE_FRACTION * width and is_heading(line.text, strong=strong)
+
+
+def paragraphs(text: str) -> tuple[list[Paragraph], int]:
+    """The paragraphs of ``text`` (module docstring) and how many line-end hyphens were dropped."""
+    blocks = _blocks(text)
+    width = wrap_width([ln for b in blocks for ln in b])
+    joiner = _Joiner(text)
+    wrapped_file = _file_wrapped(blocks, width)
+    out: list[Paragraph] = []
+    for block in blocks:
+        if not (wrapped_file or _hard_wrapped(block, width)):
+            out.extend(Paragraph(ln.text, is_heading(ln.text)) for ln in block)
+            continue
+        current: list[_Line] = []
+        base_indent = min(ln.indent for ln in block)
+
+        def flush():
+            if current:
+                joined = joiner.join([ln.text for ln in current])
+                out.append(Paragraph(joined, len(current) == 1 and is_heading(current[0].text)))
+                current.clear()
+
+        for ln in block:
+            if current:
+                prev = current[-1]
+                starts_new = (ln.indent > prev.indent + 1
+                              or (ln.indent > base_indent + 1 and prev.ends_sentence)
+                              or (prev.ends_sentence and _width(prev) < SHORT_LINE_FRACTION * width)
+                              or (len(current) == 1 and _short_heading(prev, width))
+                              or _short_heading(ln, width, strong=True))
+                if starts_new:
+                    flush()
+            current.append(ln)
+        flush()
+    return out, joiner.hyphens_dropped
+
+
+def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
+    name = Path(source).name
+    paras, hyphens = paragraphs(text)
+    builder = DocumentBuilder(name)
+    segments: list[list] = [["", [], []]]  # [title, sentences, paragraph starts] of each segment
+    n_headings = 0
+    after_heading = False
+    for para in paras:
+        if headings and para.heading:
+            n_headings += 1
+            if after_heading:  # consecutive headings ("CHAPTER IV" / "THE STORM"): one title
+                segments[-1][0] = f"{segments[-1][0]}: {para.text}"
+            elif len(segments) == 1 and not segments[0][1]:  # the text opens with a heading
+                segments[0][0] = para.text
+            else:
+                segments.append([para.text, [], []])
+            after_heading = True
+            continue
+        after_heading = False
+        pieces = split_sentences(para.text)
+        segments[-1][1].extend(pieces)
+        segments[-1][2].extend([True] + [False] * (len(pieces) - 1) if pieces else [])
+    for k, (title, sents, marks) in enumerate(segments, start=1):
+        builder.add(sents, name=f"{name}#{k}" if len(segments) > 1 else name, paragraph_starts=marks, title=title)
+    if not builder.documents:
+        raise SegvizError(f"{source}: no sentences found")
+    notes = builder.notes()
+    if hyphens:
+        notes.append(f"{hyphens} word(s) hyphenated at a line end were joined")
+    labelled = headings and n_headings > 0
+    if headings:
+        notes.append(f"{n_headings} heading line(s) taken as reference boundaries" if n_headings
+                     else "no heading lines found: the text has no reference boundaries")
+    return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes)

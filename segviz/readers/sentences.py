@@ -1,0 +1,113 @@
+"""From sentence texts to documents: syntok's sentence splitter, the sentence-length limit, tokenisation.
+
+Sentences are split with *syntok* (pure Python, maintained, abbreviation-aware, and ~4x faster than pysbd on
+Reuters bodies: 0.5 s vs 1.8 s per 1,000 stories here).  A sentence longer than :data:`MAX_SENTENCE_CHARS` (far
+beyond any real sentence: Proust's longest has ~5,000 characters) is cut at spaces into pieces of at most that
+length, and the reader reports how many it cut; a line of 10^6 characters thus becomes ~100 sentences instead of
+one feature window the size of a book.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..documents import Document, tokenize
+
+#: the longest sentence segviz keeps whole; longer ones are cut at spaces (with a note)
+MAX_SENTENCE_CHARS = 10_000
+
+_SPACE_RE = re.compile(r"\s+")
+
+
+@dataclass
+class ParsedFile:
+    """What a reader made of one file's text (before it becomes part of a :class:`~segviz.corpus.Corpus`).
+
+    ``documents`` are reference segments when ``has_reference``, otherwise the file's unlabelled documents;
+    ``units[i]`` names the source unit of ``documents[i]`` (empty: the file itself); ``n_documents`` counts
+    documents as the format defines them; ``notes`` are messages for the user."""
+
+    documents: list[Document]
+    has_reference: bool
+    n_documents: int
+    notes: list[str] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (one paragraph or more) by syntok, with whitespace runs made single spaces."""
+    import syntok.segmenter as segmenter  # imported on use: only prose needs it
+
+    out = []
+    for paragraph in segmenter.analyze(text):
+        for sentence in paragraph:
+            start = sentence[0].offset
+            end = sentence[-1].offset + len(sentence[-1].value)
+            piece = " ".join(text[start:end].split())
+            if piece:
+                out.append(piece)
+    return out
+
+
+def cut_long(sentence: str, limit: int = MAX_SENTENCE_CHARS) -> list[str]:
+    """``sentence`` cut at spaces into pieces of at most ``limit`` characters (hard cuts where no space is)."""
+    if len(sentence) <= limit:
+        return [sentence]
+    pieces, rest = [], sentence
+    while len(rest) > limit:
+        cut = rest.rfind(" ", 0, limit + 1)
+        if cut <= 0:
+            cut = limit
+        pieces.append(rest[:cut].strip())
+        rest = rest[cut:].strip()
+    if rest:
+        pieces.append(rest)
+    return [p for p in pieces if p]
+
+
+class DocumentBuilder:
+    """Collects the documents of one file, tokenising sentences and enforcing the sentence-length limit."""
+
+    def __init__(self, source_name: str):
+        self.source_name = source_name
+        self.documents: list[Document] = []
+        self.cut_sentences = 0
+        self.dropped_sentences = 0
+
+    def add(self, texts: Sequence[str], *, name: str | None = None, paragraph_starts: Sequence[bool] = (),
+            title: str = "") -> Document | None:
+        """Add one document of sentence ``texts``; sentences without a token are dropped (their paragraph
+        mark passes to the next sentence).  Returns the document, or ``None`` if nothing was left."""
+        marks = list(paragraph_starts) if paragraph_starts else None
+        kept_texts, kept_tokens, kept_marks = [], [], []
+        carry = False
+        for i, raw in enumerate(texts):
+            mark = bool(marks[i]) if marks is not None else False
+            pieces = cut_long(_SPACE_RE.sub(" ", raw).strip())
+            if len(pieces) > 1:
+                self.cut_sentences += 1
+            for j, piece in enumerate(pieces):
+                tokens = tokenize(piece)
+                if not tokens:
+                    self.dropped_sentences += 1
+                    carry = carry or (mark and j == 0)
+                    continue
+                kept_texts.append(piece)
+                kept_tokens.append(tuple(tokens))
+                kept_marks.append((mark and j == 0) or carry)
+                carry = False
+        if not kept_tokens:
+            return None
+        doc = Document(name=name or f"{self.source_name}#{len(self.documents) + 1}", sentences=tuple(kept_tokens),
+                       texts=tuple(kept_texts), paragraph_starts=tuple(kept_marks) if marks is not None else (),
+                       title=title)
+        self.documents.append(doc)
+        return doc
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.cut_sentences:
+            out.append(f"{self.cut_sentences} sentence(s) longer than {MAX_SENTENCE_CHARS:,} characters were cut "
+                       "into pieces")
+        return out

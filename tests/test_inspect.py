@@ -1,0 +1,64 @@
+"""``segviz inspect`` and :mod:`segviz.inspection`: what the readers made of the input, and the warnings."""
+from __future__ import annotations
+
+import json
+
+from segviz.cli import main
+from segviz.corpus import read_corpus
+from segviz.inspection import LONG_SENTENCE_TOKENS, inspect_corpus
+
+WRAPPED = ("The committee met on a grey morning in March. Nobody had expected the\n"
+           "chairman to resign, least of all the members who had voted for him only\n"
+           "a year before. He spoke for ten minutes and then left the room without\n"
+           "a word to anyone, and the members sat on in silence for a long while.\n")
+
+
+def test_inspect_json_keys_and_counts(capsys, sample_dir):
+    assert main(["inspect", str(sample_dir / "choi"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {"format", "documents", "sentences", "reference_segments", "warnings"} <= set(report)
+    corpus = read_corpus(sample_dir / "choi")
+    assert report["format"] == "choi" and report["documents"] == 5
+    assert report["sentences"] == corpus.n_sentences and report["reference_segments"] == 50
+    assert report["mean_segment_length"] == corpus.n_sentences / 50
+    assert report["warnings"] == [] and len(report["first_sentences"]) == 5
+    assert all(f["detected"] for f in report["files"])
+
+
+def test_inspect_text_output_for_prose(capsys, tmp_path):
+    f = tmp_path / "memo.txt"
+    f.write_text(WRAPPED)
+    assert main(["inspect", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "format      text" in out and "reference   none (unlabelled text)" in out
+    assert "1. The committee met on a grey morning in March." in out
+    assert "no reference boundaries" in out
+
+
+def test_wrapped_lines_read_as_lines_are_flagged(capsys, tmp_path):
+    f = tmp_path / "memo.txt"
+    f.write_text(WRAPPED)
+    assert main(["inspect", str(f), "--format", "lines", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["format"] == "lines" and report["sentences"] == 4
+    assert any("hard-wrapped" in w and "--format text" in w for w in report["warnings"])
+    assert any("terminal punctuation" in w for w in report["warnings"])
+    assert main(["inspect", str(f), "--json"]) == 0
+    assert not any("hard-wrapped" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+
+
+def test_long_sentences_and_tiny_corpora_are_reported(tmp_path):
+    f = tmp_path / "long.txt"
+    f.write_text(" ".join(["word"] * (LONG_SENTENCE_TOKENS + 5)) + ".\n")
+    report = inspect_corpus(read_corpus(f))
+    assert report["long_sentences"] == 1 and report["sentences"] == 1
+    assert any("longer than" in w for w in report["warnings"])
+    assert any("nothing to segment" in w for w in report["warnings"])
+
+
+def test_inspect_bad_input_is_one_line(capsys, tmp_path):
+    assert main(["inspect", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("segviz: error:") and err.count("\n") == 1
+    assert main(["inspect", str(tmp_path / "absent.txt")]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,175 @@
+"""The ``text`` reader (raw prose) and the text/lines detection, on small cases and on real hard-wrapped fiction."""
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+
+from segviz.corpus import NoReferenceError, detect_format, read_corpus
+from segviz.readers.prose import TERMINAL_RE, is_heading, paragraphs, read_text
+from tests.conftest import SHARED_CORPORA
+from tests.realtext import brown_paragraphs, choi_segments, hard_wrapped
+
+WRAPPED = """\
+The committee met on a grey morning in March. Nobody had expected the
+chairman to resign, least of all the members who had voted for him only
+a year before. He spoke for ten minutes and then left the room.
+
+Outside, the reporters waited. One of them, a young woman from the
+evening paper, had heard a rumour the night before and had not slept.
+She asked the first question as the door opened.
+"""
+
+
+def _texts(text: str, **options) -> list[str]:
+    parsed = read_text(text, source="t.txt", **options)
+    return [t for d in parsed.documents for t in d.texts]
+
+
+def test_wrapped_lines_are_joined_into_sentences_with_paragraph_starts():
+    parsed = read_text(WRAPPED, source="t.txt")
+    [doc] = parsed.documents
+    assert doc.texts[0] == "The committee met on a grey morning in March."
+    assert doc.texts[1] == ("Nobody had expected the chairman to resign, least of all the members who had voted for "
+                            "him only a year before.")
+    assert len(doc) == 6
+    assert doc.paragraph_starts == (True, False, False, True, False, False)
+    assert not parsed.has_reference and parsed.n_documents == 1
+
+
+def test_crlf_bom_and_invisible_characters(tmp_path):
+    f = tmp_path / "win.txt"
+    f.write_bytes(b"\xef\xbb\xbf" + WRAPPED.replace("\n", "\r\n").encode("utf-8"))
+    corpus = read_corpus(f)
+    assert corpus.formats == ("text",) and corpus.n_sentences == 6
+    assert corpus.sentences()[0][0] == "the"
+    assert all("\ufeff" not in t and "\r" not in t for t in corpus.sentence_texts())
+    utf16 = tmp_path / "utf16.txt"
+    utf16.write_bytes(WRAPPED.encode("utf-16"))
+    assert read_corpus(utf16).sentences() == corpus.sentences()
+
+
+def test_line_end_hyphens_follow_the_texts_own_usage():
+    text = ("The first example shows it. We want an exam-\nple that is long enough to wrap. The well-known\n"
+            "case is a well-\nknown one. Another example follows here.\n")
+    joined = " ".join(_texts(text))
+    assert "an example that" in joined  # "example" occurs elsewhere, "exam-ple" does not
+    assert "a well-known one" in joined  # the hyphenated form is the text's own
+
+
+def test_dashes_at_line_ends_join_without_space():
+    text = "He waited--\nand then he went home. She stayed there, in the dark — \nquite alone. The end came.\n"
+    joined = " ".join(_texts(text))
+    assert "waited--and then" in joined and "dark — quite alone" in joined
+
+
+def test_paragraphs_by_first_line_indentation_and_short_last_lines():
+    indented = "    First paragraph line one that goes on\nand on until it ends here.\n    Second paragraph starts\nhere and ends.\n"
+    paras, _ = paragraphs(indented)
+    assert [p.text for p in paras] == ["First paragraph line one that goes on and on until it ends here.",
+                                        "Second paragraph starts here and ends."]
+    per_line = "One paragraph holds two sentences. This is the second.\nAnother paragraph. It is short.\n"
+    assert [p.text for p in paragraphs(per_line)[0]] == ["One paragraph holds two sentences. This is the second.",
+                                                          "Another paragraph. It is short."]
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("CHAPTER IV", True), ("Chapter 3. The Storm", True), ("PART TWO", True), ("Prologue", True), ("XII.", True),
+    ("2. Methods", True), ("2.1 Data collection", True), ("# Results", True), ("THE END", True),
+    ("Part of the problem was the weather.", False), ("He said no.", False), ("2. We then measured it.", False),
+    ("OK", False), ("Yes.", False), ("IV", True), ("A very long line that could not possibly be a heading because it goes on and on "
+                                  "and on", False),
+])
+def test_heading_lines(line, expected):
+    assert is_heading(line) is expected
+
+
+def test_headings_become_reference_boundaries_and_leave_the_sentences(tmp_path):
+    text = ("Title page text. By an author.\n\nCHAPTER I\n\nThe first chapter begins. It goes on.\n\n"
+            "CHAPTER II\n\nTHE STORM\n\nThe second chapter begins. Rain fell. It stopped.\n")
+    f = tmp_path / "book.txt"
+    f.write_text(text)
+    plain = read_corpus(f)
+    assert not plain.has_reference and plain.reference_masses() is None
+    assert "CHAPTER I" in plain.sentence_texts()  # without --headings, headings are one-line paragraphs
+    with pytest.raises(NoReferenceError, match="no reference"):
+        plain.masses()
+    labelled = read_corpus(f, headings=True)
+    assert labelled.has_reference and labelled.masses() == (2, 2, 3)
+    assert [d.title for d in labelled] == ["", "CHAPTER I", "CHAPTER II: THE STORM"]
+    assert not any(t.startswith("CHAPTER") for t in labelled.sentence_texts())
+    assert labelled.readings[0].reference_boundaries == 2
+    none_found = tmp_path / "plain.txt"
+    none_found.write_text(WRAPPED)
+    corpus = read_corpus(none_found, headings=True)
+    assert not corpus.has_reference and "no heading lines found" in corpus.readings[0].notes[-1]
+
+
+@pytest.mark.parametrize("content,expected", [
+    (WRAPPED, "text"),
+    ("One paragraph holds two sentences. This is the second.\nAnother paragraph here. It is short.\n", "text"),
+    ("one sentence here\nand another\n\n\nsecond doc\n", "lines"),
+    ("The first sentence.\nThe second sentence.\n\nA new document.\n", "lines"),
+    ("Mr. Smith went home.\nDr. Jones stayed.\nSt. Paul is a city.\n", "lines"),
+])
+def test_text_or_lines_detection(content, expected):
+    assert detect_format(content.encode()) == expected
+
+
+# ---------------------------------------------------------------------------------------------- real text
+
+FICTION = ("fiction", "romance", "mystery", "adventure", "science_fiction", "humor")
+
+
+def _fiction_ids(brown_zip, every: int = 4) -> list[str]:
+    cats = zipfile.ZipFile(brown_zip).read("brown/cats.txt").decode().split("\n")
+    return [line.split()[0] for line in cats if line.strip() and line.split()[1] in FICTION][::every]
+
+
+@pytest.fixture(scope="module")
+def fiction():
+    if not SHARED_CORPORA.is_dir():
+        pytest.skip(f"needs the shared corpora at {SHARED_CORPORA} (absent on this machine)")
+    brown = SHARED_CORPORA / "brown_nltk" / "brown.zip"
+    return [brown_paragraphs(brown, f) for f in _fiction_ids(brown)]
+
+
+@pytest.mark.parametrize("style", ["blank", "indent"])
+def test_hard_wrapped_fiction_reads_as_its_sentences(fiction, style, tmp_path):
+    """Brown fiction (32 texts) detokenised, joined into paragraphs and wrapped at 72 columns, as a
+    Gutenberg-style .txt (blank lines between paragraphs) or with indented first lines and no blank lines."""
+    paras = [p for text in fiction for p in text]
+    source = [s for p in paras for s in p]
+    book = tmp_path / "novel.txt"
+    book.write_text(hard_wrapped(paras, width=72, style=style))
+    corpus = read_corpus(book)
+    texts = corpus.sentence_texts()
+    assert corpus.formats == ("text",) and corpus.readings[0].detected
+    assert not corpus.has_reference
+    # Brown also ends "sentences" at some semicolons, which no sentence splitter does: within 10%
+    assert 0.90 * len(source) <= len(texts) <= 1.10 * len(source)
+    terminal = sum(bool(TERMINAL_RE.search(t)) for t in texts)
+    assert terminal >= 0.95 * len(texts)
+    # no fragments: (nearly) every source sentence lies whole inside one sentence read back
+    joined = "\n".join(texts)
+    assert sum(s in joined for s in source) >= 0.99 * len(source)
+    assert sum(t[:1].islower() for t in texts) <= 0.01 * len(texts)
+    # paragraphs found again
+    assert sum(corpus.paragraph_starts()) == pytest.approx(len(paras), rel=0.02)
+
+
+def test_one_paragraph_per_line_wikipedia(shared_corpora, tmp_path):
+    """wiki300 articles (sentences with final punctuation) as one paragraph per line, no wrapping."""
+    paras, source = [], 0
+    for i in range(1, 31):
+        for seg in choi_segments(shared_corpora / "wiki300_badjatiya" / f"wiki_test_{i}.ref")[1:]:
+            kept = [s for s in seg if TERMINAL_RE.search(s)]
+            if kept:
+                paras.append(" ".join(kept))
+                source += len(kept)
+    f = tmp_path / "articles.txt"
+    f.write_text("\n".join(paras) + "\n")
+    corpus = read_corpus(f)
+    assert corpus.formats == ("text",)
+    assert 0.90 * source <= corpus.n_sentences <= 1.10 * source
+    assert sum(corpus.paragraph_starts()) == len(paras)

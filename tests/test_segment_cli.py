@@ -1,0 +1,126 @@
+"""``segviz segment``: the bundled default model, every output format parsed back, the earlier MODEL CORPUS form,
+the out-of-domain warning, and bad input as one line."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from segviz.cli import main
+from segviz.corpus import read_corpus
+from segviz.domain import OUT_OF_DOMAIN_COVERAGE, Coverage, model_coverage, vocabulary_coverage
+from segviz.paths import bundled
+from segviz.segmenter import Segmenter
+
+MODEL = bundled("resources", "sample_model.json")
+pytestmark = pytest.mark.skipif(not MODEL.is_file(), reason="needs the bundled demo model")
+
+PROSE = """\
+The central bank raised its key interest rate by half a point on Tuesday,
+the third increase this year. Analysts had expected a smaller move. The
+decision sent the currency higher against the dollar.
+
+Shares of the company fell sharply after it reported a loss for the
+quarter. The company said sales had dropped in every region. It cut its
+forecast for the year and said it would close two plants.
+
+Oil prices rose for a fifth day as traders worried about supplies. Crude
+for delivery next month gained a dollar a barrel. Heating oil also rose.
+"""
+
+
+@pytest.fixture
+def prose(tmp_path):
+    f = tmp_path / "news.txt"
+    f.write_text(PROSE)
+    return f
+
+
+@pytest.mark.parametrize("name", ["out.ref", "out.jsonl", "out.csv", "out.txt"])
+def test_default_model_writes_every_format(prose, tmp_path, capsys, name):
+    out = tmp_path / name
+    assert main(["segment", str(prose), "-o", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "bundled demo model" in err
+    assert f"read {prose} as text (detected): 1 document, 9 sentences, no reference boundaries" in err
+    assert "model covers" in err and f"wrote {out}" in err
+    corpus = read_corpus(prose)
+    if name.endswith(".ref"):
+        again = read_corpus(out)
+        assert again.sentences() == corpus.sentences() and again.formats == ("choi",)
+    elif name.endswith(".jsonl"):
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert rows[0]["start"] == 0 and rows[-1]["end"] == 9
+        assert all(a["end"] == b["start"] for a, b in zip(rows, rows[1:]))
+        assert read_corpus(out).sentences() == corpus.sentences()
+    elif name.endswith(".csv"):
+        rows = list(csv.DictReader(out.open()))
+        assert [r["text"] for r in rows] == corpus.sentence_texts()
+        assert all(r["probability"] == "" or 0 <= float(r["probability"]) <= 1 for r in rows)
+    else:
+        text = out.read_text()
+        assert text.startswith(f"======== {prose} ========") and "-------- segment 1 --------" in text
+
+
+def test_stdout_and_the_earlier_model_first_form(prose, capsys):
+    assert main(["segment", str(prose), "-o", "-", "--quiet"]) == 0
+    default = capsys.readouterr().out
+    assert default.startswith("==========\n") and default.endswith("==========\n")
+    assert main(["segment", str(MODEL), str(prose), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == default and "earlier form" in captured.err
+    assert main(["segment", "--model", str(MODEL), str(prose), "--quiet", "--output-format", "jsonl"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["segment"] == 0
+
+
+def test_alpha_overrides_the_decision_rule(prose, capsys):
+    assert main(["segment", str(prose), "--alpha", "0", "--epsilon", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("==========") == 10  # every gap a boundary: 9 segments
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["segment", "{PROSE}", "-o", "{DIR}/out.dat"], "--output-format"),
+    (["segment", "{PROSE}", "-o", "{DIR}"], "directory"),
+    (["segment", "{PROSE}", "-o", "{DIR}/no/such/out.ref"], "--parents"),
+    (["segment", "{MODEL}"], "give the corpus"),
+    (["segment", "{MODEL}", "{PROSE}", "--model", "{MODEL}"], "give one"),
+    (["segment", "{ONE}"], "nothing to segment"),
+    (["segment", "/dev/zero"], "device"),
+    (["segment", "{PROSE}", "--alpha", "2"], "--alpha"),
+])
+def test_bad_input_is_one_line(prose, tmp_path, capsys, argv, word):
+    one = tmp_path / "one.txt"
+    one.write_text("Just one sentence here.\n")
+    filled = [a.format(PROSE=prose, DIR=tmp_path, MODEL=MODEL, ONE=one) for a in argv]
+    assert main(filled) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("segviz") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert word in err
+    assert not (tmp_path / "out.dat").exists()
+
+
+def test_out_of_domain_warning_on_stderr(shared_corpora, tmp_path, capsys):
+    """The demo model (Reuters newswire) on Brown fiction says it is out of its domain, with the figure."""
+    from tests.realtext import brown_paragraphs, hard_wrapped
+
+    book = tmp_path / "chapter.txt"
+    book.write_text(hard_wrapped(brown_paragraphs(shared_corpora / "brown_nltk" / "brown.zip", "cp01")))
+    assert main(["segment", str(book), "-o", str(tmp_path / "s.jsonl"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "out of domain?" in err and "% of this text's words" in err
+
+
+def test_coverage_of_known_and_unknown_text(sample_dir):
+    model = Segmenter.load(MODEL)
+    news = read_corpus(sample_dir / "reuters_sample.sgm")  # Reuters the model was not trained on
+    choi = read_corpus(sample_dir / "choi")  # Brown text
+    in_domain, out_of_domain = model_coverage(model, news), model_coverage(model, choi)
+    assert in_domain.fraction > OUT_OF_DOMAIN_COVERAGE > out_of_domain.fraction
+    assert not in_domain.out_of_domain and out_of_domain.out_of_domain
+    assert "out of domain?" in out_of_domain.message()
+    tiny = vocabulary_coverage({"the", "cat"}, read_corpus.__globals__["Corpus"].from_sentences(
+        [["the", "cat", "sat", "."], ["the", "dog", "!"]]))
+    assert (tiny.covered, tiny.words) == (3, 5)  # punctuation is not counted
+    assert Coverage(0, 0, 10).fraction == 1.0
