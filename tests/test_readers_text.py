@@ -64,7 +64,8 @@ def test_dashes_at_line_ends_join_without_space():
 
 
 def test_paragraphs_by_first_line_indentation_and_short_last_lines():
-    indented = "    First paragraph line one that goes on\nand on until it ends here.\n    Second paragraph starts\nhere and ends.\n"
+    indented = ("    First paragraph line one that goes on\nand on until it ends here.\n"
+                "    Second paragraph starts\nhere and ends.\n")
     paras, _ = paragraphs(indented)
     assert [p.text for p in paras] == ["First paragraph line one that goes on and on until it ends here.",
                                         "Second paragraph starts here and ends."]
@@ -77,8 +78,8 @@ def test_paragraphs_by_first_line_indentation_and_short_last_lines():
     ("CHAPTER IV", True), ("Chapter 3. The Storm", True), ("PART TWO", True), ("Prologue", True), ("XII.", True),
     ("2. Methods", True), ("2.1 Data collection", True), ("# Results", True), ("THE END", True),
     ("Part of the problem was the weather.", False), ("He said no.", False), ("2. We then measured it.", False),
-    ("OK", False), ("Yes.", False), ("IV", True), ("A very long line that could not possibly be a heading because it goes on and on "
-                                  "and on", False),
+    ("OK", False), ("Yes.", False), ("IV", True),
+    ("A very long line that could not possibly be a heading because it goes on and on and on", False),
 ])
 def test_heading_lines(line, expected):
     assert is_heading(line) is expected
@@ -173,3 +174,19 @@ def test_one_paragraph_per_line_wikipedia(shared_corpora, tmp_path):
     assert corpus.formats == ("text",)
     assert 0.90 * source <= corpus.n_sentences <= 1.10 * source
     assert sum(corpus.paragraph_starts()) == len(paras)
+
+
+def test_gutenberg_header_and_licence_are_left_out(tmp_path):
+    text = ("The Project Gutenberg EBook of Two Chapters\n\nTitle: Two Chapters\n\n"
+            "*** START OF THIS PROJECT GUTENBERG EBOOK TWO CHAPTERS ***\n\n\nCONTENTS\n\nCHAPTER I. Rain\n"
+            "CHAPTER II. Sun\n\n\nCHAPTER I.\n\n" + WRAPPED + "\n\nCHAPTER II.\n\nThe sun came out. Everyone went "
+            "outside.\n\n*** END OF THIS PROJECT GUTENBERG EBOOK TWO CHAPTERS ***\n\nThe licence, at length. "
+            "You may copy it.\n")
+    f = tmp_path / "pg.txt"
+    f.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    corpus = read_corpus(f)
+    assert not any("Gutenberg" in t or "licence" in t for t in corpus.sentence_texts())
+    assert "Project Gutenberg header and licence left out" in corpus.readings[0].notes
+    chapters = read_corpus(f, headings=True)
+    assert chapters.masses() == (6, 2)  # title page headings merge into the first chapter's title
+    assert chapters[0].title.startswith("CONTENTS") and chapters[1].title == "CHAPTER II."

@@ -34,6 +34,7 @@ def register(subparsers) -> None:
                     "long sentences, lines that look hard-wrapped, sentences without terminal punctuation).")
     p.add_argument("corpus", nargs="+", metavar="CORPUS", help="files, directories or globs")
     add_reader_arguments(p)
-    p.add_argument("--first", type=non_negative_int, default=5, metavar="N", help="opening sentences to show (default 5)")
+    p.add_argument("--first", type=non_negative_int, default=5, metavar="N",
+                   help="opening sentences to show (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=_cmd_inspect)

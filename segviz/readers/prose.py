@@ -30,6 +30,10 @@ Headings (``headings=True``, the CLI's ``--headings``; off by default)
     the model.  Text before the first heading is a segment of its own; consecutive headings make one title.
     Without ``headings`` heading lines stay ordinary one-line paragraphs and the text has no reference.
 
+Project Gutenberg files
+    The header before ``*** START OF THE PROJECT GUTENBERG EBOOK ...`` and the licence from ``*** END OF THE
+    PROJECT GUTENBERG EBOOK ...`` on are not the book: they are removed, with a note.
+
 One file is one document.  Without headings it has no reference boundaries: the corpus is unlabelled.
 """
 from __future__ import annotations
@@ -75,6 +79,8 @@ _HEADING_RES = (
 )
 # "2. Methods", "2.1 Data collection", "3) Results": a number then a capitalised title without final punctuation
 _NUMBERED_HEADING_RE = re.compile(r"^\d+(?:\.\d+)*[.)]?\s+[A-Z][^.!?,;:]*$")
+_GUTENBERG_START_RE = re.compile(r"(?im)^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b.*$")
+_GUTENBERG_END_RE = re.compile(r"(?im)^\s*\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b.*$")
 _MAX_HEADING_CHARS = 80
 _MAX_HEADING_WORDS = 12
 
@@ -247,8 +253,19 @@ def paragraphs(text: str) -> tuple[list[Paragraph], int]:
     return out, joiner.hyphens_dropped
 
 
+def strip_gutenberg(text: str) -> tuple[str, bool]:
+    """``text`` without a Project Gutenberg header and licence (module docstring), and whether any was found."""
+    start, end = _GUTENBERG_START_RE.search(text), _GUTENBERG_END_RE.search(text)
+    if start is None and end is None:
+        return text, False
+    lo = start.end() if start is not None else 0
+    hi = end.start() if end is not None and end.start() >= lo else len(text)
+    return text[lo:hi], True
+
+
 def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
     name = Path(source).name
+    text, gutenberg = strip_gutenberg(text)
     paras, hyphens = paragraphs(text)
     builder = DocumentBuilder(name)
     segments: list[list] = [["", [], []]]  # [title, sentences, paragraph starts] of each segment
@@ -274,6 +291,8 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
     if not builder.documents:
         raise SegvizError(f"{source}: no sentences found")
     notes = builder.notes()
+    if gutenberg:
+        notes.append("Project Gutenberg header and licence left out")
     if hyphens:
         notes.append(f"{hyphens} word(s) hyphenated at a line end were joined")
     labelled = headings and n_headings > 0
