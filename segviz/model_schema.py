@@ -11,8 +11,9 @@ field               accepted
 ``epsilon``         integer, 1 <= epsilon <= 100,000 (minimum separation in sentences)
 ``mu``              finite, 0 < mu <= 1 (1/mu is a mean segment length of at least one sentence)
 ``lambdas``         finite, \|lambda\| <= 100, one per feature (training caps them at ``lambda_max``, 10 by default)
-``features``        at most 100,000; each a valid feature description whose integers (window offsets, sizes)
-                    lie within +-10,000 -- so applying a model costs at most that many passes over the text
+``features``        at most 100,000; each a valid feature description whose numbers (window offsets, sizes,
+                    thresholds) lie within +-10,000 -- so applying a model costs at most that many passes
+                    over the text
 ``length_shape``    finite, 0 < shape <= 1000; ``length_bias`` finite within +-1000 (the length-prior rule)
 ``history``         a list of objects (display only); ``info`` an object
 ``params``          the estimator's hyperparameters, each of its documented type and range
@@ -57,7 +58,7 @@ def _check_integers(obj: Any, where: str, source: str) -> None:
             _check_integers(v, f"{where}[{i}]", source)
     elif isinstance(obj, bool):
         return
-    elif isinstance(obj, int) and abs(obj) > MAX_FEATURE_INTEGER:
+    elif isinstance(obj, (int, float)) and abs(obj) > MAX_FEATURE_INTEGER:
         raise SegvizError(f"{source}: field {where} = {obj} is beyond the limit of +-{MAX_FEATURE_INTEGER}")
     elif isinstance(obj, float) and math.isnan(obj):
         raise SegvizError(f"{source}: field {where} is NaN")
