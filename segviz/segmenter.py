@@ -316,6 +316,9 @@ class Segmenter:
         X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
                                     vocabulary=self.vocabulary, templates=self._template_set(),
                                     relevance_edges=self.relevance_edges, min_support=int(self.min_support))
+        if X.shape[1] == 0:
+            raise SegvizError(f"no candidate question fires on at least min_support = {self.min_support} of the "
+                              f"{X.shape[0]} training events; lower min-support or train on more text")
         yield Progress("candidate features", 1, 2)
         Xh = heldout_masses = None
         if heldout is not None:
