@@ -29,7 +29,7 @@ import math
 import re
 import time
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Generator, Mapping, Sequence
 
@@ -152,6 +152,15 @@ def choi_data(data: str | Path, *, disjoint: bool = False) -> ProtocolData:
                         segmenter_defaults={"peer_evidence": bool(disjoint)})
 
 
+@dataclass(frozen=True)
+class BrownText:
+    """One Brown text: its category, its sentences (tags stripped) and which of them open a paragraph."""
+
+    category: str
+    sentences: tuple[str, ...]
+    paragraph_starts: tuple[bool, ...]
+
+
 _WIKI_NAME = re.compile(r"wiki_test_(\d+)\.ref$")
 
 
@@ -163,7 +172,8 @@ def drop_titles(corpus: Corpus) -> Corpus:
     for doc, source in zip(corpus.documents, corpus.files):
         if source not in seen:
             seen.add(source)
-            doc = Document(doc.name, doc.sentences[1:], doc.texts[1:])
+            doc = replace(doc, sentences=doc.sentences[1:], texts=doc.texts[1:],
+                          paragraph_starts=doc.paragraph_starts[1:])
             if not doc.sentences:
                 continue
         docs.append(doc)
@@ -200,12 +210,14 @@ def wiki_data(data: str | Path, *, keep_titles: bool = False) -> ProtocolData:
                                "licence": "Wikipedia text, CC BY-SA 3.0"})
 
 
-def read_brown_texts(path: str | Path) -> dict[str, tuple[str, list[str]]]:
-    """The texts of NLTK's ``brown.zip``: text id -> (category, sentence lines with the POS tags stripped).
+def read_brown_texts(path: str | Path) -> dict[str, BrownText]:
+    """The texts of NLTK's ``brown.zip`` by text id (:class:`BrownText`: category, sentences, paragraph marks).
 
     Each line of a Brown file is one sentence of ``word/TAG`` tokens; the words are joined with spaces and the
-    tagset's quote tokens (````` and ``''``) become ``"``.  Headline lines stay where they are: 55 of the 500
-    texts open with one, and 1,661 more fall inside texts, so a heading is no give-away of a text's start.
+    tagset's quote tokens (````` and ``''``) become ``"``.  A sentence opens a paragraph when it is the text's
+    first line, follows a blank line or is indented with a tab, as the files lay paragraphs out.  Headline lines
+    stay where they are: 55 of the 500 texts open with one and 1,661 more fall inside texts, so a heading is no
+    give-away of a text's start.
     """
     path = Path(path)
     try:
@@ -223,14 +235,21 @@ def read_brown_texts(path: str | Path) -> dict[str, tuple[str, list[str]]]:
             if len(parts) != 2:
                 continue
             text_id, category = parts
-            raw = archive.read(f"brown/{text_id}").decode("ascii", errors="replace")
-            sentences = []
-            for tagged in raw.splitlines():
+            try:
+                raw = archive.read(f"brown/{text_id}").decode("ascii", errors="replace")
+            except KeyError:
+                raise SegvizError(f"{path}: brown/cats.txt names {text_id}, which the archive lacks") from None
+            sentences, starts, after_blank = [], [], True
+            for tagged in raw.split("\n"):
                 words = [tok.rsplit("/", 1)[0] for tok in tagged.split()]
+                if not words:
+                    after_blank = True
+                    continue
                 words = ['"' if w in ("``", "''") else w for w in words]
-                if words:
-                    sentences.append(" ".join(words))
-            texts[text_id] = (category, sentences)
+                sentences.append(" ".join(words))
+                starts.append(after_blank or tagged.startswith("\t"))
+                after_blank = False
+            texts[text_id] = BrownText(category, tuple(sentences), tuple(starts))
     return texts
 
 
@@ -261,7 +280,8 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
     rng = np.random.default_rng(split_seed)
     portions: dict[str, list[str]] = {"train": [], "heldout": [], "test": []}
     for cat in categories:
-        ids = sorted(t for t, (c, sents) in texts.items() if c == cat and len(sents) >= LONGFORM_MIN_SENTENCES)
+        ids = sorted(t for t, text in texts.items()
+                     if text.category == cat and len(text.sentences) >= LONGFORM_MIN_SENTENCES)
         ids = [ids[i] for i in rng.permutation(len(ids))]
         n_train = int(round(LONGFORM_FRACTIONS[0] * len(ids)))
         n_held = int(round(LONGFORM_FRACTIONS[1] * len(ids)))
@@ -282,10 +302,11 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
                 take = len(order) - k
             stream = f"brown {portion} stream {len(set(files)) + 1}"
             for text_id in order[k:k + take]:
-                lines = texts[text_id][1]
-                sents = [tuple(tokenize(s)) for s in lines]
-                kept = [(s, t) for s, t in zip(sents, lines) if s]
-                docs.append(Document(text_id, tuple(s for s, _ in kept), tuple(t for _, t in kept)))
+                text = texts[text_id]
+                kept = [(tuple(tokenize(line)), line, start)
+                        for line, start in zip(text.sentences, text.paragraph_starts) if tokenize(line)]
+                docs.append(Document(text_id, tuple(s for s, _, _ in kept), tuple(t for _, t, _ in kept),
+                                     paragraph_starts=tuple(p for _, _, p in kept)))
                 files.append(stream)
             k += take
         return Corpus(docs, name=f"brown {category} {portion} ({len(ids)} texts)", files=files)

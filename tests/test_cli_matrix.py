@@ -149,6 +149,26 @@ def test_parents_creates_missing_directories_only_when_asked(files, capsys):
     assert target.is_file()
 
 
+def _limit_memory():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 1024 ** 3, 2 * 1024 ** 3))
+
+
+@pytest.mark.parametrize("argv", [["baselines", "/dev/zero"], ["compare", "/dev/zero"],
+                                  ["lm", "train", "/dev/zero", "--out", "lm.out"]])
+def test_device_input_is_refused_without_reading_it(argv, tmp_path):
+    """/dev/zero never ends: it must be refused at once, not read until memory runs out (the child runs
+    under a 2 GB address-space limit, so a reader that tries cannot hurt the machine)."""
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "segviz", *argv], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_limit_memory)
+    assert proc.returncode == 2 and proc.stderr.startswith("segviz: error:") and proc.stderr.count("\n") == 1
+    assert "memory" not in proc.stderr and time.perf_counter() - started < 30, proc.stderr
+
+
 def test_as_a_program_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "segviz", "compare", str(REF), "--seed", "-1"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path,

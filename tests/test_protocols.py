@@ -58,11 +58,13 @@ def _fake_brown(root: Path, per_category: int = 10, seed: int = 0) -> Path:
                 text_id = f"{prefix}{j:02d}"
                 cats.append(f"{text_id} {category}")
                 vocab = [f"{text_id}w{k}" for k in range(15)] + ["the", "he"]
-                lines = ["\t" + " ".join(f"{w}/nn" for w in rng.choice(vocab, 7)) + " ./."
+                lines = [" ".join(f"{w}/nn" for w in rng.choice(vocab, 7)) + " ./."
                          for _ in range(int(rng.integers(100, 131)))]
                 if j == 1:
-                    lines.insert(0, "\t``/`` Hello/uh ''/'' ,/, he/pps said/vbd ./.")
-                z.writestr(f"brown/{text_id}", "\n\n".join(lines) + "\n")
+                    lines.insert(0, "``/`` Hello/uh ''/'' ,/, he/pps said/vbd ./.")
+                # a paragraph (blank line, then a tab) every 5 sentences, as Brown lays them out
+                raw = "".join(("\n\n\t" if i % 5 == 0 else "\n") + line for i, line in enumerate(lines))
+                z.writestr(f"brown/{text_id}", raw + "\n")
         z.writestr("brown/cats.txt", "\n".join(cats) + "\n")
     return root
 
@@ -116,6 +118,7 @@ def test_longform_texts_are_disjoint_whole_and_long(tmp_path):
     opening = next(d for d in split.train.documents + split.heldout.documents + split.tests["test"].documents
                    if d.name == "ca01")
     assert opening.texts[0] == '" Hello " , he said .'
+    assert opening.paragraph_starts[:6] == (True, False, False, False, False, True)
     # one category: only its texts
     fiction = protocols.longform_data(data, category="fiction")
     assert all(d.name.startswith("ck") for d in fiction.train)
