@@ -123,14 +123,17 @@ MIN_SENTENCES = 2
 
 def read_input(paths, **params):
     """:func:`segviz.corpus.read_corpus` plus the rule every command shares: at least :data:`MIN_SENTENCES`
-    sentences, else one line of error."""
+    sentences, else one line of error; then what was read on stderr (:func:`.reading.report_reading`)."""
     from ..corpus import read_corpus
     from ..errors import SegvizError
+
+    from .reading import report_reading
 
     corpus = read_corpus(paths, **params)
     if corpus.n_sentences < MIN_SENTENCES:
         raise SegvizError(f"{corpus.name}: only {corpus.n_sentences} sentence(s); nothing to segment "
                           f"(segviz needs at least {MIN_SENTENCES})")
+    report_reading(corpus)  # what the readers decided, one line per file on stderr
     return corpus
 
 

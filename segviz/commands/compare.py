@@ -16,6 +16,7 @@ from ..evaluation import compare_segmenters
 from ..peers import PEERS
 from .arguments import names_list, seed
 from .common import format_table, load_segmenter, print_json, read_input, run_with_progress
+from .reading import add_reader_arguments, reader_params
 
 TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
 
@@ -39,7 +40,7 @@ def render(comparison) -> str:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     model = load_segmenter(args.model) if args.model else None
-    corpus = read_input(args.corpus)
+    corpus = read_input(args.corpus, **reader_params(args))
     model_name = f"model {Path(args.model).name}" if args.model else "model"
     work = compare_segmenters(corpus, model=model, model_name=model_name,
                               evaluation="stream" if args.stream else "per-document", peers=args.peers,
@@ -64,6 +65,7 @@ def register(subparsers) -> None:
         ),
     )
     p.add_argument("corpus", nargs="+", help="corpus files, directories or globs (Choi, Reuters SGML or plain text)")
+    add_reader_arguments(p)
     p.add_argument("--model", metavar="MODEL.json", help="a trained segmenter (segviz train) to include")
     p.add_argument("--stream", action="store_true", help="evaluate the concatenated stream, not each file")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")

@@ -17,6 +17,7 @@ from ..errors import SegvizError
 from ..evaluation import model_segmenter, score_segmenters, table_payload
 from .arguments import positive_int, probability, seed
 from .common import load_segmenter, print_json, read_input, render_table
+from .reading import add_reader_arguments, reader_params
 
 _MODEL_JSON = re.compile(rb'^\s*\{.*"format"\s*:\s*"segviz-segmenter"', re.S)
 
@@ -45,7 +46,7 @@ def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
     if not corpus_paths:
         raise SegvizError("no corpus to evaluate the model on (usage: segviz evaluate --model MODEL CORPUS...)")
     seg = load_segmenter(model_path)
-    corpus = read_input(corpus_paths)
+    corpus = read_input(corpus_paths, **reader_params(args))
     if corpus.n_sentences < 3:
         raise SegvizError(f"{corpus.name}: {corpus.n_sentences} sentence(s); scoring needs at least 3")
     comparison = score_segmenters(
@@ -63,8 +64,8 @@ def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
 def _evaluate_hypothesis(args: argparse.Namespace) -> int:
     if args.alpha is not None or args.epsilon is not None:
         raise SegvizError("--alpha and --epsilon apply to a model (segviz evaluate --model MODEL CORPUS...)")
-    reference = read_input(args.paths[0])
-    hypothesis = read_input(args.paths[1])
+    reference = read_input(args.paths[0], **reader_params(args))
+    hypothesis = read_input(args.paths[1], **reader_params(args))
     if len(reference.sentence_texts()) != len(hypothesis.sentence_texts()):
         raise SegvizError(f"reference has {reference.n_sentences} sentences but hypothesis has "
                           f"{hypothesis.n_sentences}; they must be the same text")
@@ -106,6 +107,7 @@ def register(subparsers) -> None:
     )
     e.add_argument("paths", nargs="+", metavar="PATH", help="CORPUS... with --model, else REF HYP")
     e.add_argument("--model", metavar="MODEL", help="a trained segmenter (segviz train) to evaluate")
+    add_reader_arguments(e)
     e.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     e.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
     e.add_argument("--alpha", type=probability, default=None, help="(with a model) override the decision threshold")

@@ -8,6 +8,7 @@ from ..errors import SegvizError
 from ..persist import check_output_path
 from .arguments import int_range, open_fraction, positive_float, positive_int
 from .common import load_language_models, print_json, read_input, run_with_progress
+from .reading import add_reader_arguments, reader_params
 
 #: the widest relevance profile (sentences each side of a boundary) the command draws
 MAX_PROFILE_OFFSET = 10000
@@ -22,7 +23,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
         max_iter=args.max_iter, heldout_fraction=args.heldout,
     )
-    sentences = read_input(args.corpus).sentences()
+    sentences = read_input(args.corpus, **reader_params(args)).sentences()
     run_with_progress(lms.fit_iter(sentences))
     lms.save(args.out, parents=args.parents)
     info = lms.info_
@@ -37,7 +38,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     lms = load_language_models(args.lm_dir)
-    corpus = read_input(args.corpus)
+    corpus = read_input(args.corpus, **reader_params(args))
     result = lms.evaluate(corpus.sentences())
     if args.json:
         print_json(result)
@@ -80,7 +81,7 @@ def _cmd_relevance(args: argparse.Namespace) -> int:
     from ..relevance import relevance_profile
 
     lms = load_language_models(args.lm)
-    corpus = read_input(args.corpus)
+    corpus = read_input(args.corpus, **reader_params(args))
     if len(corpus) < 2:
         raise SegvizError(f"{corpus.name}: needs at least two documents (segments) for a relevance profile")
     prof = relevance_profile(lms, corpus, before=args.before, after=args.after)
@@ -102,6 +103,7 @@ def register(subparsers) -> None:
 
     t = sub.add_parser("train", help="train both models on CORPUS and save them to a directory")
     t.add_argument("corpus", nargs="+", help="corpus files, directories or globs")
+    add_reader_arguments(t)
     t.add_argument("--out", required=True, metavar="LM", help="output file (both models in one file)")
     t.add_argument("--parents", action="store_true", help="create missing directories of --out")
     t.add_argument("--vocab", type=positive_int, default=20000, help="trigram vocabulary size (default 20000)")
@@ -123,6 +125,7 @@ def register(subparsers) -> None:
     e = sub.add_parser("eval", help="perplexities of both models on CORPUS")
     e.add_argument("lm_dir", metavar="LM")
     e.add_argument("corpus", nargs="+")
+    add_reader_arguments(e)
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.set_defaults(func=_cmd_eval)
 
@@ -143,6 +146,7 @@ def register(subparsers) -> None:
     r = subparsers.add_parser("relevance", help="mean LM relevance against position relative to segment starts",
                               description="The paper's relevance figure (Section 3.3) over CORPUS's documents.")
     r.add_argument("corpus", nargs="+")
+    add_reader_arguments(r)
     r.add_argument("--lm", required=True, help="language models (from `segviz lm train`)")
     r.add_argument("--before", type=int_range(0, MAX_PROFILE_OFFSET), default=10,
                    help="sentences before the boundary (default 10)")

@@ -3,7 +3,7 @@
 ``--format F`` (``auto`` by default: detected from content), ``--headings`` (prose: heading lines become
 reference boundaries) and ``--wiki-level L`` (Wiki-727K: only sections of level <= L open a segment);
 :func:`report_reading` prints ``read FILE as FORMAT: D documents, S sentences, R reference boundaries`` and
-each of the reader's notes on stderr.
+each of the reader's notes on stderr (beyond five files, one line for the whole corpus).
 """
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ import sys
 
 from ..readers import FORMATS
 from .arguments import positive_int
+
+#: beyond this many files, what was read is summed up in one line
+MAX_FILES_LISTED = 5
 
 
 def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,12 +34,23 @@ def reader_params(args: argparse.Namespace) -> dict:
     return {"format": args.format, "headings": args.headings, "wiki_level": args.wiki_level}
 
 
-def report_reading(corpus, *, stream=None) -> None:
-    """One line per file (``read FILE as FORMAT: ...``) and its notes, on stderr."""
+def report_reading(corpus, *, stream=None, max_files: int = MAX_FILES_LISTED) -> None:
+    """What was read, on stderr: one line per file (``read FILE as FORMAT: ...``) and its notes; beyond
+    ``max_files`` files, one line for the corpus and the notes of the first files that have any."""
     stream = stream or sys.stderr
-    for reading in corpus.readings:
-        print(reading.summary(), file=stream)
-        for note in reading.notes:
-            print(f"  {note}", file=stream)
-    if len(corpus.readings) > 1:
+    readings = corpus.readings
+    if len(readings) > max_files:
         print(corpus.summary(), file=stream)
+    else:
+        for reading in readings:
+            print(reading.summary(), file=stream)
+            for note in reading.notes:
+                print(f"  {note}", file=stream)
+        if len(readings) > 1:
+            print(corpus.summary(), file=stream)
+        return
+    noted = [r for r in readings if r.notes]
+    for reading in noted[:max_files]:
+        print(f"  {reading.path}: {'; '.join(reading.notes)}", file=stream)
+    if len(noted) > max_files:
+        print(f"  ... and notes on {len(noted) - max_files} more files (segviz inspect lists them)", file=stream)

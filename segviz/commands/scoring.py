@@ -6,10 +6,11 @@ import argparse
 from ..evaluation import score_segmenters, table_payload
 from .arguments import seed
 from .common import print_json, read_input, render_table
+from .reading import add_reader_arguments, reader_params
 
 
 def _cmd_baselines(args: argparse.Namespace) -> int:
-    corpus = read_input(args.corpus)
+    corpus = read_input(args.corpus, **reader_params(args))
     comparison = score_segmenters(corpus, peers=(), seed=args.seed,
                                   evaluation="per-document" if args.per_file else "stream")
     rows = comparison.score_rows
@@ -29,6 +30,7 @@ def register(subparsers) -> None:
         description="Print the paper's table rows (Tables 5/6) for the baseline segmenters on CORPUS.",
     )
     p.add_argument("corpus", nargs="+", help="corpus files, directories or globs (Choi, Reuters SGML or plain text)")
+    add_reader_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
     p.add_argument("--per-file", action="store_true", help="segment each file on its own and average (Choi style)")

@@ -26,7 +26,7 @@ from ..writers import OUTPUT_FORMATS, output_format_for, write_segmentation
 from .arguments import positive_int, probability
 from .common import load_segmenter, read_input, run_with_progress
 from .evaluate import looks_like_model
-from .reading import add_reader_arguments, reader_params, report_reading
+from .reading import add_reader_arguments, reader_params
 
 #: the model ``segment`` uses when none is given
 DEFAULT_MODEL = ("resources", "sample_model.json")
@@ -59,7 +59,6 @@ def _cmd_segment(args: argparse.Namespace) -> int:
     if default:
         print(f"segviz: no --model given: using the bundled demo model {model_path} (trained on Reuters-21578 "
               "newswire; train your own with `segviz train`)", file=sys.stderr)
-    report_reading(corpus)
     coverage = model_coverage(seg, corpus)
     if coverage is not None:
         print(f"segviz: {coverage.message()}", file=sys.stderr)

@@ -14,6 +14,7 @@ from ..errors import SegvizError
 from ..persist import check_output_path
 from .arguments import family_names, non_negative_float, non_negative_int, positive_int, segmenter_param
 from .common import feature_lines, load_language_models, read_input, run_with_progress
+from .reading import add_reader_arguments, reader_params
 
 #: command-line option (dest) -> Segmenter parameter
 _OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "use_relevance": "use_relevance",
@@ -39,8 +40,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.lm and not Path(args.lm).exists():
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     seg = Segmenter(**segmenter_params(args))
-    train = read_input(args.train)
-    held = read_input(args.heldout) if args.heldout else None
+    train = read_input(args.train, **reader_params(args))
+    held = read_input(args.heldout, **reader_params(args)) if args.heldout else None
     if len(train) < 2:
         raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
     lms = None
@@ -107,6 +108,7 @@ def register(subparsers) -> None:
                     "first.  The model and its language models are saved as one file.")
     t.add_argument("train", nargs="+", metavar="TRAIN_CORPUS", help="training corpus files, directories or globs")
     t.add_argument("--heldout", nargs="+", metavar="CORPUS", help="held-out corpus for P_mu per round and tuning")
+    add_reader_arguments(t)
     t.add_argument("--lm", metavar="LM", help="language models from `segviz lm train`")
     t.add_argument("--out", required=True, metavar="MODEL", help="where to write the model")
     t.add_argument("--parents", action="store_true", help="create missing directories of --out")
