@@ -64,11 +64,14 @@ def baseline_rows(reference: Sequence[int], *, seed: int = 0, mu: float | None =
     return {name: score_row(reference, baseline_masses(name, reference, mu=mu, seed=seed), mu=mu) for name in BASELINES}
 
 
-def model_segmenter(model, *, alpha: float | None = None, epsilon: int | None = None) -> SegmentFunction:
-    """A trained model as a segment function; ``alpha``/``epsilon`` override its decision rule (Section 7)."""
-    if alpha is None and epsilon is None:
+def model_segmenter(model, *, alpha: float | None = None, epsilon: int | None = None,
+                    rule: str | None = None) -> SegmentFunction:
+    """A trained model as a segment function; ``alpha``/``epsilon`` override its threshold rule (Section 7),
+    ``rule`` picks another of its tuned decision rules."""
+    overrides = {k: v for k, v in (("alpha", alpha), ("epsilon", epsilon), ("rule", rule)) if v is not None}
+    if not overrides:
         return lambda part: model.predict(part)
-    return lambda part: model.predict(part, alpha=alpha, epsilon=epsilon)
+    return lambda part: model.predict(part, **overrides)
 
 
 def model_rows(seg, corpus, *, alpha=None, epsilon=None, seed: int = 0) -> dict[str, dict]:

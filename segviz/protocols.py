@@ -37,10 +37,10 @@ import numpy as np
 
 from .corpus import Corpus, Document, read_corpus, tokenize
 from .errors import SegvizError
-from .evaluation import compare_segmenters, table_payload
+from .evaluation import compare_segmenters, model_segmenter, table_payload
 from .events import Progress
 from .lm.models import LanguageModels
-from .segmenter import Segmenter
+from .segmenter import DECISION_RULES, Segmenter
 
 # ------------------------------------------------------------------------------------------------ splits
 
@@ -354,7 +354,8 @@ class ProtocolResult:
             "table": self.table,
             "tables": self.tables,
             **self.details,
-            "alpha": seg.alpha_, "epsilon": seg.epsilon_, "mu_train": seg.mu_,
+            "decision_rule": seg.decision_rule, "alpha": seg.alpha_, "epsilon": seg.epsilon_,
+            "length_shape": seg.length_shape_, "length_bias": seg.length_bias_, "mu_train": seg.mu_,
             "heldout_stop_features": None if self.heldout_stop is None else len(self.heldout_stop.features_),
             "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
                          for f, w in zip(seg.features_, seg.weights_)],
@@ -445,9 +446,14 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     yield from seg.fit_iter(data.train, data.heldout, lms)
     t2 = time.perf_counter()
     stop = heldout_stop(seg, data.heldout)
-    models = {"model": seg}
-    if stop is not None:
-        models[f"model@{len(stop.features_)} (held-out stop)"] = stop
+    models = {}
+    for name, model in (("model", seg), (f"model@{len(stop.features_)} (held-out stop)" if stop else "", stop)):
+        if model is None:
+            continue
+        models[name] = model
+        for rule in DECISION_RULES:  # every decision rule, each tuned on the held-out portion, side by side
+            if rule != seg.decision_rule:
+                models[f"{name}, {rule.replace('_', ' ')} rule"] = model_segmenter(model, rule=rule)
     tables = {}
     for name, test in data.tests.items():
         comparison = yield from _relabelled(

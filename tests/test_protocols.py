@@ -163,7 +163,7 @@ def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path):
         "wiki", data, segmenter_params={"n_features": 2, "vocabulary": 50, "use_relevance": False}, out=out))
     assert any(isinstance(e, Progress) and e.stage.startswith("scoring") for e in events)
     rows = {k for k, v in result.table.items() if isinstance(v, dict)}
-    assert {"model", *PEERS, *BASELINES} <= rows
+    assert {"model", "model, length prior rule", *PEERS, *BASELINES} <= rows   # both decision rules reported
     assert result.table["evaluation"] == "mean over 50 files"
     payload = result.to_json()
     json.dumps(payload, allow_nan=False)
