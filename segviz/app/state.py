@@ -125,8 +125,10 @@ class SessionState:
         """Replace the corpus; the model's probabilities, peers and relevance of the old corpus are dropped.
 
         ``has_reference`` False: the documents are not a segmentation to score against (unlabelled text), so
-        no metric that needs a reference is computed."""
-        masses = tuple(int(m) for m in corpus.masses())
+        no metric that needs a reference is computed; a corpus that says it has none (``corpus.has_reference``)
+        is taken as unlabelled whatever the argument."""
+        has_reference = bool(has_reference) and getattr(corpus, "has_reference", True)
+        masses = tuple(int(m) for m in corpus.document_masses())
         self.corpus = corpus
         self._n = int(sum(masses))
         self.corpus_path = path
