@@ -424,6 +424,35 @@ def _relabelled(work, stage: str):
         yield Progress(stage, event.done, event.total) if isinstance(event, Progress) else event
 
 
+def score_test_portions(data: ProtocolData, models: Mapping[str, Any], *, peers: Sequence[str] | None = None,
+                        seed: int = 0) -> Generator[Any, None, dict[str, dict]]:
+    """Score ``models`` (name -> trained model or segment function), the peers and the baselines on every test
+    portion of ``data``, the protocol's way (one stream, or document by document); returns the table payloads
+    by test portion.  Also how a model trained elsewhere is scored on this protocol's test data."""
+    tables = {}
+    for name, test in data.tests.items():
+        comparison = yield from _relabelled(
+            compare_segmenters(test, models=models, evaluation=data.evaluation, peers=peers, seed=seed),
+            f"scoring {test.name}")
+        evaluation = ("stream" if data.evaluation == "stream"
+                      else f"mean over {len(comparison.units)} files")
+        tables[name] = table_payload(test, comparison.score_rows, evaluation=evaluation)
+    return tables
+
+
+def score_models(protocol: str, data: str | Path, models: Mapping[str, Any], *,
+                 protocol_options: Mapping[str, Any] | None = None, peers: Sequence[str] | None = None,
+                 seed: int = 0) -> Generator[Any, None, dict[str, dict]]:
+    """Trained models on the test portions of ``protocol``, nothing trained: the cross-domain table's cells
+    (a model trained on one protocol's data, tested on another's)."""
+    if protocol not in PROTOCOLS:
+        raise SegvizError(f"unknown protocol {protocol!r}; choose from {', '.join(PROTOCOLS)}")
+    yield Progress(f"reading {protocol}", 0, 1)
+    split = PROTOCOLS[protocol](Path(data), **dict(protocol_options or {}))
+    yield Progress(f"reading {protocol}", 1, 1)
+    return (yield from score_test_portions(split, models, peers=peers, seed=seed))
+
+
 def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | None = None,
                  out: str | Path | None = None, lm_dir: str | Path | None = None,
                  lm_params: Mapping[str, Any] | None = None, peers: Sequence[str] | None = None,
@@ -454,14 +483,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
         for rule in DECISION_RULES:  # every decision rule, each tuned on the held-out portion, side by side
             if rule != seg.decision_rule:
                 models[f"{name}, {rule.replace('_', ' ')} rule"] = model_segmenter(model, rule=rule)
-    tables = {}
-    for name, test in data.tests.items():
-        comparison = yield from _relabelled(
-            compare_segmenters(test, models=models, evaluation=data.evaluation, peers=peers, seed=seed),
-            f"scoring {test.name}")
-        evaluation = ("stream" if data.evaluation == "stream"
-                      else f"mean over {len(comparison.units)} files")
-        tables[name] = table_payload(test, comparison.score_rows, evaluation=evaluation)
+    tables = yield from score_test_portions(data, models, peers=peers, seed=seed)
     t3 = time.perf_counter()
     if out is not None:
         seg.save(out / f"{data.protocol}-model.json")

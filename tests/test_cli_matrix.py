@@ -63,6 +63,8 @@ MATRIX = [
     (["reproduce", "--features", "-1"], "--features"),
     (["reproduce", "--param", "n_featurs=3"], "no parameter"),
     (["reproduce", "longform", "--category", "poetry"], "poetry"),
+    (["reproduce", "wiki", "--score", "{MODEL}"], "NAME=MODEL"),
+    (["reproduce", "wiki", "--score", "m={ROOT}/absent.seg"], "no such model file"),
     (["lm", "triggers", "{LM}", "--top", "-1"], "--top"),
     (["lm", "triggers", "{LM}", "--top", "0"], "--top"),
     (["lm", "train", "{CHOI}", "--out", "{ROOT}/l1", "--vocab", "0"], "--vocab"),

@@ -155,7 +155,7 @@ def test_real_longform_split_is_disjoint(shared_corpora):
 
 # ------------------------------------------------------------------------------------- running one
 
-def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path):
+def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path, capsys):
     data = _fake_wiki(tmp_path / "data")
     out = tmp_path / "out"
     out.mkdir()
@@ -170,6 +170,16 @@ def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path):
     assert payload["segmenter_params"]["n_features"] == 2 and payload["titles"] == "dropped"
     assert (out / "wiki-model.json").is_file()
     assert len(result.segmenter.features_) == 2
+
+    # the saved model scored on the same test portion without training (a cross-domain cell) gives the same row
+    from segviz.cli import main
+
+    capsys.readouterr()
+    assert main(["reproduce", "wiki", "--data", str(data), "--score", f"saved={out / 'wiki-model.json'}",
+                 "--peers", "", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)["wiki"]["tables"]["test"]
+    assert table["saved"] == pytest.approx(result.table["model"])
+    assert set(k for k, v in table.items() if isinstance(v, dict)) == {"saved", *BASELINES}
 
 
 def test_unknown_segmenter_parameter_fails_before_reading(tmp_path):

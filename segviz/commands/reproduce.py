@@ -80,6 +80,40 @@ def _output_directory(out: str | None, parents: bool) -> Path | None:
     return path
 
 
+def _score_only(args, which, data: Path, out: Path | None, options: dict, protocols) -> int:
+    """``--score NAME=MODEL ...``: no training; the given models on each selected protocol's test portions."""
+    from .common import load_segmenter
+
+    models = {name: load_segmenter(path) for name, path in args.score}
+    payload, texts = {}, []
+    for name in which:
+        work = protocols.score_models(name, data, models, protocol_options=options.get(name), peers=args.peers,
+                                      seed=args.seed)
+        tables = run_with_progress(work, quiet=args.json and not sys.stderr.isatty())
+        payload[name] = {"protocol": name, "models": {n: str(p) for n, p in args.score}, "tables": tables}
+        text = "\n".join([f"== {TITLES.get(name, name)}: test portions only, models trained elsewhere"]
+                         + [render_table(t, table_rows(t)) for t in tables.values()])
+        texts.append(text)
+        if not args.json:
+            print(text)
+            print()
+    if out is not None:
+        atomic_write_json(out / "scores.json", payload)
+        atomic_write_text(out / "scores.txt", "\n\n".join(texts) + "\n")
+    if args.json:
+        print_json(payload)
+    return 0
+
+
+def _model_argument(text: str) -> tuple[str, str]:
+    name, sep, path = str(text).partition("=")
+    if not sep or not name.strip() or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=MODEL, got {text!r}")
+    if not Path(path).is_file():
+        raise argparse.ArgumentTypeError(f"{path}: no such model file")
+    return name.strip(), path
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .. import protocols
 
@@ -98,11 +132,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     out = _output_directory(args.out, args.parents)
     if out is not None:  # every file the run will write, checked before hours of work rather than after
-        for name in ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.json" for p in which
-                                                          for stop in ("", "-heldout-stop"))):
+        names = (("scores.json", "scores.txt") if args.score else
+                 ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.json" for p in which
+                                                       for stop in ("", "-heldout-stop"))))
+        for name in names:
             check_output_path(out / name)
     options = {"wiki": {"keep_titles": args.keep_titles},
                "longform": {"category": args.category, "split_seed": args.split_seed}}
+    if args.score:
+        return _score_only(args, which, data, out, options, protocols)
     results = {}
     for name in which:
         work = protocols.reproduce(name, data, protocol_options=options.get(name), segmenter_params=params,
@@ -138,6 +176,10 @@ def register(subparsers) -> None:
     r.add_argument("--parents", action="store_true", help="create missing parent directories of --out")
     r.add_argument("--data", metavar="DIR", help=f"corpora directory (default {DEFAULT_DATA})")
     r.add_argument("--lm", metavar="LM", help="use these language models instead of training them")
+    r.add_argument("--score", type=_model_argument, action="append", metavar="NAME=MODEL", default=None,
+                   help="train nothing: score these trained models (row NAME) on the selected protocols' test "
+                        "portions, beside the peers and baselines (e.g. a model trained on Reuters tested on "
+                        "wiki300: the cross-domain table); repeatable")
     r.add_argument("--peers", type=names_list(tuple(PEERS), "peer"), default=None, metavar="NAMES",
                    help=f"comma-separated peers scored beside the model (default: {','.join(PEERS)}; '' for none)")
     r.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
