@@ -24,6 +24,8 @@ from .readers.prose import TERMINAL_RE
 LONG_SENTENCE_TOKENS = 200
 #: warn when more than this share of the sentences lacks terminal punctuation
 UNTERMINATED_WARNING_FRACTION = 0.10
+#: files listed one by one in the text report
+MAX_FILES_SHOWN = 10
 #: formats that take each line as one sentence (where wrapped lines become fragments)
 LINE_FORMATS = ("lines", "choi", "wiki")
 
@@ -103,11 +105,14 @@ def inspect_corpus(corpus, *, first: int = 5) -> dict[str, Any]:
 def render_inspection(report: dict[str, Any]) -> str:
     """The report as a few lines of text for a terminal."""
     lines = [f"format      {report['format']}"]
-    for f in report["files"]:
+    shown = report["files"][:MAX_FILES_SHOWN]
+    for f in shown:
         how = "detected" if f["detected"] else "as asked"
         ref = "no reference" if f["reference_boundaries"] is None else f"{f['reference_boundaries']:,} ref. boundaries"
         lines.append(f"  {f['path']}: {f['format']} ({how}), {_count(f['documents'], 'document')}, "
                      f"{_count(f['sentences'], 'sentence')}, {ref}")
+    if len(report["files"]) > len(shown):
+        lines.append(f"  ... and {len(report['files']) - len(shown):,} more files (--json lists them all)")
     lines.append(f"documents   {report['documents']:,}")
     lines.append(f"sentences   {report['sentences']:,}   ({report['tokens']:,} tokens"
                  + (f", {report['paragraphs']:,} paragraphs)" if report["paragraphs"] is not None else ")"))
