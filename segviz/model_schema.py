@@ -26,6 +26,7 @@ from typing import Any
 
 from .errors import SegvizError
 from .features import FeatureSpec
+from .tuning import TUNING_METRICS, TUNING_UNITS
 
 MAX_FEATURES = 100_000
 MAX_FEATURE_INTEGER = 10_000
@@ -169,6 +170,11 @@ def _params(d: dict, source: str, template_sets) -> dict:
         elif name == "decision_rule":
             if value not in ("threshold", "length_prior"):
                 raise SegvizError(f"{source}: field params.decision_rule must be 'threshold' or 'length_prior'")
+            out[name] = value
+        elif name in ("tuning_metric", "tuning_units"):
+            allowed = TUNING_METRICS if name == "tuning_metric" else TUNING_UNITS
+            if value not in allowed:
+                raise SegvizError(f"{source}: field params.{name} must be one of {', '.join(allowed)}")
             out[name] = value
         elif name == "length_shapes":
             if not isinstance(value, list) or not value or len(value) > 10_000:

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from segviz import __version__
 from segviz.corpus import Corpus
-from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, decode, tune
+from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, decode
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import (
@@ -46,13 +46,14 @@ from segviz.features import (
     resolve_families,
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
-from segviz.length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, tune_length_prior
+from segviz.length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior
 from segviz.metrics import score_row
 from segviz.bundle import is_bundle, member_digests, members_digest, read_bundle, write_bundle
 from segviz.lm.models import LanguageModels
 from segviz.model_schema import validate_model_document
 from segviz.persist import load_json
 from segviz.segmentation import boundaries_to_masses, default_mu, logistic, masses_to_indicator
+from segviz.tuning import check_tuning, tune_length_prior_rule, tune_threshold_rule
 
 __all__ = ["Segmenter", "FeatureAdded", "InductionFinished", "TEMPLATE_SETS", "FORMAT", "VERSION"]
 
@@ -123,6 +124,11 @@ class Segmenter:
     mu : the P_mu parameter for tuning; None = 1 / mean training segment length (Section 6).
     stopping : ``"last"`` keeps every induced feature; ``"heldout"`` keeps the round with the best held-out P_mu.
     alphas, epsilons : the tuning grid of the decision rule (Section 7).
+    tuning_metric : what the decision rules are tuned for on held-out data: ``"p_mu"`` (maximised, the paper's
+        Section 7) or ``"p_k"`` (minimised).
+    tuning_units : ``"stream"`` (the held-out corpus as one stream, the paper's way) or ``"per-document"`` (each
+        held-out source file decoded on its own and the rates averaged over files, as documents are evaluated;
+        :mod:`segviz.tuning`).
     lambda_max : cap on |lambda| (a feature that separates the training events gets a finite weight).
     iis_tol : IIS stops when no weight moves by more than this.
 
@@ -146,7 +152,8 @@ class Segmenter:
                  stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0, iis_tol: float = 1e-6,
                  decision_rule: str = "threshold", length_shapes: Sequence[float] = DEFAULT_SHAPES,
-                 length_biases: Sequence[float] = DEFAULT_BIASES):
+                 length_biases: Sequence[float] = DEFAULT_BIASES, tuning_metric: str = "p_mu",
+                 tuning_units: str = "stream"):
         self.n_features = n_features
         self.vocabulary = vocabulary
         self.templates = templates
@@ -166,10 +173,12 @@ class Segmenter:
         self.decision_rule = decision_rule
         self.length_shapes = length_shapes
         self.length_biases = length_biases
+        self.tuning_metric = tuning_metric
+        self.tuning_units = tuning_units
 
     _PARAMS = ("n_features", "vocabulary", "templates", "use_relevance", "cohesion", "peer_evidence", "families",
                "min_support", "l2", "relevance_edges", "mu", "stopping", "alphas", "epsilons", "lambda_max",
-               "iis_tol", "decision_rule", "length_shapes", "length_biases")
+               "iis_tol", "decision_rule", "length_shapes", "length_biases", "tuning_metric", "tuning_units")
 
     def get_params(self) -> dict:
         return {name: getattr(self, name) for name in self._PARAMS}
@@ -229,6 +238,7 @@ class Segmenter:
             raise SegvizError("length_shapes must be a non-empty grid of positive numbers")
         if not len(self.length_biases) or any(not math.isfinite(float(b)) for b in self.length_biases):
             raise SegvizError("length_biases must be a non-empty grid of finite numbers")
+        check_tuning(self.tuning_metric, self.tuning_units)
         self._family_names()
 
     def _family_names(self) -> tuple[str, ...]:
@@ -363,19 +373,37 @@ class Segmenter:
             rounds = int(np.argmax(scores)) + 1
         kept = model.truncated(rounds)
         if Xh is not None:
-            probs, reference = kept.predict_proba(Xh[:, kept.columns_]), heldout_masses
+            probs, reference, groups = kept.predict_proba(Xh[:, kept.columns_]), heldout_masses, \
+                heldout.source_groups()
         else:
-            probs, reference = kept.predict_proba(X[:, kept.columns_]), masses
-        alpha, epsilon, pmu = tune(probs, reference, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
-        self._set_model(kept.features_, kept.lambdas_, kept.prior_, alpha, epsilon)
-        self.length_shape_, self.length_bias_, pmu_length = tune_length_prior(
-            probs, reference, mean_length=self.mean_length_, shapes=self.length_shapes, biases=self.length_biases,
-            mu=mu)
+            probs, reference, groups = kept.predict_proba(X[:, kept.columns_]), masses, train.source_groups()
+        self._set_model(kept.features_, kept.lambdas_, kept.prior_, _UNTUNED_ALPHA, _UNTUNED_EPSILON)
+        self.info_.update(self._tuning_info(*self._tune_rules(probs, reference, groups)))
         self.info_.update(rounds_induced=len(model.features_), rounds_kept=rounds,
-                          tuned_on="heldout" if Xh is not None else "train", tuned_p_mu=pmu,
-                          tuned_p_mu_length_prior=pmu_length,
+                          tuned_on="heldout" if Xh is not None else "train",
                           induction_seconds=round(t2 - t1, 3), total_seconds=round(time.perf_counter() - t0, 3))
         yield Progress("tuning alpha/epsilon", 1, 1)
+
+    def _tune_rules(self, probs, reference, groups) -> tuple[float, float]:
+        """Tune both decision rules on held-out gap probabilities ``probs`` (the stream's) against ``reference``
+        masses, as ``tuning_metric``/``tuning_units`` say (:mod:`segviz.tuning`); returns each rule's score."""
+        metric, units = self.tuning_metric, self.tuning_units
+        self.alpha_, self.epsilon_, score = tune_threshold_rule(
+            probs, reference, groups=groups, metric=metric, units=units, mu=self.mu_, alphas=self.alphas,
+            epsilons=self.epsilons)
+        self.epsilon_ = int(self.epsilon_)
+        self.length_shape_, self.length_bias_, score_length = tune_length_prior_rule(
+            probs, reference, groups=groups, metric=metric, units=units, mean_length=self.mean_length_,
+            shapes=self.length_shapes, biases=self.length_biases, mu=self.mu_)
+        return score, score_length
+
+    def _tuning_info(self, score: float, score_length: float) -> dict:
+        """What the tuning reached, for ``info_``: P_mu under the paper's tuning (``tuned_p_mu``), else the
+        criterion's score (``tuned_score``: P_mu, or 1 - P_k), and how it was tuned."""
+        metric, units = self.tuning_metric, self.tuning_units
+        if metric == "p_mu" and units == "stream":
+            return {"tuned_p_mu": score, "tuned_p_mu_length_prior": score_length}
+        return {"tuning": f"{metric}, {units}", "tuned_score": score, "tuned_score_length_prior": score_length}
 
     def _set_model(self, features, lambdas, prior, alpha, epsilon) -> None:
         self.features_ = list(features)
@@ -493,12 +521,9 @@ class Segmenter:
         if heldout is not None:
             heldout = as_corpus(heldout, what="held-out corpus")
             probs = seg.boundary_probabilities(heldout, relevance=heldout_relevance)
-            seg.alpha_, seg.epsilon_, pmu = tune(probs, heldout.masses(), mu=self.mu_, alphas=self.alphas,
-                                                 epsilons=self.epsilons)
-            seg.length_shape_, seg.length_bias_, pmu_length = tune_length_prior(
-                probs, heldout.masses(), mean_length=seg.mean_length_, shapes=self.length_shapes,
-                biases=self.length_biases, mu=self.mu_)
-            seg.info_.update(tuned_p_mu=pmu, tuned_p_mu_length_prior=pmu_length)
+            for key in ("tuned_p_mu", "tuned_p_mu_length_prior", "tuned_score", "tuned_score_length_prior"):
+                seg.info_.pop(key, None)
+            seg.info_.update(seg._tuning_info(*seg._tune_rules(probs, heldout.masses(), heldout.source_groups())))
         return seg
 
     # ------------------------------------------------------------------ persistence
