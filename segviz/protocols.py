@@ -205,7 +205,8 @@ def wiki_data(data: str | Path, *, keep_titles: bool = False) -> ProtocolData:
     train = portion(WIKI_TRAIN, f"wiki300 1-200 ({title})")
     held = portion(WIKI_HELD, f"wiki300 201-250 ({title})")
     test = portion(WIKI_TEST, f"wiki300 251-300 ({title})")
-    return ProtocolData("wiki", train, held, {"test": test}, "per-document", "wiki", train.sentences,
+    lm_name = "wiki-titles" if keep_titles else "wiki"
+    return ProtocolData("wiki", train, held, {"test": test}, "per-document", lm_name, train.sentences,
                         notes={"titles": "kept" if keep_titles else "dropped",
                                "licence": "Wikipedia text, CC BY-SA 3.0"})
 
@@ -314,7 +315,8 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
     train = streams(portions["train"], "train")
     held = streams(portions["heldout"], "heldout")
     test = streams(portions["test"], "test")
-    return ProtocolData("longform", train, held, {"test": test}, "per-document", f"longform-{category}",
+    lm_name = f"longform-{category}" + (f"-split{split_seed}" if split_seed else "")
+    return ProtocolData("longform", train, held, {"test": test}, "per-document", lm_name,
                         train.sentences,
                         notes={"category": category, "split_seed": split_seed, "categories": list(categories),
                                "texts": {k: sorted(v) for k, v in portions.items()},
@@ -405,6 +407,12 @@ def language_models(name: str, sentences: Callable[[], list], *, out: Path | Non
             key, value = next(iter(differ.items()))
             raise SegvizError(f"{cache}: cached language models have {key} = {stored[key]!r}, not {value!r}; "
                               f"delete the cache or ask for the same parameters")
+        # a cache trained on other text (another split) would let the LMs see tuning or test text: refuse it
+        cached = lms.info_.get("train_sentences", 0) + lms.info_.get("heldout_sentences", 0)
+        expected = len(sentences())
+        if cached != expected:
+            raise SegvizError(f"{cache}: cached language models were trained on {cached} sentences, but this "
+                              f"split's language-model text has {expected}; delete the cache")
         return lms, str(cache.resolve())
     lms = LanguageModels(**lm_params)
     yield from lms.fit_iter(sentences())

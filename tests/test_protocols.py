@@ -213,10 +213,19 @@ def test_language_model_cache_is_reused_and_checked(tmp_path, sample_dir):
     _, (lms, where) = _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path, lm_params=params))
     assert Path(where) == (tmp_path / "lm-tiny").resolve() and (tmp_path / "lm-tiny").exists()
 
-    def refuse():
-        raise AssertionError("a cached model must not be retrained")
-
-    events, (again, where2) = _drain(protocols.language_models("tiny", refuse, out=tmp_path, lm_params=params))
-    assert events == [] and where2 == where and again.vocab_ == lms.vocab_
+    events, (again, where2) = _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
+                                                               lm_params=params))
+    assert events == [] and where2 == where and again.vocab_ == lms.vocab_   # loaded, no training events
     with pytest.raises(SegvizError, match="vocab_size"):
-        _drain(protocols.language_models("tiny", refuse, out=tmp_path, lm_params={**params, "vocab_size": 400}))
+        _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
+                                         lm_params={**params, "vocab_size": 400}))
+    # a cache made from another split's text is refused: the LMs might have seen this split's test text
+    with pytest.raises(SegvizError, match="delete the cache"):
+        _drain(protocols.language_models("tiny", lambda: sentences[:-10], out=tmp_path, lm_params=params))
+
+
+def test_cache_names_follow_the_split(tmp_path):
+    data = _fake_brown(_fake_wiki(tmp_path))
+    assert protocols.wiki_data(data).lm_name != protocols.wiki_data(data, keep_titles=True).lm_name
+    names = {protocols.longform_data(data, split_seed=s).lm_name for s in (0, 1)}
+    assert len(names) == 2

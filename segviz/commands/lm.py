@@ -6,7 +6,7 @@ import sys
 
 from ..errors import SegvizError
 from ..persist import check_output_path
-from .arguments import int_range, open_fraction, positive_float, positive_int
+from .arguments import float_range, int_range, positive_float, positive_int
 from .common import load_language_models, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 
@@ -118,8 +118,8 @@ def register(subparsers) -> None:
                    help="Gaussian prior variance, finite and > 0 (default 1)")
     t.add_argument("--max-iter", type=positive_int, default=200,
                    help="safety cap on IIS iterations; training stops earlier on held-out convergence (default 200)")
-    t.add_argument("--heldout", type=open_fraction, default=0.05,
-                   help="held-out fraction for IIS stopping, strictly between 0 and 1 (default 0.05)")
+    t.add_argument("--heldout", type=float_range(0.0, 0.5, high_open=True), default=0.05,
+                   help="held-out fraction for IIS stopping, from 0 up to (not including) 0.5 (default 0.05)")
     t.set_defaults(func=_cmd_train)
 
     e = sub.add_parser("eval", help="perplexities of both models on CORPUS")
