@@ -87,6 +87,8 @@ def _score_only(args, which, data: Path, out: Path | None, options: dict, protoc
     models = {name: load_segmenter(path) for name, path in args.score}
     payload, texts = {}, []
     for name in which:
+        if name == "choi-disjoint" and "choi" in which:
+            continue  # the same test sets as `choi`: scored once
         work = protocols.score_models(name, data, models, protocol_options=options.get(name), peers=args.peers,
                                       seed=args.seed)
         tables = run_with_progress(work, quiet=args.json and not sys.stderr.isatty())
