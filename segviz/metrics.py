@@ -123,7 +123,12 @@ def p_mu_from_boundaries(reference_boundaries, hypothesis_boundaries, n: int, mu
         return float(weights[np.diff(np.concatenate([[0], b, [n]]))].sum())
 
     total = float(weights[n])
-    disagreement = max(0.0, within(ref_b) + within(hyp_b) - 2.0 * within(np.union1d(ref_b, hyp_b)))
+    # the common refinement's boundaries: a boolean union is O(n) and, for the dense boundary sets of a long
+    # stream, several times faster than the hashing of np.union1d (same sorted positions)
+    both = np.zeros(n + 1, dtype=bool)
+    both[ref_b] = True
+    both[hyp_b] = True
+    disagreement = max(0.0, within(ref_b) + within(hyp_b) - 2.0 * within(np.flatnonzero(both)))
     return 1.0 - disagreement / total
 
 
