@@ -183,3 +183,26 @@ def test_no_secret_travels_in_argv(corpus):
     list(events)
     # exactly the interpreter, -I, -c and the bootstrap that loads this package: no key, no token
     assert [a for a in argv if a] == [os.fsencode(a) for a in child_command()]
+
+
+def test_training_on_given_language_models_skips_their_training(corpus):
+    """"Keep the model's LMs": the child loads the parent's models and induces features on their relevance."""
+    from segviz import Segmenter
+
+    lms = Segmenter.load(ROOT / "resources" / "sample_model.json").lms_
+    job = TrainingJob(corpus, [CHOI], n_features=2, lms=lms)
+    events = list(job.events())
+    stages = [e.stage for e in events if isinstance(e, Progress)]
+    assert not any("trigram" in s or "triggers" in s for s in stages)   # no language-model training
+    assert job.lms is lms and job.model.lms_ is lms
+    relevance = next(e for e in events if isinstance(e, RelevanceReady)).relevance
+    from segviz.relevance import sentence_relevance
+
+    np.testing.assert_allclose(relevance, sentence_relevance(lms, corpus.sentences()), atol=1e-9)
+    final = events[-1]
+    np.testing.assert_allclose(final.probabilities, final.model.boundary_probabilities(corpus), atol=1e-9)
+    from segviz.decode import decode
+
+    keep = final.keep_masks[final.model.epsilon_]
+    np.testing.assert_array_equal(np.flatnonzero(keep & (final.probabilities > 0.3)) + 1,
+                                  decode(final.probabilities, 0.3, final.model.epsilon_))

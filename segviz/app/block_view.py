@@ -74,17 +74,15 @@ def density_profile(positions: np.ndarray, lo: float, hi: float, bins: int) -> t
 
 def minmax_envelope(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bin centres and the min and max of ``values[lo:hi]`` per bin (an envelope that keeps every extreme)."""
-    part = values[lo:hi]
+    part = np.asarray(values[lo:hi], dtype=np.float64)
     bins = max(1, min(int(bins), part.size))
-    size = -(-part.size // bins)
-    padded = np.full(size * bins, np.nan)
-    padded[:part.size] = part
-    blocks = padded.reshape(bins, size)
-    with np.errstate(all="ignore"):
-        lows, highs = np.nanmin(blocks, axis=1), np.nanmax(blocks, axis=1)
-    centres = lo + (np.arange(bins) + 0.5) * size
-    ok = np.isfinite(lows)
-    return centres[ok], lows[ok], highs[ok]
+    starts = np.linspace(0, part.size, bins + 1).astype(np.int64)[:-1]
+    starts = np.unique(starts)
+    lows = np.minimum.reduceat(part, starts)
+    highs = np.maximum.reduceat(part, starts)
+    ends = np.append(starts[1:], part.size)
+    centres = lo + 0.5 * (starts + ends)
+    return centres, lows, highs
 
 
 class TickRow:
@@ -197,8 +195,10 @@ class BlockView(QWidget):
         self.plot.addItem(self.axis_line, ignoreBounds=True)
         # aliased 2 px line: antialiasing costs ~120 ms per repaint in the raster engine; zoomed out, the peak
         # method keeps each pixel column's minimum and maximum, so no peak is lost
-        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=2), name="P(boundary)", antialias=False,
-                                     clipToView=True, autoDownsample=True, downsampleMethod="peak")
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=2), name="P(boundary)", antialias=False)
+        # set on the plot: a PlotItem hands its own clip/downsample settings to every curve added to it
+        self.plot.setClipToView(True)
+        self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.addItem(self.curve)
         self.ref_row = TickRow(self.plot, REF_COLOR, *REF_TICKS, name="reference")
         self.hyp_row = TickRow(self.plot, HYP_COLOR, *HYP_TICKS, name="hypothesis")

@@ -12,7 +12,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
                                QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
 from .qt_session import QtSession
@@ -239,6 +239,12 @@ class FeaturePanel(QWidget):
         controls.addWidget(self.n_features)
         for button in (self.train_button, self.step_button, self.run_button, self.pause_button, self.stop_button):
             controls.addWidget(button)
+        self.reuse_lms = QCheckBox("keep the model's LMs")
+        self.reuse_lms.setObjectName("reuseLanguageModels")
+        self.reuse_lms.setToolTip("Train only the features, on the relevance of the shown model's language models, "
+                                  "instead of training new language models on this corpus first (seconds instead "
+                                  "of minutes; the relevance then comes from the text those models were trained on)")
+        controls.addWidget(self.reuse_lms)
         controls.addStretch(1)
         self.status = QLabel("")
         self.status.setStyleSheet("color: #616161")
@@ -292,9 +298,11 @@ class FeaturePanel(QWidget):
         session.featuresChanged.connect(self.refresh_plots)
         self.set_running(False)
 
-    def set_running(self, running: bool, paused: bool = False, can_train: bool = True) -> None:
+    def set_running(self, running: bool, paused: bool = False, can_train: bool = True,
+                    has_lms: bool = False) -> None:
         """Enable the buttons that make sense for the worker's state."""
         self.train_button.setEnabled(not running and can_train)
+        self.reuse_lms.setEnabled(not running and has_lms)
         self.step_button.setEnabled(running and paused)
         self.run_button.setEnabled(running and paused)
         self.pause_button.setEnabled(running and not paused)

@@ -21,13 +21,15 @@ from ..corpus import write_choi
 from ..errors import SegvizError
 from ..events import Progress
 from ..paths import bundled
-from .tasks import hypothesis_csv, read_corpus_task, write_bytes_task, write_text_task
+from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
 ROOT = Path(__file__).resolve().parents[2]
-# the bundled sample and demo model: source tree or share/segviz
+# the bundled sample and the default model (the small Reuters demo model when it is absent): source tree or
+# share/segviz
 SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
-SAMPLE_MODEL = bundled("resources", "sample_model.json")
+_DEFAULT_MODEL = bundled("resources", "default_model.segviz")
+SAMPLE_MODEL = _DEFAULT_MODEL if _DEFAULT_MODEL.is_file() else bundled("resources", "sample_model.json")
 CORPUS_FILTER = "Corpora (*.ref *.txt *.sgm *.ref.txt *.jsonl);;All files (*)"
 #: export filters and the suffix each one writes when the name has none
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG drawing (*.svg)": ".svg"}
@@ -86,9 +88,10 @@ class FileActions:
             return False
         label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
 
-        def done(corpus):
+        def done(result):
+            corpus, prepared = result
             self.read_options = dict(read_options)
-            win.install_corpus(corpus, paths, label)
+            win.install_corpus(corpus, paths, label, prepared=prepared)
             for path in paths:
                 self.add_recent(path)
 
@@ -96,7 +99,8 @@ class FileActions:
             win.show_error("Cannot open corpus", message)
             win.corpusFailed.emit(message)
 
-        win.background.start("open", lambda: read_corpus_task(paths, **read_options), on_result=done,
+        seed = win.state.seed
+        win.background.start("open", lambda: open_corpus_task(paths, seed=seed, **read_options), on_result=done,
                              on_error=failed)
         return True
 

@@ -294,7 +294,8 @@ class MainWindow(QMainWindow):
         self.next_action.setEnabled(has_corpus)
         running = self.training.running
         self.features.set_running(running, paused=self.training.paused,
-                                  can_train=has_corpus and self.state.has_reference)
+                                  can_train=has_corpus and self.state.has_reference,
+                                  has_lms=self.state.segmenter is not None and self.state.segmenter.lms_ is not None)
 
     def _block_changed(self, block: int) -> None:
         self.block_spin.blockSignals(True)
@@ -353,8 +354,9 @@ class MainWindow(QMainWindow):
     corpus_label = ""
 
     # -- the corpus -------------------------------------------------------------------------------------------
-    def install_corpus(self, corpus, paths, label: str) -> None:
-        """Show ``corpus`` (read from ``paths``): what ran for the old one stops, the open model is applied."""
+    def install_corpus(self, corpus, paths, label: str, *, prepared=None) -> None:
+        """Show ``corpus`` (read from ``paths``): what ran for the old one stops, the open model is applied and
+        then the peers run (before: they would compete with the model for the CPU)."""
         self.training.stop()
         for task in ("apply", "peers", "columns", "tune", "decision"):
             self.background.cancel(task)
@@ -362,11 +364,10 @@ class MainWindow(QMainWindow):
         self.state.reset_rounds()
         self.heldout_start = None
         self.corpus_label = Path(label).name if len(paths) == 1 else label
-        self.state.set_corpus(corpus, label, paths=paths)
+        self.state.set_corpus(corpus, label, paths=paths, prepared=prepared)
         self.corpusLoaded.emit(label)
-        if self.state.segmenter is not None:
-            self.apply_model(self.state.segmenter, self.state.model_path)
-        self.compute_peers()
+        if self.state.segmenter is None or not self.apply_model(self.state.segmenter, self.state.model_path):
+            self.compute_peers()
 
     # -- delegated to the composed helpers (tests, launch.py and the benchmarks use these names) --------------
     def start_training(self, n_features: int = 30, *, step: bool = False) -> GeneratorWorker | None:
@@ -435,9 +436,9 @@ class MainWindow(QMainWindow):
         if not names:
             return
         corpus = self.state.corpus
-        sentences = corpus.sentences()
+        sentences = self.state.prepared.sentences
         # one input per source file (each Choi file on its own, as the literature runs the peers)
-        groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
+        groups = self.state.prepared.source_groups
 
         def done(result):
             if self.state.corpus is not corpus:

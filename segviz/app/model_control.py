@@ -56,13 +56,20 @@ class ModelControl:
             state.set_segmenter(segmenter, path)
             if not win.training.running:
                 state.load_history(segmenter)
-            state.set_probabilities(applied.probabilities, applied.relevance, applied.profile)
+            state.set_probabilities(applied.probabilities, applied.relevance, applied.profile,
+                                    keep_masks=applied.keep_masks)
             win.modelApplied.emit()
             win.update_actions()
+            win.compute_peers()   # the peers wait for the segmentation (they would compete with it for the CPU)
+
+        def failed(message):
+            win.show_error("Cannot apply model", message)
+            win.compute_peers()
 
         # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
-        win.background.start("apply", lambda: apply_model_task(segmenter, corpus), on_result=done,
-                             on_error=lambda msg: win.show_error("Cannot apply model", msg))
+        epsilons = (state.epsilon, segmenter.epsilon_)
+        win.background.start("apply", lambda: apply_model_task(segmenter, corpus, epsilons), on_result=done,
+                             on_error=failed)
         return True
 
     # -- decision passes ----------------------------------------------------------------------------------------

@@ -78,6 +78,7 @@ class SessionState:
             self.alpha, self.epsilon = 0.5, 2
         self.seed = seed
         self.corpus = None
+        self.prepared: PreparedCorpus | None = None
         self.corpus_path: str | None = None
         self.corpus_paths: tuple[str, ...] = ()
         self.has_reference = True
@@ -121,34 +122,39 @@ class SessionState:
         return self.probabilities is not None
 
     # -- corpus ---------------------------------------------------------------------------------------------
-    def set_corpus(self, corpus, path: str | None = None, *, paths=(), has_reference: bool = True) -> None:
+    def set_corpus(self, corpus, path: str | None = None, *, paths=(), has_reference: bool = True,
+                   prepared: "PreparedCorpus | None" = None) -> None:
         """Replace the corpus; the model's probabilities, peers and relevance of the old corpus are dropped.
 
         ``has_reference`` False: the documents are not a segmentation to score against (unlabelled text), so
         no metric that needs a reference is computed; a corpus that says it has none (``corpus.has_reference``)
-        is taken as unlabelled whatever the argument."""
-        has_reference = bool(has_reference) and getattr(corpus, "has_reference", True)
-        masses = tuple(int(m) for m in corpus.document_masses())
+        is taken as unlabelled whatever the argument.  ``prepared`` (:func:`prepare_corpus`, computed in the
+        background for a long corpus) holds everything derived from it."""
+        if prepared is None or prepared.corpus is not corpus or prepared.seed != self.seed:
+            prepared = prepare_corpus(corpus, seed=self.seed, has_reference=has_reference)
+        elif not has_reference and prepared.has_reference:
+            prepared = prepare_corpus(corpus, seed=self.seed, has_reference=False)
+        masses = prepared.masses
+        self.prepared = prepared
         self.corpus = corpus
         self._n = int(sum(masses))
         self.corpus_path = path
         self.corpus_paths = tuple(str(p) for p in paths) or ((path,) if path else ())
-        self.has_reference = bool(has_reference)
+        self.has_reference = prepared.has_reference
         self.reference_masses = masses
-        self.reference_boundaries = masses_to_boundaries(masses) if self.has_reference else np.zeros(0, np.int64)
-        self._starts = segment_starts(masses)
-        self.texts = corpus.sentence_texts()
+        self.reference_boundaries = prepared.reference_boundaries
+        self._starts = prepared.starts
+        self.texts = prepared.texts
         # Section 6: mu is the reciprocal of the mean reference segment length
         self.mu = default_mu(masses) if self.has_reference else None
-        self.baseline_masses = ({name: tuple(baseline_masses(name, masses, seed=self.seed)) for name in BASELINES}
-                                if self.has_reference and self._n >= 2 else {})
+        self.baseline_masses = dict(prepared.baseline_masses)
         self.peer_masses = {}
         self.probabilities = None
         self._keep = {}
         self.relevance = None
         self.relevance_profile = None
         self.model_note = ""
-        self.metrics = {name: self._score(m) for name, m in self.baseline_masses.items()}
+        self.metrics = {name: dict(row) for name, row in prepared.baseline_metrics.items()}
         self._notify(CORPUS)
         self._recompute_hypothesis()
 
@@ -156,8 +162,11 @@ class SessionState:
         return dict(score_row(self.reference_masses, masses))
 
     # -- model output ---------------------------------------------------------------------------------------
-    def set_probabilities(self, probabilities, relevance=None, profile=None) -> None:
-        """Boundary probabilities for positions 1..n-1 (index b-1 holds position b)."""
+    def set_probabilities(self, probabilities, relevance=None, profile=None, *, keep_masks=None) -> None:
+        """Boundary probabilities for positions 1..n-1 (index b-1 holds position b).
+
+        ``keep_masks`` ({epsilon: mask}): the decision rule's greedy passes over these probabilities, computed in
+        the background, so that showing a new curve costs no pass here."""
         if self.corpus is None:
             raise ValueError("load a corpus before setting probabilities")
         probs = np.asarray(probabilities, dtype=np.float64)
@@ -172,6 +181,10 @@ class SessionState:
                 raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
         self.probabilities = probs
         self._keep = {}
+        for epsilon, keep in (keep_masks or {}).items():
+            keep = np.asarray(keep, dtype=bool)
+            if keep.shape == probs.shape:
+                self._keep[int(epsilon)] = keep
         if rel is not None:
             self.relevance = rel
         if profile is not None:
@@ -348,6 +361,37 @@ class SessionState:
         if self.probabilities is None or not 1 <= position <= self.n_sentences - 1:
             return None
         return float(self.probabilities[position - 1])
+
+
+@dataclass(frozen=True)
+class PreparedCorpus:
+    """Everything the state derives from a corpus, computed once (in the background for a long corpus)."""
+
+    corpus: Any = field(repr=False)
+    seed: int
+    has_reference: bool
+    masses: tuple[int, ...] = field(repr=False)
+    reference_boundaries: np.ndarray = field(repr=False)
+    starts: np.ndarray = field(repr=False)
+    texts: list[str] = field(repr=False)
+    baseline_masses: dict = field(repr=False)
+    baseline_metrics: dict = field(repr=False)
+    sentences: list = field(repr=False)          # the tokenised stream (the peers' input)
+    source_groups: list[int] | None = field(repr=False)
+
+
+def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> PreparedCorpus:
+    """Document lengths, reference boundaries, sentence texts, the four baselines and their metrics rows."""
+    has_reference = bool(has_reference) and corpus.has_reference
+    masses = tuple(corpus.document_masses())
+    n = sum(masses)
+    boundaries = masses_to_boundaries(masses) if has_reference else np.zeros(0, np.int64)
+    baselines = ({name: tuple(baseline_masses(name, masses, seed=seed)) for name in BASELINES}
+                 if has_reference and n >= 2 else {})
+    metrics = {name: dict(score_row(masses, m)) for name, m in baselines.items()}
+    groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
+    return PreparedCorpus(corpus, seed, has_reference, masses, boundaries, segment_starts(masses),
+                          corpus.sentence_texts(), baselines, metrics, corpus.sentences(), groups)
 
 
 def _float(value) -> float:

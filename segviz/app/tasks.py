@@ -21,6 +21,8 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..peers import PEERS, segment_with
 from ..persist import atomic_write_text
+from ..readers.source import expand_paths
+from .state import prepare_corpus
 from ..relevance import relevance_profile, sentence_relevance
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
@@ -30,20 +32,33 @@ PEER_CHUNK = 1500
 # -- reading --------------------------------------------------------------------------------------------------
 
 def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, None, Corpus]:
-    """Read one or more files/folders into one corpus, a path at a time (Cancel is seen between paths)."""
+    """Read files, folders (their files) or globs into one corpus, a file at a time (Cancel is seen between
+    files), with the engine's readers and ``options`` (``format``, ...)."""
     paths = [str(p) for p in paths]
     if not paths:
         raise SegvizError("no corpus files given")
+    files = [str(f) for f in expand_paths(paths)]
     parts = []
-    for i, path in enumerate(paths):
-        yield Progress(f"reading {Path(path).name}", i, len(paths))
+    for i, path in enumerate(files):
+        yield Progress(f"reading {Path(path).name}", i, len(files))
         parts.append(_read_one(path, options))
-    yield Progress("reading", len(paths), len(paths))
-    corpus = parts[0] if len(parts) == 1 else Corpus.concatenate(parts, name=f"{len(paths)} inputs")
+    yield Progress("reading", len(files), len(files))
+    if len(parts) == 1:
+        corpus = parts[0]
+    else:
+        first = Path(files[0])
+        corpus = Corpus.concatenate(parts, name=f"{first.parent.name or first.name} ({len(files)} files)")
     if corpus.n_sentences < 2:
         what = "no sentences" if corpus.n_sentences == 0 else "only one sentence"
         raise SegvizError(f"{', '.join(paths)}: {what} found; segmenting needs at least 2 sentences")
     return corpus
+
+
+def open_corpus_task(paths: Sequence[str], *, seed: int = 0, **options):
+    """Read (:func:`read_corpus_task`) and derive what the window shows of the corpus (:func:`prepare_corpus`)."""
+    corpus = yield from read_corpus_task(paths, **options)
+    yield Progress("preparing the corpus", 0, 1)
+    return corpus, prepare_corpus(corpus, seed=seed)
 
 
 def _read_one(path: str, options: dict) -> Corpus:
@@ -67,10 +82,13 @@ class AppliedModel:
     relevance: np.ndarray | None = field(repr=False)
     profile: dict | None = field(repr=False)
     columns: object = field(repr=False)
+    keep_masks: dict = field(repr=False, default_factory=dict)   # the decision rule's passes, per epsilon
 
 
-def apply_model_task(segmenter, corpus: Corpus) -> Generator[Progress, None, AppliedModel]:
-    """Relevance (Section 3.3, with the model's own language models), then the model's boundary probabilities.
+def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = ()
+                     ) -> Generator[Progress, None, AppliedModel]:
+    """Relevance (Section 3.3, with the model's own language models), then the model's boundary probabilities
+    and the decision rule's greedy pass for each of ``epsilons``.
 
     The relevance computed for the trace is the one the model's relevance questions use; the feature columns are
     kept so that later questions (which features fire at a position, where a feature fires) cost a lookup."""
@@ -87,8 +105,9 @@ def apply_model_task(segmenter, corpus: Corpus) -> Generator[Progress, None, App
     if lms is not None:
         yield Progress("relevance profile", 2, 3)
         profile = relevance_profile(lms, corpus, relevance=relevance)
-    yield Progress("applying the model", 3, 3)
-    return AppliedModel(probabilities, relevance, profile, columns)
+    yield Progress("decision rule", 3, 3)
+    keep = {int(e): greedy_order_keep(probabilities, int(e)) for e in epsilons}
+    return AppliedModel(probabilities, relevance, profile, columns, keep)
 
 
 def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None):

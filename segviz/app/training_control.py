@@ -51,9 +51,12 @@ class TrainingControl:
             win.show_error("Cannot train", "this text has no reference segmentation to learn from; open a "
                            "corpus whose documents or sections mark the boundaries")
             return None
+        params = dict(self.params)
+        if win.features.reuse_lms.isChecked() and state.segmenter is not None and state.segmenter.lms_ is not None:
+            params["lms"] = state.segmenter.lms_
         try:
             job = TrainingJob(state.corpus, state.corpus_paths, read_options=win.files.read_options,
-                              n_features=int(n_features), **self.params)
+                              n_features=int(n_features), **params)
         except SegvizError as exc:
             win.show_error("Cannot train", str(exc))
             return None
@@ -77,7 +80,11 @@ class TrainingControl:
             elif isinstance(event, TrainingFinished):
                 state.set_segmenter(event.model)
                 state.model_note = note
-                state.set_decision(event.model.alpha_, event.model.epsilon_)
+                state.alpha, state.epsilon = check_decision(event.model.alpha_, event.model.epsilon_)
+                if event.probabilities is not None:
+                    state.set_probabilities(event.probabilities, keep_masks=event.keep_masks)
+                else:
+                    state.set_decision(state.alpha, state.epsilon)
                 win.features.status.setText(f"done: {len(event.model.features_)} features "
                                             f"({event.reason.replace('_', ' ')})")
 
@@ -130,7 +137,7 @@ class TrainingControl:
             state.alpha, state.epsilon = check_decision(event.model.alpha_, event.model.epsilon_)
         except ValueError:
             pass
-        state.set_probabilities(event.probabilities)
+        state.set_probabilities(event.probabilities, keep_masks=event.keep_masks)
         win.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
         win.roundShown.emit(int(event.added.round))
 

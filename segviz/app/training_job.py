@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..decode import greedy_order_keep
 from ..errors import SegvizError
 from ..events import Progress
 from ..features import FeatureSpec
@@ -85,14 +86,26 @@ class CurveUpdate:
     added: FeatureAdded
     probabilities: np.ndarray = field(repr=False)
     model: Segmenter = field(repr=False)
+    keep_masks: dict = field(repr=False, default_factory=dict)   # the decision rule's pass at the round's epsilon
 
 
 @dataclass(frozen=True)
 class TrainingFinished:
-    """Induction stopped (``reason`` as in ``InductionFinished``) and alpha, epsilon are tuned on held-out data."""
+    """Induction stopped (``reason`` as in ``InductionFinished``) and alpha, epsilon are tuned on held-out data.
+
+    ``probabilities``: the final model's curve on the shown corpus (the stopping rule may keep fewer rounds than
+    were induced)."""
 
     model: Segmenter = field(repr=False)
     reason: str
+    probabilities: np.ndarray | None = field(repr=False, default=None)
+    keep_masks: dict = field(repr=False, default_factory=dict)
+
+
+def decision_passes(probabilities: np.ndarray, epsilon: int) -> dict[int, np.ndarray]:
+    """The decision rule's greedy pass at ``epsilon`` (computed here, off the GUI thread, so the window shows a
+    round's hypothesis with one comparison per position)."""
+    return {int(epsilon): greedy_order_keep(probabilities, int(epsilon))}
 
 
 def is_round_event(event) -> bool:
@@ -112,20 +125,22 @@ def split_for_training(corpus: Corpus, heldout_fraction: float = HELDOUT_FRACTIO
 
 
 def training_events(corpus: Corpus, *, n_features: int = 30, heldout_fraction: float = HELDOUT_FRACTION,
-                    lm_params: dict | None = None, segmenter_params: dict | None = None
-                    ) -> Generator[Any, None, None]:
+                    lm_params: dict | None = None, segmenter_params: dict | None = None,
+                    lms: LanguageModels | None = None) -> Generator[Any, None, None]:
     """Train on the first documents of ``corpus`` and yield what the app shows, round by round.
 
     Yields ``Progress``, one :class:`LanguageModelsReady`, one :class:`RelevanceReady`, one :class:`CurveUpdate`
-    per induced feature and a final :class:`TrainingFinished`.
+    per induced feature and a final :class:`TrainingFinished`.  With ``lms`` (fitted language models, e.g. those of
+    the model on screen) no language models are trained: induction starts at once on their relevance.
     """
     train, heldout = split_for_training(corpus, heldout_fraction)
     segmenter = Segmenter(n_features=int(n_features), **(segmenter_params or {}))
-    lms = LanguageModels(**(lm_params or {}))
-    yield Progress("training language models", 0, 0)
-    for event in lms.fit_iter(train.sentences()):
-        if isinstance(event, Progress):
-            yield event
+    if lms is None:
+        lms = LanguageModels(**(lm_params or {}))
+        yield Progress("training language models", 0, 0)
+        for event in lms.fit_iter(train.sentences()):
+            if isinstance(event, Progress):
+                yield event
     yield LanguageModelsReady(lms)
     yield Progress("relevance of the shown corpus", 0, 0)
     relevance = sentence_relevance(lms, corpus.sentences())
@@ -138,7 +153,7 @@ def training_events(corpus: Corpus, *, n_features: int = 30, heldout_fraction: f
             reason = event.reason
         elif isinstance(event, Progress):
             yield event
-    yield TrainingFinished(segmenter, reason)
+    yield TrainingFinished(segmenter, reason, segmenter.boundary_probabilities(corpus))
 
 
 # -- the JSON messages between the child and the parent -------------------------------------------------------
@@ -216,10 +231,14 @@ def _child_events(config: dict):
     if corpus.n_sentences != int(config["sentences"]):
         raise SegvizError(f"the corpus files changed since they were opened ({corpus.n_sentences} sentences now, "
                           f"{config['sentences']} shown); open them again before training")
+    lms = None
+    if config.get("lms_in"):
+        yield Progress("loading the language models", 0, 1)
+        lms = LanguageModels.load(config["lms_in"])
     yield from training_events(corpus, n_features=int(config["n_features"]),
                                heldout_fraction=float(config["heldout_fraction"]),
                                lm_params=config.get("lm_params") or {},
-                               segmenter_params=config.get("segmenter_params") or {})
+                               segmenter_params=config.get("segmenter_params") or {}, lms=lms)
 
 
 def serve(commands, replies) -> int:
@@ -244,15 +263,19 @@ def serve(commands, replies) -> int:
             if isinstance(event, Progress):
                 send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
             elif isinstance(event, LanguageModelsReady):
-                event.lms.save(lm_path)
-                send({"type": "lms", "path": str(lm_path)})
+                if config.get("lms_in"):
+                    send({"type": "lms", "path": config["lms_in"]})   # the parent's own, unchanged
+                else:
+                    event.lms.save(lm_path)
+                    send({"type": "lms", "path": str(lm_path)})
             elif isinstance(event, RelevanceReady):
                 send({"type": "relevance", "relevance": encode_array(event.relevance), "profile": event.profile})
             elif isinstance(event, CurveUpdate):
                 send({"type": "round", "added": added_to_json(event.added),
                       "probabilities": encode_array(event.probabilities), "model": model_to_json(event.model)})
             elif isinstance(event, TrainingFinished):
-                send({"type": "finished", "reason": event.reason, "model": model_to_json(event.model)})
+                send({"type": "finished", "reason": event.reason, "model": model_to_json(event.model),
+                      "probabilities": encode_array(event.probabilities)})
         return 0
     except SegvizError as exc:
         send({"type": "error", "message": str(exc)})
@@ -320,8 +343,10 @@ class TrainingJob:
 
     def __init__(self, corpus: Corpus, paths, *, read_options: dict | None = None, n_features: int = 30,
                  heldout_fraction: float = HELDOUT_FRACTION, lm_params: dict | None = None,
-                 segmenter_params: dict | None = None):
-        """``corpus`` is the shown corpus, read from ``paths`` with ``read_options`` (the child reads it again)."""
+                 segmenter_params: dict | None = None, lms: LanguageModels | None = None):
+        """``corpus`` is the shown corpus, read from ``paths`` with ``read_options`` (the child reads it again).
+
+        ``lms``: fitted language models to use instead of training new ones (e.g. the shown model's)."""
         if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
             raise SegvizError(f"the number of features must be an integer >= 1, got {n_features!r}")
         self.train, self.heldout = split_for_training(corpus, heldout_fraction)
@@ -336,6 +361,7 @@ class TrainingJob:
         self.lm_params = dict(lm_params or {})
         self.segmenter_params = dict(segmenter_params or {})
         self.model: Segmenter | None = None
+        self.given_lms = lms
         self.lms: LanguageModels | None = None
         self.finished = False
         self._cancel = threading.Event()
@@ -376,7 +402,11 @@ class TrainingJob:
         process = self._process
         try:
             lines = _Lines(process.stdout.fileno())
-            config = {"paths": self.paths, "read_options": self.read_options,
+            lms_in = None
+            if self.given_lms is not None:   # written here, on the caller's thread, for the child to read
+                lms_in = os.path.join(workdir, "lm-in.segviz")
+                self.given_lms.save(lms_in)
+            config = {"paths": self.paths, "read_options": self.read_options, "lms_in": lms_in,
                       "sentences": self.corpus.n_sentences, "n_features": self.n_features,
                       "heldout_fraction": self.heldout_fraction, "lm_params": self.lm_params,
                       "segmenter_params": self.segmenter_params, "lm_path": os.path.join(workdir, "lm.segviz")}
@@ -440,7 +470,7 @@ class TrainingJob:
         if kind == "error":
             raise SegvizError(str(message.get("message", "training failed")))
         if kind == "lms":
-            self.lms = LanguageModels.load(message["path"])
+            self.lms = self.given_lms if self.given_lms is not None else LanguageModels.load(message["path"])
             return LanguageModelsReady(self.lms)
         if kind == "relevance":
             profile = message.get("profile")
@@ -449,13 +479,16 @@ class TrainingJob:
             return RelevanceReady(decode_array(message["relevance"], shape=(n,)), profile)
         if kind == "round":
             model = model_from_json(message["model"], self.lms)
+            probabilities = decode_array(message["probabilities"], shape=(n - 1,))
             self.model = model
-            return CurveUpdate(added_from_json(message["added"]),
-                               decode_array(message["probabilities"], shape=(n - 1,)), model)
+            return CurveUpdate(added_from_json(message["added"]), probabilities, model,
+                               decision_passes(probabilities, model.epsilon_))
         if kind == "finished":
             model = model_from_json(message["model"], self.lms)
+            probabilities = decode_array(message["probabilities"], shape=(n - 1,))
             self.model = model
-            return TrainingFinished(model, str(message.get("reason", "")))
+            return TrainingFinished(model, str(message.get("reason", "")), probabilities,
+                                    decision_passes(probabilities, model.epsilon_))
         raise SegvizError(f"training process: unknown message {kind!r}")
 
     def _end(self, process) -> None:
