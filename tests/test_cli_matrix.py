@@ -80,6 +80,10 @@ MATRIX = [
     # names
     (["compare", "{REF}", "--peers", "bogus"], "unknown peer bogus"),
     (["compare", "{REF}", "--baselines", "oracle"], "unknown baseline"),
+    # the app's arguments, checked before Qt starts
+    (["gui", "--size", "abc"], "WIDTHxHEIGHT"),
+    (["gui", "--size", "100000x100000"], "--size"),
+    (["gui", "--train", "-1"], "--train"),
     # output paths: a directory, under a file, a missing parent, a read-only file
     (["train", "{CHOI}", "--no-relevance", "--out", "{DIR}"], "directory"),
     (["train", "{CHOI}", "--no-relevance", "--out", "{UNDER_FILE}"], "not a directory"),
