@@ -124,6 +124,20 @@ def test_longform_texts_are_disjoint_whole_and_long(tmp_path):
     assert all(d.name.startswith("ck") for d in fiction.train)
 
 
+def test_brown_text_opening_mid_paragraph_is_not_marked_as_a_paragraph_start(tmp_path):
+    """Only the file's layout marks paragraphs: a sample that begins mid-paragraph (no blank line, no tab) gets no
+    mark on its first line, or every text boundary would carry one (the reference itself)."""
+    folder = tmp_path / "brown_nltk"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "brown.zip", "w") as z:
+        z.writestr("brown/cn05", "She/pps ran/vbd ./.\nHe/pps sat/vbd ./.\n\n\tThey/ppss left/vbd ./.\n")
+        z.writestr("brown/ca01", "\n\n\tThe/at jury/nn said/vbd ./.\nIt/pps ended/vbd ./.\n")
+        z.writestr("brown/cats.txt", "cn05 adventure\nca01 news\n")
+    texts = protocols.read_brown_texts(folder / "brown.zip")
+    assert texts["cn05"].paragraph_starts == (False, False, True)
+    assert texts["ca01"].paragraph_starts == (True, False)
+
+
 def test_longform_split_seed_changes_the_assignment_and_is_reproducible(tmp_path):
     data = _fake_brown(tmp_path, per_category=15)
     a = protocols.longform_data(data, split_seed=0).notes["texts"]
