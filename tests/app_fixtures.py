@@ -2,7 +2,8 @@
 
 * ``no_leaked_workers`` fails any test that leaves a :class:`GeneratorWorker` thread running (after stopping
   it, so one leak does not cascade into the next tests).
-* ``app_settings`` is a QSettings ini file in the test's temp dir, so tests never read or write the user's.
+* ``app_settings`` is a QSettings ini file in the test's temp dir, so tests never read or write the user's (the
+  peer segmenters start switched off).
 * ``window`` is a shown MainWindow with ``QMessageBox.critical`` patched; ``window.dialogs`` lists the
   (title, message) pairs that would have been shown.
 """
@@ -44,9 +45,13 @@ def no_leaked_workers(qtbot):
 
 @pytest.fixture
 def app_settings(tmp_path):
+    """A fresh settings file; the peer segmenters start switched off (each run starts a child process), tests of
+    the peers switch them on."""
     from PySide6.QtCore import QSettings
 
-    return QSettings(str(tmp_path / "segviz-test.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "segviz-test.ini"), QSettings.IniFormat)
+    settings.setValue("peers/shown", "")
+    return settings
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 Each module is imported in a fresh interpreter in which a meta-path finder refuses Qt, so an import of Qt at
 module level -- or at function level during import -- fails loudly instead of silently loading it.  The app's own
 Qt-free modules (its state, its background steps, the training job and its child) are held to the same rule: the
-training child must start without Qt.
+engine child must start without Qt.
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import sys
 
 import segviz
 
-QT_FREE_APP_MODULES = ("segviz.app.state", "segviz.app.tasks", "segviz.app.training_job", "segviz.app.train_child")
+QT_FREE_APP_MODULES = ("segviz.app.state", "segviz.app.tasks", "segviz.app.training_job", "segviz.app.engine_child",
+                       "segviz.app.child_process", "segviz.app.peers_job")
 
 BLOCKER = """
 import importlib, importlib.abc, sys

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
+from segviz.app.child_process import child_command, decode_array, encode_array
 from segviz.app.training_job import (CurveUpdate, LanguageModelsReady, RelevanceReady, TrainingFinished,
-                                     TrainingJob, child_command, decode_array, encode_array, split_for_training,
-                                     training_events)
+                                     TrainingJob, split_for_training, training_events)
 from segviz.errors import SegvizError
 from segviz.events import Progress
 
@@ -206,3 +206,57 @@ def test_training_on_given_language_models_skips_their_training(corpus):
     keep = final.keep_masks[final.model.epsilon_]
     np.testing.assert_array_equal(np.flatnonzero(keep & (final.probabilities > 0.3)) + 1,
                                   decode(final.probabilities, 0.3, final.model.epsilon_))
+
+
+def test_peers_in_the_child_equal_the_engine_run(corpus):
+    from segviz.app.peers_job import PeersJob
+    from segviz.app.tasks import peers_task
+
+    groups = corpus.source_groups()
+    job = PeersJob(["texttiling", "c99"], corpus.sentences(), groups=groups)
+    events = job.events()
+    seen = []
+    while True:
+        try:
+            seen.append(next(events))
+        except StopIteration as stop:
+            got = stop.value
+            break
+    assert seen and all(isinstance(e, Progress) for e in seen)
+    direct = peers_task(["texttiling", "c99"], corpus.sentences(), groups=groups)
+    while True:
+        try:
+            next(direct)
+        except StopIteration as stop:
+            want = stop.value
+            break
+    assert got == want
+
+
+def test_closing_the_peers_job_ends_its_child(corpus):
+    from segviz.app.peers_job import PeersJob
+
+    long = corpus.sentences() * 40   # ~15,000 sentences: C99 takes a while
+    job = PeersJob(["c99"], long)
+    events = job.events()
+    next(events)
+    done = threading.Event()
+    result = {}
+
+    def drain():
+        try:
+            while True:
+                next(events)
+        except StopIteration as stop:
+            result["value"] = stop.value
+        done.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    time.sleep(1.0)
+    pid = job._child.pid
+    start = time.perf_counter()
+    job.close()
+    assert done.wait(5) and time.perf_counter() - start < 2.0
+    assert result["value"] is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

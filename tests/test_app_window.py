@@ -208,7 +208,12 @@ def test_recent_files_and_settings_persist(window, qtbot, app_settings):
 def test_peers_as_tick_rows_and_metrics(window, qtbot):
     load_with_probs(window, qtbot)
     state = window.state
-    assert "c99" in state.peer_masses   # computed in the worker on load (shown by default)
+    with qtbot.waitSignal(window.peersComputed, timeout=60000):
+        window.decision.peer_checks["c99"].setChecked(True)   # computed in a child process
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    from segviz.app.file_actions import as_list
+
+    assert "c99" in state.peer_masses and as_list(window.settings.value("peers/shown")) == ["c99"]
     masses = state.peer_masses["c99"]
     assert state.metrics["c99"] == score_row(state.reference_masses, masses)
     item = window.block_view.peer_rows["c99"].ticks

@@ -85,19 +85,33 @@ def minmax_envelope(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np
     return centres, lows, highs
 
 
+def bin_means(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bin centres (in index units) and the mean of ``values[lo:hi]`` per bin."""
+    part = np.asarray(values[lo:hi], dtype=np.float64)
+    bins = max(1, min(int(bins), part.size))
+    starts = np.unique(np.linspace(0, part.size, bins + 1).astype(np.int64)[:-1])
+    ends = np.append(starts[1:], part.size)
+    means = np.add.reduceat(part, starts) / (ends - starts)
+    return lo + 0.5 * (starts + ends) - 0.5, means
+
+
 class TickRow:
-    """One row of boundaries (reference, hypothesis, a peer): ticks when zoomed in, density when zoomed out."""
+    """One row of boundaries (reference, hypothesis, a peer): ticks when zoomed in, density when zoomed out.
+
+    Both are one item drawing vertical segments (``connect="pairs"``): a tick per boundary, or a bar per pixel
+    bin whose height is the share of the bin's gaps that are boundaries (full at one boundary every
+    :data:`FULL_DENSITY_EVERY` sentences)."""
 
     def __init__(self, plot, color: str, y0: float, y1: float, *, name: str | None = None, width: int = 2,
-                 style=Qt.SolidLine):
+                 style=Qt.SolidLine, density: bool = True):
         self.plot = plot
+        self.show_density = density   # False: too many to tell apart shows nothing (a guide line, not data)
         self.positions = np.zeros(0, dtype=np.float64)
         self.y0, self.y1 = y0, y1
         self.ticks = pg.PlotCurveItem(pen=pg.mkPen(color, width=width, style=style), connect="pairs", name=name)
-        fill = pg.mkColor(color)
-        fill.setAlpha(150)
-        self.density = pg.PlotCurveItem(*NO_STEPS, pen=pg.mkPen(color, width=1), brush=pg.mkBrush(fill),
-                                        fillLevel=y0, stepMode="center")
+        shade = pg.mkColor(color)
+        shade.setAlpha(170)
+        self.density = pg.PlotCurveItem(pen=pg.mkPen(shade, width=DENSITY_BIN_PX), connect="pairs")
         plot.addItem(self.ticks, ignoreBounds=True)
         plot.addItem(self.density, ignoreBounds=True)
         self.density.setVisible(False)
@@ -106,25 +120,26 @@ class TickRow:
         self.positions = np.asarray(positions, dtype=np.float64)
         if y0 is not None:
             self.y0, self.y1 = y0, y1
-            self.density.setFillLevel(y0)
 
     def draw(self, lo: float, hi: float, width_px: float) -> None:
         """Draw the boundaries in [lo, hi) for a view ``width_px`` pixels wide."""
         p = self.positions
         i, j = np.searchsorted(p, [lo, hi])
-        visible = j - i
-        if visible * PIXELS_PER_TICK <= max(width_px, 1.0):
+        if (j - i) * PIXELS_PER_TICK <= max(width_px, 1.0):
             self.density.setVisible(False)
-            self.density.setData(*NO_STEPS)
-            self.ticks.setVisible(True)
+            self.density.setData([], [])
             self.ticks.setData(*tick_segments(p[i:j], self.y0, self.y1))
             return
+        self.ticks.setData([], [])     # (kept visible: the legend greys out hidden items)
+        if not self.show_density:
+            self.density.setVisible(False)
+            return
         edges, density = density_profile(p, lo, hi, width_px / DENSITY_BIN_PX)
-        heights = self.y0 + (self.y1 - self.y0) * np.minimum(density * FULL_DENSITY_EVERY, 1.0)
-        self.ticks.setVisible(False)
-        self.ticks.setData([], [])
+        shown = density > 0
+        centres = 0.5 * (edges[:-1] + edges[1:])[shown]
+        heights = self.y0 + (self.y1 - self.y0) * np.minimum(density[shown] * FULL_DENSITY_EVERY, 1.0)
         self.density.setVisible(True)
-        self.density.setData(edges, heights)
+        self.density.setData(np.repeat(centres, 2), np.column_stack([np.full(centres.size, self.y0), heights]).ravel())
 
     def remove(self) -> None:
         for item in (self.ticks, self.density):
@@ -171,8 +186,7 @@ class BlockView(QWidget):
         self.overview.setYRange(-0.3, 1.05, padding=0)
         self.overview_curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=1))
         self.overview.addItem(self.overview_curve)
-        self.overview_ref = pg.PlotCurveItem(*NO_STEPS, pen=pg.mkPen(REF_COLOR, width=1),
-                                             brush=pg.mkBrush("#22222299"), fillLevel=-0.3, stepMode="center")
+        self.overview_ref = pg.PlotCurveItem(pen=pg.mkPen("#222222aa", width=1), connect="pairs")
         self.overview.addItem(self.overview_ref, ignoreBounds=True)
         self.region = pg.LinearRegionItem(values=(0, self.block_size), movable=True,
                                           brush=pg.mkBrush(255, 193, 7, 90), pen=pg.mkPen(ALPHA_COLOR, width=2))
@@ -196,10 +210,15 @@ class BlockView(QWidget):
         # aliased 2 px line: antialiasing costs ~120 ms per repaint in the raster engine; zoomed out, the peak
         # method keeps each pixel column's minimum and maximum, so no peak is lost
         self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_COLOR, width=2), name="P(boundary)", antialias=False)
-        # set on the plot: a PlotItem hands its own clip/downsample settings to every curve added to it
+        # set on the plot: a PlotItem hands its own clip setting to every curve added to it
         self.plot.setClipToView(True)
-        self.plot.setDownsampling(auto=True, mode="peak")
         self.plot.addItem(self.curve)
+        self._curve_binned = False   # zoomed out, the curve is the mean probability per pixel column
+        self.zoom_note = pg.TextItem("zoomed out: the curve is the mean P(boundary) per pixel column, each row the "
+                                     "density of its boundaries", color="#757575", anchor=(0, 0))
+        self.zoom_note.setParentItem(self.plot.vb)   # pinned to the view's corner, not to data
+        self.zoom_note.setPos(8, 2)
+        self.zoom_note.setVisible(False)
         self.ref_row = TickRow(self.plot, REF_COLOR, *REF_TICKS, name="reference")
         self.hyp_row = TickRow(self.plot, HYP_COLOR, *HYP_TICKS, name="hypothesis")
         self.ref_ticks, self.hyp_ticks = self.ref_row.ticks, self.hyp_row.ticks
@@ -239,6 +258,9 @@ class BlockView(QWidget):
         self.rel_plot.getAxis("left").enableAutoSIPrefix(False)
         self.rel_plot.getAxis("left").setWidth(60)
         self.rel_plot.showGrid(x=True, y=True, alpha=0.15)
+        # the x axis is the block plot's (linked): its numbers once are enough, and text is the costly part of a
+        # repaint
+        self.rel_plot.getAxis("bottom").setStyle(showValues=False)
         self.rel_zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888"))
         self.rel_plot.addItem(self.rel_zero, ignoreBounds=True)
         self.rel_curve = pg.PlotCurveItem(*NO_STEPS, stepMode="center", fillLevel=0,
@@ -252,7 +274,7 @@ class BlockView(QWidget):
         self.rel_flat_label.setParentItem(self.rel_plot.vb)   # pinned to the view's corner, not to data
         self.rel_flat_label.setPos(8, 4)
         self.rel_flat_label.setVisible(False)
-        self.rel_ref = TickRow(self.rel_plot, REF_COLOR, -1e3, 1e3, width=1, style=Qt.DashLine)
+        self.rel_ref = TickRow(self.rel_plot, REF_COLOR, -1e3, 1e3, width=1, style=Qt.DashLine, density=False)
         self.graphics.ci.layout.setRowStretchFactor(1, 4)
 
         # hover is rate-limited: a mouse move is cheap but the context panel re-renders HTML
@@ -346,10 +368,33 @@ class BlockView(QWidget):
 
     def _redraw_visible(self) -> None:
         lo, hi, pixels = self._visible_span()
+        self._draw_curve(lo, hi, pixels)
         for row in self._rows():
             row.draw(lo, hi, pixels)
         self._draw_relevance(lo, hi, pixels)
         self._draw_highlight(lo, hi)
+
+    def _draw_curve(self, lo: float, hi: float, pixels: float, *, new: bool = False) -> None:
+        """The whole curve (clipped to the view by pyqtgraph) while a sentence has a pixel or more; zoomed out,
+        the mean probability per pixel column (the model's expected boundary density: peaks would make a solid
+        band)."""
+        probs = self.session.state.probabilities
+        binned = probs is not None and (hi - lo) > pixels
+        self.zoom_note.setVisible(binned and self.session.state.n_sentences > 0)
+        if probs is None:
+            self._curve_binned = False
+            return
+        if binned:
+            i = int(max(0, np.floor(lo)))
+            j = int(min(len(probs), np.ceil(hi)))
+            if j <= i:
+                self.curve.setData([], [])
+            else:
+                x, mean = bin_means(probs, i, j, pixels / 2)
+                self.curve.setData(x + 1, mean)
+        elif new or self._curve_binned:
+            self.curve.setData(np.arange(1, len(probs) + 1, dtype=np.float64), probs)
+        self._curve_binned = binned
 
     def _draw_relevance(self, lo: float, hi: float, pixels: float) -> None:
         rel = self.session.state.relevance
@@ -383,11 +428,18 @@ class BlockView(QWidget):
         n = state.n_sentences
         self.ref_row.set(state.reference_boundaries)
         self.rel_ref.set(state.reference_boundaries)
-        for item in (self.ref_row.ticks, self.ref_row.density):
-            item.setVisible(state.has_reference)
+        # unlabelled text has no reference row: no legend entry either
+        in_legend = any(sample.item is self.ref_row.ticks for sample, _ in self.plot.legend.items)
+        if state.has_reference and not in_legend:
+            self.plot.legend.addItem(self.ref_row.ticks, "reference")
+        elif not state.has_reference and in_legend:
+            self.plot.legend.removeItem(self.ref_row.ticks)
         edges, density = density_profile(state.reference_boundaries.astype(np.float64), 0, max(n, 1),
                                           min(OVERVIEW_BINS, max(n, 1)))
-        self.overview_ref.setData(edges, -0.3 + 0.3 * np.minimum(density * FULL_DENSITY_EVERY, 1.0))
+        shown = density > 0
+        centres = 0.5 * (edges[:-1] + edges[1:])[shown]
+        tops = -0.3 + 0.3 * np.minimum(density[shown] * FULL_DENSITY_EVERY, 1.0)
+        self.overview_ref.setData(np.repeat(centres, 2), np.column_stack([np.full(centres.size, -0.3), tops]).ravel())
         self.overview_ref.setVisible(state.has_reference)
         self._highlight = np.zeros(0, dtype=np.float64)
         # limits first: setting a range outside the old limits would be clamped to them
@@ -405,8 +457,8 @@ class BlockView(QWidget):
             self.curve.setData([], [])
             self.overview_curve.setData([], [])
         else:
-            x = np.arange(1, len(probs) + 1, dtype=np.float64)
-            self.curve.setData(x, probs)
+            lo, hi, pixels = self._visible_span()
+            self._draw_curve(lo, hi, pixels, new=True)
             # the overview shows the per-bin maximum so isolated peaks survive
             bins = max(1, -(-len(probs) // OVERVIEW_BINS))
             m = -(-len(probs) // bins) * bins

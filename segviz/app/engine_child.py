@@ -1,19 +1,19 @@
-"""Entry point of the training child process (see :mod:`segviz.app.training_job`).
+"""Entry point of the app's engine child process (see :mod:`segviz.app.child_process`).
 
-Qt-free: it imports only the engine.  Its stdin carries the job and the corpus, then one ``next`` per wanted
-event; its replies go to a private copy of the original stdout, while fd 1 is pointed at stderr so that nothing
-the engine prints can corrupt the JSON stream.
+Qt-free: it imports only the engine.  The first line on its stdin names the job (``{"job": "train", ...}`` or
+``{"job": "peers", ...}``) and carries its settings; what follows is the job's own exchange.  Replies go to a
+private copy of the original stdout, while fd 1 is pointed at stderr so that nothing the engine prints can
+corrupt the JSON stream.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 
-from .training_job import serve
-
 
 def _die_with_parent() -> None:
-    """Ask Linux to end this process when the parent dies (a crashed GUI must not leave training running)."""
+    """Ask Linux to end this process when the parent dies (a crashed GUI must not leave work running)."""
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -38,8 +38,24 @@ def main() -> int:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    commands = sys.stdin.buffer
     with replies:
-        return serve(sys.stdin.buffer, replies)
+        try:
+            config = json.loads(commands.readline())
+            job = config["job"]
+        except (ValueError, TypeError, KeyError) as exc:
+            replies.write(json.dumps({"type": "error", "message": f"engine process: bad job ({exc})"}).encode()
+                          + b"\n")
+            return 1
+        if job == "train":
+            from .training_job import serve
+        elif job == "peers":
+            from .peers_job import serve
+        else:
+            replies.write(json.dumps({"type": "error", "message": f"engine process: unknown job {job!r}"}).encode()
+                          + b"\n")
+            return 1
+        return serve(config, commands, replies)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
 from .state import SessionState
-from .tasks import peer_names, peers_task
+from .peers_job import PeersJob
+from .tasks import peer_names
 from .training_control import TrainingControl
 from .worker import GeneratorWorker
 
@@ -441,15 +442,17 @@ class MainWindow(QMainWindow):
         groups = self.state.prepared.source_groups
 
         def done(result):
-            if self.state.corpus is not corpus:
-                return  # a newer corpus was loaded meanwhile
+            if result is None or self.state.corpus is not corpus:
+                return  # cancelled, or a newer corpus was loaded meanwhile
             for name, masses in result.items():
                 self.state.set_peer(name, masses)
                 self.state.show_peer(name, name in self._wanted_peers)
             self.peersComputed.emit()
 
         task = "peers" if names == sorted(self._wanted_peers) else f"peers:{'+'.join(names)}"
-        self.background.start(task, lambda: peers_task(names, sentences, groups=groups), on_result=done,
+        # in a child process: C99 on a long stream would hold the GIL against the window for tens of seconds
+        job = PeersJob(names, sentences, groups=groups)
+        self.background.start(task, job.events, on_result=done, on_abort=job.close,
                               on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 
     # -- induced features -------------------------------------------------------------------------------------

@@ -14,26 +14,17 @@ Qt-free.  Two halves of one path:
   rebuilt from each event) and the cancel flag; cancelling stops the child at once, even in the middle of a
   round, and keeps that partial model.
 
-The child is started with ``python -I`` (no current directory, no ``PYTHON*`` variables, no user site on its
-``sys.path``) and loads this very ``segviz`` package by location, so nothing in the working directory can shadow
-an import.  Parent and child talk over the child's own stdin/stdout pipes -- private to the two processes, so
-there is no socket and no key to authenticate -- in JSON lines, never pickle.  The exchange is lock-step: the
-parent asks for the next event and the child computes until it has one, then idles; so a consumer that stops
-pulling (the app's Pause, at a round boundary) stops the training exactly there.
+The child (:mod:`segviz.app.child_process`: ``python -I``, the package loaded by location, JSON lines over its own
+pipes, no pickle, no key) reads the corpus again from the same files with the same reader options.  The
+exchange is lock-step: the parent asks for the next event and the child computes until it has one, then idles;
+so a consumer that stops pulling (the app's Pause, at a round boundary) stops the training exactly there.
 """
 from __future__ import annotations
 
-import base64
-import json
 import os
-import select
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
 import threading
-import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +40,7 @@ from ..induction import FeatureAdded, InductionFinished
 from ..lm.models import LanguageModels
 from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
+from .child_process import ChildProcess, decode_array, dumps, encode_array
 from .tasks import read_corpus_task
 
 if TYPE_CHECKING:
@@ -158,23 +150,6 @@ def training_events(corpus: Corpus, *, n_features: int = 30, heldout_fraction: f
 
 # -- the JSON messages between the child and the parent -------------------------------------------------------
 
-def encode_array(values) -> dict:
-    """A float64 array as JSON: little-endian bytes in base64 (exact, and fast for 10^5 values)."""
-    array = np.ascontiguousarray(values, dtype="<f8")
-    return {"shape": list(array.shape), "f8": base64.b64encode(array.tobytes()).decode("ascii")}
-
-
-def decode_array(d: dict, *, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    try:
-        raw = base64.b64decode(d["f8"], validate=True)
-        got = tuple(int(s) for s in d["shape"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise SegvizError(f"training process: malformed array ({exc})") from None
-    if len(raw) != 8 * int(np.prod(got, dtype=np.int64)) or (shape is not None and got != shape):
-        raise SegvizError(f"training process: array of shape {got} does not match its data or {shape}")
-    return np.frombuffer(raw, dtype="<f8").reshape(got).astype(np.float64)
-
-
 def model_to_json(model: Segmenter) -> dict:
     """What the parent needs to rebuild the model of a round: the segmenter's own JSON document."""
     return model.to_dict()
@@ -241,17 +216,16 @@ def _child_events(config: dict):
                                segmenter_params=config.get("segmenter_params") or {}, lms=lms)
 
 
-def serve(commands, replies) -> int:
-    """Child side: read the job from ``commands`` (one JSON line), then answer each ``next`` with one event.
+def serve(config: dict, commands, replies) -> int:
+    """Child side (``config``: the job line): answer each ``next`` on ``commands`` with one event.
 
     ``commands`` and ``replies`` are binary files; one JSON object per line.  Returns the exit status.
     """
     def send(message: dict) -> None:
-        replies.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+        replies.write(dumps(message).encode("utf-8") + b"\n")
         replies.flush()
 
     try:
-        config = json.loads(commands.readline())
         events = _child_events(config)
         lm_path = Path(config["lm_path"])
         for line in commands:
@@ -290,49 +264,6 @@ def serve(commands, replies) -> int:
         return 1
 
 
-def child_command() -> list[str]:
-    """``python -I -c ...`` loading the ``segviz`` package this process runs, from its location."""
-    package = Path(__file__).resolve().parents[1]
-    bootstrap = (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('segviz', {str(package / '__init__.py')!r}, "
-        f"submodule_search_locations=[{str(package)!r}])\n"
-        "module = importlib.util.module_from_spec(spec)\n"
-        "sys.modules['segviz'] = module\n"
-        "spec.loader.exec_module(module)\n"
-        "from segviz.app.train_child import main\n"
-        "sys.exit(main())\n"
-    )
-    return [sys.executable, "-I", "-c", bootstrap]
-
-
-# -- the parent side ------------------------------------------------------------------------------------------
-
-class _Lines:
-    """Lines from a pipe, read without blocking longer than ``poll_s`` so a cancel is seen promptly."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-        self.buffer = bytearray()
-
-    def read(self, should_stop, poll_s: float = 0.02) -> bytes | None:
-        """The next line; None when ``should_stop()`` became true or the pipe closed first."""
-        while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0:
-                line = bytes(self.buffer[:end])
-                del self.buffer[:end + 1]
-                return line
-            if should_stop():
-                return None
-            ready, _, _ = select.select([self.fd], [], [], poll_s)
-            if ready:
-                chunk = os.read(self.fd, 1 << 20)
-                if not chunk:
-                    return None
-                self.buffer += chunk
-
-
 class TrainingJob:
     """Train language models and induce features on ``corpus`` in a child interpreter (see the module docstring).
 
@@ -365,8 +296,7 @@ class TrainingJob:
         self.lms: LanguageModels | None = None
         self.finished = False
         self._cancel = threading.Event()
-        self._process: subprocess.Popen | None = None
-        self._lock = threading.Lock()
+        self._child: ChildProcess | None = None
 
     @property
     def heldout_start(self) -> int:
@@ -383,92 +313,55 @@ class TrainingJob:
 
     @property
     def process_id(self) -> int | None:
-        return None if self._process is None else self._process.pid
+        return None if self._child is None else self._child.pid
 
     def events(self) -> Iterator[Any]:
-        """Start the child, send it the corpus, and yield its events (decoded) until it finishes or is cancelled."""
+        """Start the child, send it the job, and yield its events (decoded) until it finishes or is cancelled."""
         if self.cancelled:
             return
         workdir = tempfile.mkdtemp(prefix="segviz-train-")   # private (0700): the child saves its LMs here
-        # one BLAS thread: on a small machine a child using every core starves the GUI
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-        with self._lock:
-            if self.cancelled:
-                shutil.rmtree(workdir, ignore_errors=True)
-                return
-            self._process = subprocess.Popen(child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             cwd=workdir, env=env, close_fds=True)
-        process = self._process
+        child = ChildProcess("the training process", self._cancel.is_set)
+        self._child = child
         try:
-            lines = _Lines(process.stdout.fileno())
+            if not child.start(workdir):
+                return
             lms_in = None
             if self.given_lms is not None:   # written here, on the caller's thread, for the child to read
                 lms_in = os.path.join(workdir, "lm-in.segviz")
                 self.given_lms.save(lms_in)
-            config = {"paths": self.paths, "read_options": self.read_options, "lms_in": lms_in,
+            config = {"job": "train", "paths": self.paths, "read_options": self.read_options, "lms_in": lms_in,
                       "sentences": self.corpus.n_sentences, "n_features": self.n_features,
                       "heldout_fraction": self.heldout_fraction, "lm_params": self.lm_params,
                       "segmenter_params": self.segmenter_params, "lm_path": os.path.join(workdir, "lm.segviz")}
-            if not self._send(process, config):
+            if not child.send(config):
                 return
             while True:
-                if not self._write(process, "next\n"):
+                if not child.write("next\n"):
                     return
-                line = lines.read(self._cancel.is_set)
-                if line is None:
-                    if self.cancelled:
-                        return
-                    raise SegvizError(f"the training process ended unexpectedly (exit status {process.wait()})")
-                event = self._decode(line)
-                if event is None:
-                    continue
+                message = child.receive()
+                if message is None:
+                    return
+                event = self._decode(message)
                 yield event
                 if isinstance(event, TrainingFinished):
                     self.finished = True
                     return
         finally:
-            self._end(process)
+            child.end()
             shutil.rmtree(workdir, ignore_errors=True)
 
     def close(self) -> None:
         """Cancel, and end the child at once if it is computing (any thread; never blocks)."""
         self.cancel()
-        with self._lock:
-            process = self._process
-        if process is not None and process.poll() is None:
-            try:
-                process.send_signal(signal.SIGTERM)
-            except OSError:
-                pass
+        child = self._child
+        if child is not None:
+            child.terminate()
 
-    # -- internals ----------------------------------------------------------------------------------------------
-    def _send(self, process, message: dict) -> bool:
-        return self._write(process, json.dumps(message, separators=(",", ":")) + "\n")
-
-    def _write(self, process, text: str) -> bool:
-        if self.cancelled:
-            return False
-        try:
-            process.stdin.write(text.encode("utf-8"))
-            process.stdin.flush()
-            return True
-        except (BrokenPipeError, ValueError, OSError):
-            if self.cancelled:
-                return False
-            raise SegvizError(f"the training process ended unexpectedly (exit status {process.wait()})") from None
-
-    def _decode(self, line: bytes):
-        try:
-            message = json.loads(line)
-            kind = message["type"]
-        except (ValueError, TypeError, KeyError) as exc:
-            raise SegvizError(f"training process: unreadable message ({exc})") from None
+    def _decode(self, message: dict):
+        kind = message["type"]
         n = self.corpus.n_sentences
         if kind == "progress":
             return Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
-        if kind == "error":
-            raise SegvizError(str(message.get("message", "training failed")))
         if kind == "lms":
             self.lms = self.given_lms if self.given_lms is not None else LanguageModels.load(message["path"])
             return LanguageModelsReady(self.lms)
@@ -490,27 +383,3 @@ class TrainingJob:
             return TrainingFinished(model, str(message.get("reason", "")), probabilities,
                                     decision_passes(probabilities, model.epsilon_))
         raise SegvizError(f"training process: unknown message {kind!r}")
-
-    def _end(self, process) -> None:
-        """Close the pipes and make sure the child is gone.
-
-        An idle child exits on the end of its input; a cancelled one may be in the middle of a round, whose
-        result nobody wants, so it is terminated at once (the partial model is already in this process)."""
-        try:
-            process.stdin.close()
-        except (OSError, ValueError):
-            pass
-        deadline = time.monotonic() + (0.0 if self.cancelled else 0.5)
-        while process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(1.0)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(2.0)
-        try:
-            process.stdout.close()
-        except (OSError, ValueError):
-            pass

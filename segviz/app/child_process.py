@@ -1,0 +1,188 @@
+"""A child interpreter for the app's heavy engine work (training, peer segmenters), Qt-free.
+
+A worker *thread* shares the GIL with the window: numpy/scipy calls and pure-Python loops of the engine held it
+for hundreds of milliseconds and froze the window (docs/benchmarks.md, *App*).  So the long, CPU-bound steps run
+in a child interpreter:
+
+* started with ``python -I`` (no current directory, no ``PYTHON*`` variables, no user site on its ``sys.path``),
+  loading this very ``segviz`` package by location, so nothing in the working directory can shadow an import;
+* talking over its own stdin/stdout pipes -- private to the two processes, so there is no socket and no key to
+  authenticate, and nothing secret in argv -- in JSON lines (arrays as base64 float64), never pickle;
+* with one BLAS thread and a lower priority, so the window the user is looking at comes first; it ends with its
+  parent (Linux ``PR_SET_PDEATHSIG``), and :meth:`ChildProcess.terminate` ends it at once, even mid-computation.
+
+The child's side is :mod:`segviz.app.engine_child`; the jobs are :class:`segviz.app.training_job.TrainingJob`
+and :class:`segviz.app.peers_job.PeersJob`.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SegvizError
+
+
+def child_command() -> list[str]:
+    """``python -I -c ...`` loading the ``segviz`` package this process runs, from its location."""
+    package = Path(__file__).resolve().parents[1]
+    bootstrap = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('segviz', {str(package / '__init__.py')!r}, "
+        f"submodule_search_locations=[{str(package)!r}])\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['segviz'] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "from segviz.app.engine_child import main\n"
+        "sys.exit(main())\n"
+    )
+    return [sys.executable, "-I", "-c", bootstrap]
+
+
+def encode_array(values) -> dict:
+    """A float64 array as JSON: little-endian bytes in base64 (exact, and fast for 10^5 values)."""
+    array = np.ascontiguousarray(values, dtype="<f8")
+    return {"shape": list(array.shape), "f8": base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def decode_array(d: dict, *, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    try:
+        raw = base64.b64decode(d["f8"], validate=True)
+        got = tuple(int(s) for s in d["shape"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SegvizError(f"engine process: malformed array ({exc})") from None
+    if len(raw) != 8 * int(np.prod(got, dtype=np.int64)) or (shape is not None and got != shape):
+        raise SegvizError(f"engine process: array of shape {got} does not match its data or {shape}")
+    return np.frombuffer(raw, dtype="<f8").reshape(got).astype(np.float64)
+
+
+def dumps(message: dict) -> str:
+    return json.dumps(message, separators=(",", ":"))
+
+
+class ChildProcess:
+    """The parent's end of one child job: start, JSON lines each way, and an end that never hangs.
+
+    ``cancelled()`` is polled while waiting for the child, so a cancel from any thread is seen within
+    :data:`POLL_S`.  Every method but :meth:`terminate` belongs to one (worker) thread.
+    """
+
+    POLL_S = 0.02
+
+    def __init__(self, what: str, cancelled: Callable[[], bool]):
+        self.what = what   # "the training process", for messages
+        self.cancelled = cancelled
+        self.process: subprocess.Popen | None = None
+        self._buffer = bytearray()
+        self._lock = threading.Lock()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.process is None else self.process.pid
+
+    def start(self, workdir: str) -> bool:
+        """Start the child in ``workdir``; False when cancelled first."""
+        # one BLAS thread: on a small machine a child using every core starves the GUI
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+        with self._lock:
+            if self.cancelled():
+                return False
+            self.process = subprocess.Popen(child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            cwd=workdir, env=env, close_fds=True)
+        return True
+
+    def send(self, message: dict) -> bool:
+        return self.write(dumps(message) + "\n")
+
+    def write(self, text: str) -> bool:
+        """Write to the child; False when cancelled (a closed pipe after a cancel is not an error)."""
+        if self.cancelled():
+            return False
+        try:
+            self.process.stdin.write(text.encode("utf-8"))
+            self.process.stdin.flush()
+            return True
+        except (BrokenPipeError, ValueError, OSError):
+            if self.cancelled():
+                return False
+            raise SegvizError(f"{self.what} ended unexpectedly (exit status {self.process.wait()})") from None
+
+    def receive(self) -> dict | None:
+        """The child's next message; None when cancelled.  A child that dies first is an error."""
+        line = self._read_line()
+        if line is None:
+            if self.cancelled():
+                return None
+            raise SegvizError(f"{self.what} ended unexpectedly (exit status {self.process.wait()})")
+        try:
+            message = json.loads(line)
+            message["type"]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise SegvizError(f"{self.what}: unreadable message ({exc})") from None
+        if message["type"] == "error":
+            raise SegvizError(str(message.get("message", f"{self.what} failed")))
+        return message
+
+    def _read_line(self) -> bytes | None:
+        fd = self.process.stdout.fileno()
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                return line
+            if self.cancelled():
+                return None
+            ready, _, _ = select.select([fd], [], [], self.POLL_S)
+            if ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    return None
+                self._buffer += chunk
+
+    def terminate(self) -> None:
+        """End the child at once if it is running (any thread; never blocks)."""
+        with self._lock:
+            process = self.process
+        if process is not None and process.poll() is None:
+            try:
+                process.terminate()
+            except OSError:
+                pass
+
+    def end(self) -> None:
+        """Close the pipes and make sure the child is gone.
+
+        An idle child exits on the end of its input; a cancelled one may be in the middle of a computation whose
+        result nobody wants, so it is terminated at once."""
+        process = self.process
+        if process is None:
+            return
+        try:
+            process.stdin.close()
+        except (OSError, ValueError):
+            pass
+        deadline = time.monotonic() + (0.0 if self.cancelled() else 0.5)
+        while process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(1.0)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(2.0)
+        try:
+            process.stdout.close()
+        except (OSError, ValueError):
+            pass

@@ -1,0 +1,113 @@
+"""The peer segmenters (TextTiling, C99) over the shown stream, in a child process (Qt-free).
+
+C99 on a long stream is tens of seconds of numpy and Python that would hold the GIL against the window in a
+thread; in a child (:mod:`segviz.app.child_process`) it costs the window nothing.  The parent sends the
+tokenised sentences as JSON lines in batches; the child runs :func:`segviz.app.tasks.peers_task` (each source file
+on its own, in pieces of at most 1,500 sentences) and streams its progress, then the masses.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+from collections.abc import Generator, Sequence
+
+from ..errors import SegvizError
+from ..events import Progress
+from .child_process import ChildProcess, dumps
+from .tasks import PEER_CHUNK, peers_task
+
+#: sentences per line sent to the child (small writes: the window's thread gets the GIL between them)
+BATCH = 500
+
+
+class PeersJob:
+    """Masses of each named peer over ``sentences``; iterate :meth:`events`, :meth:`close` from any thread."""
+
+    def __init__(self, names: Sequence[str], sentences: Sequence[Sequence[str]], *,
+                 groups: Sequence[int] | None = None, chunk: int = PEER_CHUNK):
+        self.names = list(names)
+        self.sentences = sentences
+        self.groups = None if groups is None else [int(g) for g in groups]
+        self.chunk = int(chunk)
+        self._cancel = threading.Event()
+        self._child: ChildProcess | None = None
+
+    def close(self) -> None:
+        self._cancel.set()
+        if self._child is not None:
+            self._child.terminate()
+
+    def events(self) -> Generator[Progress, None, dict[str, tuple[int, ...]] | None]:
+        child = ChildProcess("the peer segmenters' process", self._cancel.is_set)
+        self._child = child
+        with tempfile.TemporaryDirectory(prefix="segviz-peers-") as workdir:
+            try:
+                yield Progress("starting the peer segmenters", 0, 0)
+                if not child.start(workdir):
+                    return None
+                n = len(self.sentences)
+                if not child.send({"job": "peers", "names": self.names, "groups": self.groups,
+                                   "chunk": self.chunk, "sentences": n}):
+                    return None
+                for lo in range(0, n, BATCH):
+                    if not child.write(dumps([list(s) for s in self.sentences[lo:lo + BATCH]]) + "\n"):
+                        return None
+                while True:
+                    message = child.receive()
+                    if message is None:
+                        return None
+                    if message["type"] == "progress":
+                        yield Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
+                    elif message["type"] == "result":
+                        return self._masses(message.get("masses"), n)
+                    else:
+                        raise SegvizError(f"peer segmenters' process: unknown message {message['type']!r}")
+            finally:
+                child.end()
+
+    def _masses(self, masses, n: int) -> dict[str, tuple[int, ...]]:
+        if not isinstance(masses, dict) or set(masses) != set(self.names):
+            raise SegvizError("peer segmenters' process: malformed result")
+        out = {}
+        for name, m in masses.items():
+            if not isinstance(m, list) or not all(isinstance(x, int) and x > 0 for x in m) or sum(m) != n:
+                raise SegvizError(f"peer segmenters' process: {name} gave masses that do not cover {n} sentences")
+            out[name] = tuple(m)
+        return out
+
+
+def serve(config: dict, commands, replies) -> int:
+    """Child side: read the sentences, run the peers, stream progress and the masses."""
+    def send(message: dict) -> None:
+        replies.write(dumps(message).encode("utf-8") + b"\n")
+        replies.flush()
+
+    try:
+        n = int(config["sentences"])
+        sentences: list[tuple[str, ...]] = []
+        while len(sentences) < n:
+            line = commands.readline()
+            if not line:
+                return 0
+            sentences.extend(tuple(str(w) for w in s) for s in json.loads(line))
+        task = peers_task([str(x) for x in config["names"]], sentences, groups=config.get("groups"),
+                          chunk=int(config.get("chunk") or PEER_CHUNK))
+        while True:
+            try:
+                event = next(task)
+            except StopIteration as stop:
+                send({"type": "result", "masses": {k: list(v) for k, v in stop.value.items()}})
+                return 0
+            send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
+    except SegvizError as exc:
+        send({"type": "error", "message": str(exc)})
+        return 0
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0
+    except Exception as exc:  # reported to the parent as one line; the traceback goes to stderr
+        import traceback
+
+        traceback.print_exc()
+        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
+        return 1
