@@ -30,6 +30,7 @@ class FakeJob:
     def __init__(self, corpus, paths, *, read_options=None, n_features=30, **_):
         split_for_training(corpus)
         self.corpus, self.n_features = corpus, n_features
+        self.train_documents = len(split_for_training(corpus)[0])
         self.model = None
         self.cancelled = False
 

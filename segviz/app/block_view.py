@@ -384,6 +384,9 @@ class BlockView(QWidget):
         if probs is None:
             self._curve_binned = False
             return
+        if binned != self._curve_binned:
+            # a 1 px line through a point per pixel column is the raster engine's fast path; 2 px is not
+            self.curve.setPen(pg.mkPen(CURVE_COLOR, width=1 if binned else 2))
         if binned:
             i = int(max(0, np.floor(lo)))
             j = int(min(len(probs), np.ceil(hi)))

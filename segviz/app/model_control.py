@@ -10,6 +10,7 @@ fire where: the context panel and the feature highlight) are evaluated in the ba
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import QTimer
 
 from .state import check_decision
 from .tasks import apply_model_task, decision_passes_task, feature_columns_task, tune_task
@@ -54,13 +55,21 @@ class ModelControl:
             state.model_note = ""
             win.heldout_start = None
             state.set_segmenter(segmenter, path)
-            if not win.training.running:
-                state.load_history(segmenter)
             state.set_probabilities(applied.probabilities, applied.relevance, applied.profile,
                                     keep_masks=applied.keep_masks)
-            win.modelApplied.emit()
-            win.update_actions()
-            win.compute_peers()   # the peers wait for the segmentation (they would compete with it for the CPU)
+
+            def finish():
+                # the feature table in the next event-loop pass: the curve is painted first, and neither pass
+                # takes long enough to be noticed
+                if state.segmenter is not segmenter:
+                    return
+                if not win.training.running:
+                    state.load_history(segmenter)
+                win.modelApplied.emit()
+                win.update_actions()
+                win.compute_peers()   # the peers wait for the segmentation (they compete with it for the CPU)
+
+            QTimer.singleShot(0, finish)
 
         def failed(message):
             win.show_error("Cannot apply model", message)

@@ -13,8 +13,7 @@ import shiboken6
 
 from ..errors import SegvizError
 from .state import check_decision
-from .training_job import (CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event,
-                           split_for_training)
+from .training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
 from .worker import GeneratorWorker
 
 TASK = "training"
@@ -65,7 +64,7 @@ class TrainingControl:
         state.clear_model()
         state.reset_rounds()
         win.heldout_start = job.heldout_start
-        n_train = len(split_for_training(corpus)[0])
+        n_train = job.train_documents
         note = (f"model trained on documents 1-{n_train} of this corpus (the rest held out): its scores here "
                 "are partly in-sample")
         self.job = job

@@ -105,14 +105,19 @@ def is_round_event(event) -> bool:
     return isinstance(event, CurveUpdate)
 
 
-def split_for_training(corpus: Corpus, heldout_fraction: float = HELDOUT_FRACTION) -> tuple[Corpus, Corpus]:
-    """The first documents for training, the last ``heldout_fraction`` held out (P_mu per round, tuning)."""
+def heldout_documents(n_documents: int, heldout_fraction: float = HELDOUT_FRACTION) -> int:
+    """How many of the last documents are held out (P_mu per round, tuning); at least 1 of at least 4."""
     if not 0.0 < heldout_fraction < 1.0:
         raise SegvizError(f"the held-out fraction must lie in (0, 1), got {heldout_fraction}")
-    if len(corpus) < 4:
+    if n_documents < 4:
         raise SegvizError(f"training needs at least 4 reference documents (3 to train on, 1 held out); "
-                          f"this corpus has {len(corpus)}")
-    k = max(1, int(round(heldout_fraction * len(corpus))))
+                          f"this corpus has {n_documents}")
+    return max(1, int(round(heldout_fraction * n_documents)))
+
+
+def split_for_training(corpus: Corpus, heldout_fraction: float = HELDOUT_FRACTION) -> tuple[Corpus, Corpus]:
+    """The first documents for training, the last ``heldout_fraction`` held out (P_mu per round, tuning)."""
+    k = heldout_documents(len(corpus), heldout_fraction)
     return corpus[:-k], corpus[-k:]
 
 
@@ -280,7 +285,10 @@ class TrainingJob:
         ``lms``: fitted language models to use instead of training new ones (e.g. the shown model's)."""
         if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
             raise SegvizError(f"the number of features must be an integer >= 1, got {n_features!r}")
-        self.train, self.heldout = split_for_training(corpus, heldout_fraction)
+        # only the sizes here (on the window's thread): the child splits the documents themselves
+        held = heldout_documents(len(corpus), heldout_fraction)
+        self.train_documents = len(corpus) - held
+        self._heldout_start = int(sum(corpus.document_masses()[:self.train_documents]))
         self.corpus = corpus
         self.paths = [os.path.abspath(os.fspath(p)) for p in ([paths] if isinstance(paths, (str, os.PathLike))
                                                                else paths)]
@@ -301,7 +309,7 @@ class TrainingJob:
     @property
     def heldout_start(self) -> int:
         """The first sentence of the held-out documents in the shown stream."""
-        return self.train.n_sentences
+        return self._heldout_start
 
     @property
     def cancelled(self) -> bool:
