@@ -123,9 +123,12 @@ def write_bundle(path: str | os.PathLike, kind: str, documents: dict[str, dict],
 
 def is_bundle(path: str | os.PathLike) -> bool:
     """True when ``path`` is a regular file that starts like a zip archive (a bundle, or some other zip)."""
+    # stat first: opening a FIFO would wait for a writer, and a device could be read forever
+    if not Path(path).is_file():
+        return False
     try:
         with open(path, "rb") as handle:
-            return Path(path).is_file() and handle.read(4) == b"PK\x03\x04"
+            return handle.read(4) == b"PK\x03\x04"
     except OSError:
         return False
 

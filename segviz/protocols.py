@@ -375,7 +375,7 @@ def new_segmenter(params: Mapping[str, Any]) -> Segmenter:
     unknown = sorted(set(params) - known)
     if unknown:
         raise SegvizError(f"Segmenter has no parameter {unknown[0]!r}; its parameters are {', '.join(sorted(known))}")
-    return Segmenter(**params)
+    return Segmenter(**params).check_params()
 
 
 def heldout_stop(seg: Segmenter, heldout: Corpus) -> Segmenter | None:

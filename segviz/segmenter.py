@@ -205,7 +205,16 @@ class Segmenter:
             return TEMPLATE_SETS[self.templates]
         return tuple(self.templates)
 
-    def _check_params(self) -> None:
+    def check_params(self) -> "Segmenter":
+        """Validate the hyperparameters (as :meth:`fit` does first), so a caller can refuse bad values before
+        reading any data; returns ``self``.  Every problem is one :class:`SegvizError`."""
+        try:
+            self._validate_params()
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise SegvizError(f"invalid Segmenter parameters ({exc})") from None
+        return self
+
+    def _validate_params(self) -> None:
         def positive_int(name: str, value) -> None:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise SegvizError(f"{name} must be an integer >= 1, got {value!r}")
@@ -297,7 +306,7 @@ class Segmenter:
         ``lms`` (a fitted :class:`~segviz.lm.LanguageModels`) enables the relevance questions; without it only
         vocabulary (and the optional cohesion/peer) questions are asked.
         """
-        self._check_params()
+        self.check_params()
         t0 = time.perf_counter()
         train = as_corpus(train, what="training corpus")
         heldout = None if heldout is None else as_corpus(heldout, what="held-out corpus")
