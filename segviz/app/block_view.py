@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from .qt_session import QtSession
 
@@ -39,8 +39,11 @@ EXTRA_PEER_COLORS = ["#6d4c41", "#ad1457", "#558b2f", "#3949ab"]
 
 #: a row draws ticks while it has at least this many pixels per visible boundary, else their density
 PIXELS_PER_TICK = 3.0
-#: width of one density bin in pixels
-DENSITY_BIN_PX = 3.0
+#: width of one density bin in pixels (one aliased 1 px line per pixel column: wider pens are the raster
+#: engine's slow path, 20 ms for one row)
+DENSITY_BIN_PX = 1.0
+#: density bins averaged together (5 pixel columns)
+SMOOTH_BINS = 5
 #: a density bin is full height at one boundary every this many sentences
 FULL_DENSITY_EVERY = 2.0
 #: bins of the overview strip
@@ -49,6 +52,15 @@ OVERVIEW_BINS = 1500
 
 #: empty data for a step-mode curve (pyqtgraph wants one more x than y)
 NO_STEPS = (np.zeros(1), np.zeros(0))
+
+
+def cache_axes(plot) -> None:
+    """Keep each axis of ``plot`` as a pixmap, re-rendered only when it changes: the axes' text was three
+    quarters of a repaint of the block view (38 ms of 39 on 70k sentences offscreen; 8 ms cached)."""
+    for name in ("left", "bottom", "right", "top"):
+        axis = plot.getAxis(name)
+        if axis is not None:
+            axis.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
 
 
 def peer_color(name: str, index: int = 0) -> str:
@@ -63,12 +75,16 @@ def tick_segments(positions, y0: float, y1: float) -> tuple[np.ndarray, np.ndarr
     return x, y
 
 
-def density_profile(positions: np.ndarray, lo: float, hi: float, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bin edges over [lo, hi) and the boundary density per bin (boundaries per sentence) of sorted ``positions``."""
+def density_profile(positions: np.ndarray, lo: float, hi: float, bins: int, *, smooth: int = 1
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Bin edges over [lo, hi) and the boundary density per bin (boundaries per sentence) of sorted ``positions``,
+    averaged over ``smooth`` neighbouring bins (a pixel column holds too few boundaries to read on its own)."""
     bins = max(int(bins), 1)
     edges = np.linspace(lo, hi, bins + 1)
     i, j = np.searchsorted(positions, [lo, hi])
-    counts = np.histogram(positions[i:j], bins=edges)[0] if j > i else np.zeros(bins)
+    counts = np.histogram(positions[i:j], bins=edges)[0].astype(np.float64) if j > i else np.zeros(bins)
+    if smooth > 1 and bins > smooth:
+        counts = np.convolve(counts, np.full(smooth, 1.0 / smooth), mode="same")
     return edges, counts / max((hi - lo) / bins, 1e-9)
 
 
@@ -111,7 +127,7 @@ class TickRow:
         self.ticks = pg.PlotCurveItem(pen=pg.mkPen(color, width=width, style=style), connect="pairs", name=name)
         shade = pg.mkColor(color)
         shade.setAlpha(170)
-        self.density = pg.PlotCurveItem(pen=pg.mkPen(shade, width=DENSITY_BIN_PX), connect="pairs")
+        self.density = pg.PlotCurveItem(pen=pg.mkPen(shade, width=1), connect="pairs")
         plot.addItem(self.ticks, ignoreBounds=True)
         plot.addItem(self.density, ignoreBounds=True)
         self.density.setVisible(False)
@@ -134,7 +150,7 @@ class TickRow:
         if not self.show_density:
             self.density.setVisible(False)
             return
-        edges, density = density_profile(p, lo, hi, width_px / DENSITY_BIN_PX)
+        edges, density = density_profile(p, lo, hi, width_px / DENSITY_BIN_PX, smooth=SMOOTH_BINS)
         shown = density > 0
         centres = 0.5 * (edges[:-1] + edges[1:])[shown]
         heights = self.y0 + (self.y1 - self.y0) * np.minimum(density[shown] * FULL_DENSITY_EVERY, 1.0)
@@ -276,6 +292,8 @@ class BlockView(QWidget):
         self.rel_flat_label.setVisible(False)
         self.rel_ref = TickRow(self.rel_plot, REF_COLOR, -1e3, 1e3, width=1, style=Qt.DashLine, density=False)
         self.graphics.ci.layout.setRowStretchFactor(1, 4)
+        for plot in (self.overview, self.plot, self.rel_plot):
+            cache_axes(plot)
 
         # hover is rate-limited: a mouse move is cheap but the context panel re-renders HTML
         self._hover_proxy = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)

@@ -15,6 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
                                QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
+from .block_view import cache_axes
 from .qt_session import QtSession
 
 COLUMNS = ("#", "question", "window", "e^λ", "gain")
@@ -283,6 +284,7 @@ class FeaturePanel(QWidget):
             plot.setMouseEnabled(x=False, y=False)
             plot.getAxis("left").setWidth(45)
             plot.titleLabel.setText(plot.titleLabel.text, size="8pt")
+            cache_axes(plot)
         self.loglik_curve = self.loglik_plot.plot(pen=pg.mkPen("#1f4e99", width=2), symbol="o", symbolSize=4,
                                                   symbolBrush="#1f4e99")
         self.pmu_curve = self.pmu_plot.plot(pen=pg.mkPen("#c62828", width=2), symbol="o", symbolSize=4,

@@ -16,6 +16,10 @@ from ..errors import SegvizError
 
 #: how long a closed window waits for background steps before the process exits regardless
 EXIT_GRACE_S = 1.5
+#: the interpreter's thread switch interval while the window runs (the default is 5 ms).  Every Qt call from
+#: Python releases and re-takes the GIL; with a worker thread running Python, each re-take waited up to the whole
+#: interval, so a repaint making dozens of such calls stretched by hundreds of milliseconds (the convoy effect)
+SWITCH_INTERVAL_S = 0.0005
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     headless = screenshot is not None or benchmark is not None
 
     _quiet_qt_messages()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segviz"])
     app.setOrganizationName("segviz")
     app.setApplicationName("segviz")

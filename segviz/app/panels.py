@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox
                                QLabel, QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from .block_view import CURVE_COLOR, HYP_COLOR, peer_color
+from .block_view import CURVE_COLOR, HYP_COLOR, cache_axes, peer_color
 from .qt_session import QtSession
 from .state import MODEL_ROW
 
@@ -320,6 +320,7 @@ class RelevanceProfileView(pg.PlotWidget):
         self.message = pg.TextItem("relevance needs the language models", color="#9e9e9e", anchor=(0.5, 0.5))
         self.addItem(self.message)
         self.setTitle("Relevance around boundaries", size="9pt")
+        cache_axes(self.getPlotItem())
         session.probabilitiesChanged.connect(self.refresh)
         session.corpusChanged.connect(self.refresh)
         self.refresh()
