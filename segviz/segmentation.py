@@ -91,7 +91,9 @@ def boundaries_to_masses(boundaries: Iterable[int], n: int) -> tuple[int, ...]:
         raise SegvizError("a segmentation needs at least one sentence")
     try:
         given = boundaries if isinstance(boundaries, (np.ndarray, list, tuple)) else list(boundaries)
-        b = np.unique(np.asarray(given, dtype=np.int64))
+        b = np.asarray(given, dtype=np.int64)
+        if b.ndim != 1 or (b.size > 1 and not np.all(b[1:] > b[:-1])):
+            b = np.unique(b)   # (already sorted and distinct, as decoders give them: nothing to do)
     except (TypeError, ValueError, OverflowError):
         raise SegvizError("boundary positions must be integers") from None
     if b.size and (b[0] < 1 or b[-1] > n - 1):
