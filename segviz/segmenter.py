@@ -248,9 +248,9 @@ class Segmenter:
         if not len(self.length_biases) or any(not math.isfinite(float(b)) for b in self.length_biases):
             raise SegvizError("length_biases must be a non-empty grid of finite numbers")
         check_tuning(self.tuning_metric, self.tuning_units)
-        self._family_names()
+        self.candidate_families()
 
-    def _family_names(self) -> tuple[str, ...]:
+    def candidate_families(self) -> tuple[str, ...]:
         """The candidate families this estimator asks about (``families``, or the switches' choice)."""
         if self.families is None:
             return resolve_families(("vocabulary", "relevance") + (("cohesion",) if self.cohesion else ())
@@ -331,7 +331,7 @@ class Segmenter:
         rel_h = _relevance(lms, held_sentences, use_relevance) if heldout is not None else None
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
-        families = self._family_names()
+        families = self.candidate_families()
         X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
                                     vocabulary=self.vocabulary, templates=self._template_set(),
                                     relevance_edges=self.relevance_edges, min_support=int(self.min_support))

@@ -22,13 +22,13 @@ def choi():
 
 
 def test_default_families_are_the_earlier_switches():
-    assert Segmenter()._family_names() == ("vocabulary", "relevance", "cohesion")
-    assert Segmenter(cohesion=False, peer_evidence=True)._family_names() == ("vocabulary", "relevance", "peer")
-    assert Segmenter(families=["cohesion", "vocabulary"])._family_names() == ("vocabulary", "cohesion")
+    assert Segmenter().candidate_families() == ("vocabulary", "relevance", "cohesion")
+    assert Segmenter(cohesion=False, peer_evidence=True).candidate_families() == ("vocabulary", "relevance", "peer")
+    assert Segmenter(families=["cohesion", "vocabulary"]).candidate_families() == ("vocabulary", "cohesion")
     for bad in (dict(families=["vocabulary", "nope"]), dict(families="vocabulary"), dict(l2=-1.0),
                 dict(l2=float("nan")), dict(l2=True)):
         with pytest.raises(SegvizError):
-            Segmenter(**bad)._check_params()
+            Segmenter(**bad).check_params()
 
 
 def test_families_and_prior_are_fitted_saved_and_loaded(choi, tmp_path):

@@ -10,8 +10,11 @@ Layout (dependencies point down this list; family modules import only the shared
 * core -- :mod:`~segviz.features.questions` (question types, signals, the English),
   :mod:`~segviz.features.stream` (token windows), :mod:`~segviz.features.context` (a stream and its precomputed,
   cached signals), :mod:`~segviz.features.family` (the family interface, answering interval questions);
-* families -- :mod:`~segviz.features.vocabulary`, :mod:`~segviz.features.relevance`,
-  :mod:`~segviz.features.cohesion`, :mod:`~segviz.features.peer`;
+* families -- the paper's :mod:`~segviz.features.vocabulary` and :mod:`~segviz.features.relevance` (with its
+  longer horizons), and beyond the paper :mod:`~segviz.features.cohesion`, :mod:`~segviz.features.peer`,
+  :mod:`~segviz.features.tfidf` (multi-scale cohesion), :mod:`~segviz.features.names`,
+  :mod:`~segviz.features.dialogue`, :mod:`~segviz.features.paragraphs`, :mod:`~segviz.features.shape`,
+  :mod:`~segviz.features.position` (docs/features.md);
 * :mod:`~segviz.features.registry` -- every family by name; :mod:`~segviz.features.candidates` -- the candidate
   matrix of the chosen families and the induced features' matrix on new text.
 """
