@@ -25,7 +25,7 @@ import math
 from typing import Any
 
 from .errors import SegvizError
-from .features import FeatureSpec
+from .features import FeatureSpec, resolve_families
 from .tuning import TUNING_METRICS, TUNING_UNITS
 
 MAX_FEATURES = 100_000
@@ -167,6 +167,18 @@ def _params(d: dict, source: str, template_sets) -> dict:
             if not isinstance(value, list) or len(value) > 10_000:
                 raise SegvizError(f"{source}: field params.relevance_edges must be a list")
             out[name] = tuple(_edge(v, name, source) for v in value)
+        elif name == "families":
+            if value is None:
+                out[name] = None
+                continue
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or len(value) > 100:
+                raise SegvizError(f"{source}: field params.families must be a list of family names")
+            try:
+                out[name] = resolve_families(value)
+            except SegvizError as exc:
+                raise SegvizError(f"{source}: field params.families: {exc}") from None
+        elif name == "l2":
+            out[name] = _float_param(value, name, source, 0.0, 1e6)
         elif name == "decision_rule":
             if value not in ("threshold", "length_prior"):
                 raise SegvizError(f"{source}: field params.decision_rule must be 'threshold' or 'length_prior'")
