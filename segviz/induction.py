@@ -14,7 +14,7 @@ from typing import Generator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit  # the logistic function, exact in the tails (q(yes) can be 1e-9)
+from segviz.segmentation import logistic
 
 from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, tune
 from segviz.errors import SegvizError
@@ -136,7 +136,7 @@ class BoundaryModel:
 
     def predict_proba(self, Xf) -> np.ndarray:
         """q(yes | w) for each event; ``Xf`` holds the induced features' columns, in order."""
-        return expit(self.scores(Xf))
+        return logistic(self.scores(Xf))
 
     def fit(self, X, y, specs=None, **kwargs) -> "BoundaryModel":
         """Run :meth:`induce` to completion."""
@@ -232,7 +232,7 @@ class BoundaryModel:
             ll = log_likelihood(scores, y)
             hp = ha = he = None
             if heldout_X is not None:
-                hprobs = expit(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
+                hprobs = logistic(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
                 ha, he, hp = tune(hprobs, heldout_masses, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
             event = FeatureAdded(
                 round=rnd, feature=self.features_[-1], gain=float(gains[j]),

@@ -72,9 +72,9 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit as _expit
 
 from segviz.errors import SegvizError
+from segviz.segmentation import logistic
 
 __all__ = [
     "as_csc",
@@ -87,10 +87,6 @@ __all__ = [
 
 def _softplus(x: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, x)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return _expit(np.asarray(x, dtype=np.float64))
 
 
 def log_likelihood(scores: np.ndarray, y: np.ndarray) -> float:
@@ -219,7 +215,7 @@ def candidate_gains(
         a0 = np.zeros(m) if init is None else np.ascontiguousarray(init, dtype=np.float64)
         gains = np.empty(m)
         alphas = np.empty(m)
-        _gains_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), _sigmoid(sc), A, a0,
+        _gains_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), logistic(sc), A, a0,
                       float(lambda_max), l2, float(tol), int(max_iter), gains, alphas)
         return gains, alphas
     counts = np.diff(X.indptr)
@@ -253,7 +249,7 @@ def candidate_gains(
         if active.size == 0:
             break
         a_rep = np.repeat(a[active], lens_act)
-        r = _sigmoid(a_rep + l_act)
+        r = logistic(a_rep + l_act)
         d1 = A_all[active] - np.add.reduceat(r, starts_act) - l2 * a[active]      # f'(a)
         d2 = np.add.reduceat(r * (1.0 - r), starts_act) + l2                        # -f''(a) >= 0
         # bracket update: the function is concave, so the sign of f' tells where the optimum is
@@ -380,7 +376,7 @@ def iis_refit(
         # steps; once 20 iterations gain less than ll_rtol * |ll| in total, the fit is converged for any use
         if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
             break
-        p = _sigmoid(s)
+        p = logistic(s)
         C = np.bincount(bucket, weights=p[nz_rows], minlength=k * (M + 1)).reshape(k, M + 1)
         d = _iis_deltas(C, A, mvals, 2 * lambda_max, l2, lam)
         # features pinned at the cap stay there (their delta points outwards)
