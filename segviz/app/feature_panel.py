@@ -37,6 +37,7 @@ class FeatureTableModel(QAbstractTableModel):
         self.session = session
         self._count = 0
         self._rounds_id = id(session.state.rounds)
+        self._texts: dict[tuple[int, int], str | None] = {}   # rendered cells (descriptions are not free)
         session.featuresChanged.connect(self.sync)
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt API
@@ -57,6 +58,7 @@ class FeatureTableModel(QAbstractTableModel):
             self.beginResetModel()
             self._count = len(rounds)
             self._rounds_id = id(rounds)
+            self._texts = {}
             self.endResetModel()
             return
         if len(rounds) > self._count:
@@ -65,6 +67,7 @@ class FeatureTableModel(QAbstractTableModel):
             self.endInsertRows()
         if self._count:
             # every round re-fits all weights, so earlier e^λ change too
+            self._texts = {key: text for key, text in self._texts.items() if key[1] != 3}
             self.dataChanged.emit(self.index(0, 3), self.index(self._count - 1, 3))
 
     def current_factor(self, row: int) -> float:
@@ -83,34 +86,44 @@ class FeatureTableModel(QAbstractTableModel):
         factor = self.current_factor(row)
         return factor > 0 and abs(math.log(factor)) >= self.lambda_cap() * (1 - 1e-9)
 
+    #: the roles answered; the view asks for a dozen per cell, and the rest must cost nothing
+    ROLES = frozenset({Qt.DisplayRole, Qt.UserRole, Qt.ForegroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole})
+    RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+    GREEN, RED = QBrush(QColor("#2e7d32")), QBrush(QColor("#c62828"))
+
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
+        if role not in self.ROLES or not index.isValid():
             return None
-        r = self.session.state.rounds[index.row()]
-        col = index.column()
+        row, col = index.row(), index.column()
         if role == Qt.DisplayRole:
-            if col == 0:
-                return str(r.round)
-            if col == 1:
-                return r.feature.description
-            if col == 3:
-                text = f"{self.current_factor(index.row()):.3g}"
-                return f"{text} (cap)" if self.is_capped(index.row()) else text
-            if col == 4:
-                return "" if r.gain != r.gain else f"{r.gain:.4g}"
-            return None
+            key = (row, col)
+            text = self._texts.get(key)
+            if text is None:
+                text = self._texts[key] = self._display(row, col)
+            return text
         if role == Qt.UserRole:
-            return r.feature
-        if role == Qt.ForegroundRole and col == 3:
-            return QBrush(QColor("#2e7d32") if self.current_factor(index.row()) > 1 else QColor("#c62828"))
-        if role == Qt.TextAlignmentRole and col in (0, 3, 4):
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole:
-            if col == 3 and self.is_capped(index.row()):
-                return (f"|λ| reached the cap of {self.lambda_cap():g} (e^λ = {self.current_factor(index.row()):.3g}):"
-                        " on the training events this feature alone decides the answer")
+            return self.session.state.rounds[row].feature
+        if role == Qt.ForegroundRole:
+            return (self.GREEN if self.current_factor(row) > 1 else self.RED) if col == 3 else None
+        if role == Qt.TextAlignmentRole:
+            return self.RIGHT if col in (0, 3, 4) else None
+        if col == 3 and self.is_capped(row):   # tool tip
+            return (f"|λ| reached the cap of {self.lambda_cap():g} (e^λ = {self.current_factor(row):.3g}):"
+                    " on the training events this feature alone decides the answer")
+        return self.session.state.rounds[row].feature.description
+
+    def _display(self, row: int, col: int) -> str | None:
+        r = self.session.state.rounds[row]
+        if col == 0:
+            return str(r.round)
+        if col == 1:
             return r.feature.description
-        return None
+        if col == 3:
+            text = f"{self.current_factor(row):.3g}"
+            return f"{text} (cap)" if self.is_capped(row) else text
+        if col == 4:
+            return "" if r.gain != r.gain else f"{r.gain:.4g}"
+        return ""
 
 
 class WindowGlyphDelegate(QStyledItemDelegate):

@@ -22,8 +22,26 @@ EXIT_GRACE_S = 1.5
 SWITCH_INTERVAL_S = 0.0005
 
 
+def _load_engine() -> None:
+    """Import the engine, and numba's machinery behind its compiled kernels, before Qt.
+
+    PySide6 wraps ``__import__`` and reads the source of every module imported after it; and the first call of a
+    compiled kernel (the decision rule, the trigger scans) imports some 140 modules of numba.  Done later, in a
+    worker thread, that held the GIL against the window for a quarter of a second at the worst moment (the
+    corpus opening); done here it costs well under a second before the window appears."""
+    import numpy as np
+
+    from . import peers_job, tasks, training_job  # noqa: F401 - Qt-free; they import the engine
+    from ..decode import greedy_order_keep
+    from ..readers.sentences import split_sentences
+
+    greedy_order_keep(np.array([0.9, 0.2, 0.7]), 2)
+    split_sentences("One. Two.")   # the sentence splitter's imports (syntok, regex), used by most readers
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the app; returns the process exit status."""
+    _load_engine()
     try:
         from PySide6.QtCore import QSettings, QTimer
         from PySide6.QtWidgets import QApplication
@@ -97,15 +115,14 @@ def run(args: argparse.Namespace) -> int:
     window.corpusFailed.connect(fail)
     if headless:   # an error that would be a dialog ends a headless run with status 2
         window.errorShown.connect(lambda _m: fail())
-    started = window.open_corpus(corpus or [str(SAMPLE_CORPUS)], **read_options)
-    if started and model is not None and not window.open_model(model) and headless:
-        status["code"] = 2
-    if (not started or status["code"]) and headless:
-        window.close()
-        if driver is not None:
-            driver.finish()
-        _finish(tmp)
-        return 2
+    def begin() -> None:
+        # started from the event loop, after the window's first paint: the reading thread would compete with it
+        if not window.open_corpus(corpus or [str(SAMPLE_CORPUS)], **read_options):
+            fail()
+        elif model is not None and not window.open_model(model):
+            fail()
+
+    QTimer.singleShot(0, begin)
 
     def on_close_requested() -> None:
         status["closed_at"] = time.perf_counter()

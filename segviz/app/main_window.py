@@ -234,6 +234,10 @@ class MainWindow(QMainWindow):
         status.addPermanentWidget(self.background.stage_label)
         status.addPermanentWidget(self.background.progress)
         status.addPermanentWidget(self.cancel_button)
+        # the bar keeps the height it has with the progress bar and Cancel shown: showing them must not shrink
+        # the plots (a resize repaints them whole, axes and all)
+        tallest = max(w.sizeHint().height() for w in (self.background.progress, self.cancel_button, self.info_label))
+        status.setFixedHeight(max(status.sizeHint().height(), tallest + 6))
 
     def _connect(self) -> None:
         bv = self.block_view

@@ -121,6 +121,7 @@ class DecisionPanel(QWidget):
         self.alpha_spin.valueChanged.connect(lambda v: state_set_alpha(self.session, v))
         self.epsilon_spin.valueChanged.connect(lambda v: self.session.state.set_epsilon(v))
         session.hypothesisChanged.connect(self.refresh)
+        session.metricsChanged.connect(self.refresh)
         session.corpusChanged.connect(self.refresh)
         session.peersChanged.connect(self.refresh)
         # (no probabilitiesChanged: new probabilities always recompute the hypothesis, which triggers refresh)

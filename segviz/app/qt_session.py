@@ -15,6 +15,7 @@ class QtSession(QObject):
     peersChanged = Signal()
     featuresChanged = Signal()
     modelChanged = Signal()
+    metricsChanged = Signal()
 
     def __init__(self, state: st.SessionState, parent=None):
         super().__init__(parent)
@@ -26,6 +27,7 @@ class QtSession(QObject):
             st.PEERS: self.peersChanged,
             st.FEATURES: self.featuresChanged,
             st.MODEL: self.modelChanged,
+            st.METRICS: self.metricsChanged,
         }
         state.subscribe(self._relay)
         # Drags (α line, slider) deliver a value per pixel; decoding and scoring once per event-loop pass

@@ -31,6 +31,7 @@ HYPOTHESIS = "hypothesis"    # alpha / epsilon / hypothesis / model metrics chan
 PEERS = "peers"              # a peer's masses arrived or its visibility toggled
 FEATURES = "features"        # induction history grew or was reset
 MODEL = "model"              # segmenter replaced
+METRICS = "metrics"          # the model's metrics row was recomputed on its own (after a deferred update)
 
 MODEL_ROW = "model"
 
@@ -162,11 +163,14 @@ class SessionState:
         return dict(score_row(self.reference_masses, masses))
 
     # -- model output ---------------------------------------------------------------------------------------
-    def set_probabilities(self, probabilities, relevance=None, profile=None, *, keep_masks=None) -> None:
+    def set_probabilities(self, probabilities, relevance=None, profile=None, *, keep_masks=None,
+                          metrics: bool = True) -> None:
         """Boundary probabilities for positions 1..n-1 (index b-1 holds position b).
 
         ``keep_masks`` ({epsilon: mask}): the decision rule's greedy passes over these probabilities, computed in
-        the background, so that showing a new curve costs no pass here."""
+        the background, so that showing a new curve costs no pass here.  ``metrics=False`` leaves the model's
+        metrics row to :meth:`refresh_metrics` (a live training round: the curve first, the table in the next
+        event-loop pass)."""
         if self.corpus is None:
             raise ValueError("load a corpus before setting probabilities")
         probs = np.asarray(probabilities, dtype=np.float64)
@@ -190,7 +194,13 @@ class SessionState:
         if profile is not None:
             self.relevance_profile = profile
         self._notify(PROBABILITIES)
-        self._recompute_hypothesis()
+        self._recompute_hypothesis(metrics=metrics)
+
+    def refresh_metrics(self) -> None:
+        """Score the current hypothesis (after ``set_probabilities(..., metrics=False)``)."""
+        if self.probabilities is not None and self.has_reference and self.hypothesis_masses:
+            self.metrics[MODEL_ROW] = self._score(self.hypothesis_masses)
+            self._notify(METRICS)
 
     def set_relevance(self, relevance, profile) -> None:
         rel = np.asarray(relevance, dtype=np.float64)
@@ -263,7 +273,7 @@ class SessionState:
     def cached_epsilons(self) -> set[int]:
         return set(self._keep)
 
-    def _recompute_hypothesis(self) -> None:
+    def _recompute_hypothesis(self, *, metrics: bool = True) -> None:
         if self.corpus is None:
             return
         if self.probabilities is None:
@@ -274,7 +284,7 @@ class SessionState:
             keep = self.keep_mask(self.epsilon)
             self.hypothesis_boundaries = np.flatnonzero(keep & (self.probabilities > self.alpha)) + 1
             self.hypothesis_masses = boundaries_to_masses(self.hypothesis_boundaries, self.n_sentences)
-            if self.has_reference:
+            if self.has_reference and metrics:
                 self.metrics[MODEL_ROW] = self._score(self.hypothesis_masses)
         self._notify(HYPOTHESIS)
 

@@ -10,6 +10,7 @@ round.
 from __future__ import annotations
 
 import shiboken6
+from PySide6.QtCore import QTimer
 
 from ..errors import SegvizError
 from .state import check_decision
@@ -126,19 +127,29 @@ class TrainingControl:
         return worker
 
     def _show_round(self, event: CurveUpdate, note: str) -> None:
-        """One induced feature: a table row, the round's model and decision parameters, the new curve."""
+        """One induced feature, in two event-loop passes so neither takes more than a frame: the round's model,
+        decision parameters, curve and hypothesis now; its table row, plots and metrics row in the next pass."""
         win = self.window
         state = win.state
-        state.add_round(event.added)
         state.segmenter = event.model
         state.model_note = note
         try:
             state.alpha, state.epsilon = check_decision(event.model.alpha_, event.model.epsilon_)
         except ValueError:
             pass
-        state.set_probabilities(event.probabilities, keep_masks=event.keep_masks)
-        win.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
-        win.roundShown.emit(int(event.added.round))
+        state.set_probabilities(event.probabilities, keep_masks=event.keep_masks, metrics=False)
+        corpus, probabilities = state.corpus, state.probabilities
+
+        def table():
+            if state.corpus is not corpus:
+                return
+            state.add_round(event.added)
+            if state.probabilities is probabilities:
+                state.refresh_metrics()
+            win.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
+            win.roundShown.emit(int(event.added.round))
+
+        QTimer.singleShot(0, table)
 
     def _ended(self) -> None:
         self.worker = None
