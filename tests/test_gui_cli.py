@@ -44,3 +44,62 @@ def test_about_names_the_data_terms(qtbot, monkeypatch):
     window = MainWindow.__new__(MainWindow)  # the text is a class attribute; no window needed
     MainWindow.show_about(window)
     assert shown and "research purposes only" in shown[0] and "Reuters-21578" in shown[0]
+
+
+BENCHMARK_KEYS = ("sentences", "open_to_segmentation_s", "max_gap_ms", "alpha_ms", "epsilon_ms", "block_ms",
+                  "document_ms", "zoom_ms", "close_exit_s", "peak_rss_mb")
+
+
+def _engine_children() -> set[int]:
+    """Processes running the app's engine child (training, peers), found by their command line."""
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if b"segviz.app.engine_child" in fh.read():
+                        pids.add(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
+    """`segviz gui --benchmark`: the scripted session runs, writes every key, and closing during training exits
+    at once leaving no engine child behind (timings are recorded, not asserted)."""
+    out = tmp_path / "bench.json"
+    before = _engine_children()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-m", "segviz", "gui", "--benchmark", str(out)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "QThread" not in proc.stderr
+    import json
+
+    result = json.loads(out.read_text())
+    for key in BENCHMARK_KEYS:
+        assert result[key] is not None, key
+    assert result["sentences"] == 1877
+    for key in ("alpha_ms", "epsilon_ms", "block_ms", "document_ms", "zoom_ms"):
+        assert set(result[key]) >= {"median", "p95", "max"} and result[key]["n"] > 0, key
+    assert result["alpha_ms"]["n"] == 30 and result["epsilon_ms"]["n"] == 10 and result["block_ms"]["n"] == 20
+    assert result["features_shown"] >= 3 and result["close_exit_s"] < 10 and not result["notes"]
+    import time
+
+    deadline = time.time() + 5
+    while _engine_children() - before and time.time() < deadline:
+        time.sleep(0.1)
+    assert not _engine_children() - before, "an engine child outlived the app"
+
+
+def test_benchmark_and_screenshot_arguments_are_checked_first(tmp_path):
+    from segviz.cli import main
+
+    assert main(["gui", "--benchmark", str(tmp_path / "out.txt")]) == 2
+    assert main(["gui", "--benchmark", str(tmp_path / "missing" / "out.json")]) == 2
+    assert main(["gui", "--screenshot", str(tmp_path / "x.png"), "--size", "abc"]) == 2
+    assert main(["gui", "--screenshot", str(tmp_path / "x.png"), "--size", "100000x100000"]) == 2
+    assert main(["gui", "--train", "-1", "--screenshot", str(tmp_path / "x.png")]) == 2
+    assert main(["gui", str(tmp_path / "no-such-corpus"), "--screenshot", str(tmp_path / "x.png")]) == 2
+    assert not (tmp_path / "x.png").exists()
