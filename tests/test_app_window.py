@@ -255,3 +255,158 @@ def test_a_drag_is_decoded_once_per_event_loop_pass(window, qtbot):
             window.block_view.alpha_line.setValue(value)
     assert seen == [pytest.approx(0.58)]
     np.testing.assert_array_equal(hyp_tick_positions(window), decode(probs, 0.58, window.state.epsilon))
+
+
+# -- several files, formats, unlabelled text ------------------------------------------------------------------
+
+PROSE = """The harbour froze in the first week of December. Boats stayed in their sheds, and the
+fishermen mended nets by the stove while the wind worked at the shutters.
+
+Nobody in the village remembered a winter like it. The old men said so, and the young ones
+believed them, because the ice reached the lighthouse by Christmas.
+
+Far inland, the railway company counted its losses. Coal trains stood in the yards for days; the
+engines could not be kept warm, and the drivers refused the night runs.
+"""
+
+
+def open_and_wait(win, qtbot, paths, **options):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=30000):
+        assert win.open_corpus(paths, **options)
+    qtbot.waitUntil(lambda: not win.busy, timeout=30000)
+
+
+def test_several_files_open_together_and_enter_the_recent_list(window, qtbot):
+    files = [CHOI, CHOI2]
+    open_and_wait(window, qtbot, [str(f) for f in files])
+    assert window.state.n_sentences == sum(read_corpus(f).n_sentences for f in files)
+    assert window.state.corpus_paths == tuple(str(f) for f in files)
+    assert set(window.recent_files()[:2]) == {str(CHOI), str(CHOI2)}
+    assert "2 files" in window.info_label.text() and "choi" in window.info_label.text()
+
+
+def test_a_format_choice_reaches_the_readers(window, qtbot, tmp_path):
+    text = tmp_path / "story.txt"
+    text.write_text(PROSE)
+    open_and_wait(window, qtbot, str(text), format="lines")
+    assert window.state.corpus.readings[0].format == "lines"
+    open_and_wait(window, qtbot, str(text), format="text")
+    assert window.state.corpus.readings[0].format == "text" and "as text" in window.info_label.text()
+    assert window.files.read_options == {"format": "text"}
+
+
+def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtbot, tmp_path):
+    text = tmp_path / "story.txt"
+    text.write_text(PROSE)
+    open_and_wait(window, qtbot, str(text), format="text")
+    state = window.state
+    assert not state.has_reference and state.metrics == {} and len(state.reference_boundaries) == 0
+    assert "no reference segmentation" in window.decision.reference_label.text()
+    assert window.decision.table.rowCount() == 0
+    assert not window.features.train_button.isEnabled()        # nothing to learn from
+    assert not window.tune_oracle_action.isEnabled()
+    legend = [label.text for _, label in window.block_view.plot.legend.items]
+    assert "reference" not in legend
+    probs = np.linspace(0.05, 0.95, state.n_sentences - 1)
+    state.set_probabilities(probs)
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    np.testing.assert_array_equal(hyp_tick_positions(window), decode(probs, state.alpha, state.epsilon))
+    assert MODEL_ROW not in state.metrics and window.decision.table.rowCount() == 0
+    x, _ = window.block_view.ref_ticks.getData()
+    assert x is None or len(x) == 0
+
+
+def test_a_recent_file_that_is_gone_leaves_the_list(window, qtbot, tmp_path):
+    gone = tmp_path / "gone.ref"
+    gone.write_text(CHOI.read_text())
+    open_and_wait(window, qtbot, str(gone))
+    open_and_wait(window, qtbot, str(CHOI))
+    assert str(gone) in window.recent_files()
+    gone.unlink()
+    window.files.rebuild_recent_menu()
+    assert str(gone) not in window.recent_files()
+    assert [a.text() for a in window.files.recent_menu.actions()] == [str(CHOI)]
+
+
+# -- the smaller things ---------------------------------------------------------------------------------------
+
+def test_page_keys_stay_in_the_focused_slider(window, qtbot):
+    from PySide6.QtGui import QKeySequence
+
+    load_with_probs(window, qtbot)
+    window.block_size_spin.setValue(50)
+    slider = window.decision.alpha_slider
+    slider.setFocus()
+    window.state.set_alpha(0.5)
+    block = window.block_view.block
+    qtbot.keyClick(slider, Qt.Key_PageUp)
+    qtbot.keyClick(slider, Qt.Key_Right)
+    qtbot.waitUntil(lambda: window.state.alpha == pytest.approx(0.61), timeout=2000)
+    assert window.block_view.block == block          # PgUp paged α (by 0.1), not the blocks; the arrow 0.01
+    window.block_view.setFocus()
+    window.next_action.trigger()
+    assert window.block_view.block == block + 1
+    assert window.next_action.shortcut() == QKeySequence("PgDown")
+
+
+def test_the_document_box_follows_navigation(window, qtbot):
+    load_with_probs(window, qtbot)
+    window.block_size_spin.setValue(50)   # the smallest step of the box; 60 sentences: two blocks
+    window.doc_spin.setFocus()            # focused but not being typed in: it follows
+    window.next_action.trigger()
+    start = window.block_view.block_range()[0]
+    assert start == 50 and window.doc_spin.value() == window.state.document_of(start) + 1
+    window.prev_action.trigger()
+    assert window.doc_spin.value() == 1
+
+
+def test_counts_speak_english():
+    from segviz.app.feature_panel import round_tick_step
+    from segviz.app.panels import plural
+
+    assert plural(1, "sentence") == "1 sentence" and plural(2, "sentence") == "2 sentences"
+    assert plural(70539, "sentence") == "70,539 sentences"
+    assert [round_tick_step(n) for n in (1, 3, 6, 7, 12, 40, 100)] == [1, 1, 1, 2, 2, 10, 20]
+
+
+def test_the_alpha_label_is_not_under_the_legend(window, qtbot):
+    load_with_probs(window, qtbot)
+    for alpha in (0.65, 0.8, 0.95):
+        window.state.set_alpha(alpha)
+        qtbot.wait(50)
+        label = window.block_view.alpha_line.label.sceneBoundingRect()
+        legend = window.block_view.plot.legend.sceneBoundingRect()
+        assert not label.intersects(legend), alpha
+
+
+def test_export_names_take_the_chosen_filters_suffix():
+    from segviz.app.file_actions import HYPOTHESIS_FILTERS, PLOT_FILTERS, with_suffix_of_filter
+
+    csv_filter = next(f for f, s in HYPOTHESIS_FILTERS.items() if s == ".csv")
+    svg_filter = next(f for f, s in PLOT_FILTERS.items() if s == ".svg")
+    assert with_suffix_of_filter("/tmp/hyp", csv_filter, HYPOTHESIS_FILTERS) == "/tmp/hyp.csv"
+    assert with_suffix_of_filter("/tmp/plot", svg_filter, PLOT_FILTERS) == "/tmp/plot.svg"
+    assert with_suffix_of_filter("/tmp/plot.png", svg_filter, PLOT_FILTERS) == "/tmp/plot.png"
+
+
+def test_exports_into_a_missing_directory_are_refused(window, qtbot, tmp_path):
+    load_with_probs(window, qtbot)
+    missing = tmp_path / "no" / "such" / "dir"
+    assert not window.export_hypothesis(str(missing / "hyp.csv"))
+    assert not window.export_plot(str(missing / "plot.png"))
+    assert len(window.dialogs) == 2 and all("does not exist" in m for _, m in window.dialogs)
+    assert not (tmp_path / "no").exists()
+
+
+def test_extensionless_svg_from_the_dialog_is_written(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from segviz.app.file_actions import PLOT_FILTERS
+
+    load_with_probs(window, qtbot)
+    svg_filter = next(f for f, s in PLOT_FILTERS.items() if s == ".svg")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "plot"),
+                                                                                       svg_filter)))
+    with qtbot.waitSignal(window.exported, timeout=10000):
+        window.files.export_plot_dialog()
+    assert (tmp_path / "plot.svg").read_text().lstrip().startswith("<?xml") and not window.dialogs

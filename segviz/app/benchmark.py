@@ -142,7 +142,8 @@ class Benchmark(QObject):
             steps.append(("epsilon", lambda e=epsilon: win.decision.epsilon_spin.setValue(e),
                           lambda e=epsilon: state.epsilon == e))
         for _ in range(BLOCKS):
-            steps.append(("block", bv.next_block, None))
+            # the next block, from the last one back to the first: every step moves
+            steps.append(("block", lambda: bv.set_block((bv.block + 1) % bv.n_blocks), None))
         n_docs = len(state.corpus)
         for doc in sorted(rng.choice(np.arange(1, n_docs + 1), size=min(DOCUMENTS, n_docs), replace=False),
                           key=lambda _d: rng.random()):

@@ -489,13 +489,18 @@ class BlockView(QWidget):
                                         padded.reshape(-1, bins).max(axis=1))
         self.empty_label.setVisible(probs is None and state.n_sentences > 0)
         rel = state.relevance
+        # the relevance plot stays in the layout (hiding it re-laid out and repainted every plot, axes and all);
+        # without relevance it says what would fill it
         if rel is None:
-            self.rel_plot.setVisible(False)
+            self.rel_flat_label.setText("relevance R (Section 3.3) appears with a model's language models")
+            self.rel_flat_label.setVisible(state.n_sentences > 0)
+            self.rel_plot.setYRange(-0.05, 0.05, padding=0)
         else:
-            self.rel_plot.setVisible(True)
             finite = rel[np.isfinite(rel)]
             flat = not finite.size or float(np.abs(finite).max()) < 1e-9
             # a trigger model with no weights (too little text to learn any) gives R = 0 everywhere: say so
+            self.rel_flat_label.setText("relevance is 0 everywhere: the trigger model learned no weights "
+                                        "(too little training text)")
             self.rel_flat_label.setVisible(flat)
             if flat:
                 self.rel_plot.setYRange(-0.05, 0.05, padding=0)

@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from .. import Segmenter
 from ..corpus import write_choi
 from ..errors import SegvizError
 from ..events import Progress
 from ..paths import bundled
+from ..readers import FORMATS
 from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
@@ -30,7 +31,16 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
 _DEFAULT_MODEL = bundled("resources", "default_model.segviz")
 SAMPLE_MODEL = _DEFAULT_MODEL if _DEFAULT_MODEL.is_file() else bundled("resources", "sample_model.json")
-CORPUS_FILTER = "Corpora (*.ref *.txt *.sgm *.ref.txt *.jsonl);;All files (*)"
+#: the Open dialog's filters: each names a reader format ("auto": detected from each file's content)
+FORMAT_CHOICES = (
+    ("auto", "Any corpus, format detected from its content (*)"),
+    ("text", "Prose: paragraphs, hard-wrapped lines joined (*.txt *.md *)"),
+    ("lines", "One sentence per line, blank line between documents (*.txt *)"),
+    ("choi", "Choi (2000): ========== between segments (*.ref *.txt *)"),
+    ("reuters", "Reuters-21578 SGML (*.sgm)"),
+    ("wiki", "Wiki-727K: ========,LEVEL,TITLE. opens a section (*)"),
+    ("jsonl", "JSONL: one document per line (*.jsonl *)"),
+)
 #: export filters and the suffix each one writes when the name has none
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG drawing (*.svg)": ".svg"}
 HYPOTHESIS_FILTERS = {"Choi format (*.ref)": ".ref", "CSV, one row per position (*.csv)": ".csv"}
@@ -104,14 +114,46 @@ class FileActions:
                              on_error=failed)
         return True
 
+    def format_choices(self) -> list[tuple[str, str]]:
+        """(format, label) for every reader format the engine has, "auto" first."""
+        known = dict(FORMAT_CHOICES)
+        return [("auto", known["auto"])] + [(f, known.get(f, f"{f} (*)")) for f in FORMATS]
+
+    def _options_for(self, format_name: str) -> dict:
+        self.window.settings.setValue("files/last_format", format_name)
+        return {} if format_name == "auto" else {"format": format_name}
+
     def open_corpus_dialog(self) -> None:
+        """One or more files, read together, in the format chosen with the dialog's filter."""
         settings = self.window.settings
         start = settings.value("files/last_dir", str(ROOT / "sample_corpora"))
-        paths, _ = QFileDialog.getOpenFileNames(self.window, "Open corpus (one or more files)", str(start),
-                                                CORPUS_FILTER)
+        choices = self.format_choices()
+        last = settings.value("files/last_format", "auto")
+        chosen = next((label for f, label in choices if f == last), choices[0][1])
+        paths, label = QFileDialog.getOpenFileNames(self.window, "Open corpus (one or more files, read together)",
+                                                    str(start), ";;".join(lab for _, lab in choices), chosen)
         if paths:
             settings.setValue("files/last_dir", str(Path(paths[0]).parent))
-            self.open_corpus(paths)
+            format_name = next((f for f, lab in choices if lab == label), "auto")
+            self.open_corpus(paths, **self._options_for(format_name))
+
+    def open_folder_dialog(self) -> None:
+        """Every file of a folder, in the format chosen (detected from each file's content by default)."""
+        settings = self.window.settings
+        start = settings.value("files/last_dir", str(ROOT / "sample_corpora"))
+        folder = QFileDialog.getExistingDirectory(self.window, "Open a folder of corpus files", str(start))
+        if not folder:
+            return
+        choices = self.format_choices()
+        labels = [label for _, label in choices]
+        last = settings.value("files/last_format", "auto")
+        current = next((i for i, (f, _) in enumerate(choices) if f == last), 0)
+        label, ok = QInputDialog.getItem(self.window, "Format", f"Read the files of {folder} as", labels, current,
+                                         False)
+        if ok:
+            settings.setValue("files/last_dir", folder)
+            format_name = choices[labels.index(label)][0]
+            self.open_corpus([folder], **self._options_for(format_name))
 
     def add_recent(self, path: str) -> None:
         settings = self.window.settings

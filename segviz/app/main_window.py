@@ -133,7 +133,10 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         self.open_action = self._action("&Open corpus...", self.files.open_corpus_dialog, QKeySequence.Open,
-                                        "Open a corpus (Choi .ref files, Reuters .sgm, plain text)")
+                                        "Open one or more files, read together (prose, one sentence per line, "
+                                        "Choi, Reuters SGML, Wiki-727K, JSONL; the format detected or chosen)")
+        self.open_folder_action = self._action("Open &folder...", self.files.open_folder_dialog, "Ctrl+Shift+O",
+                                               "Open every file of a folder as one corpus")
         self.open_model_action = self._action("Open &model...", self.files.open_model_dialog, "Ctrl+M",
                                               "Load a trained segmenter (JSON) and apply it to the corpus")
         self.save_model_action = self._action("&Save model...", self.files.save_model_dialog, QKeySequence.Save)
@@ -152,6 +155,7 @@ class MainWindow(QMainWindow):
 
         menu = self.menuBar().addMenu("&File")
         menu.addAction(self.open_action)
+        menu.addAction(self.open_folder_action)
         self.files.recent_menu = menu.addMenu("Open &recent")
         menu.addSeparator()
         menu.addAction(self.open_model_action)
@@ -312,7 +316,8 @@ class MainWindow(QMainWindow):
             # the document box follows navigation: the document the block starts in
             start, _ = self.block_view.block_range()
             doc = self.state.document_of(start) + 1
-            if self.doc_spin.value() != doc and not self.doc_spin.hasFocus():
+            typing = self.doc_spin.hasFocus() and self.doc_spin.lineEdit().isModified()   # never under the user
+            if self.doc_spin.value() != doc and not typing:
                 self.doc_spin.blockSignals(True)
                 self.doc_spin.setValue(doc)
                 self.doc_spin.blockSignals(False)
@@ -351,8 +356,12 @@ class MainWindow(QMainWindow):
         terms = ""
         if any("#NEWID=" in d.name for d in state.corpus.documents[:1]):
             terms = "  ·  Reuters-21578: licensed for research purposes only"
-        self.info_label.setText(f"{name}: {plural(len(state.corpus), 'document')}, "
-                                f"{plural(state.n_sentences, 'sentence')}{terms}")
+        # what the readers decided (format, documents, sentences, reference boundaries), as `segviz inspect` says
+        summary = state.corpus.summary() if state.corpus.readings else (
+            f"{name}: {plural(len(state.corpus), 'document')}, {plural(state.n_sentences, 'sentence')}")
+        self.info_label.setText(summary + terms)
+        self.info_label.setToolTip("\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes)
+                                             for r in state.corpus.readings))
         self._block_changed(self.block_view.block)
         self.update_actions()
 

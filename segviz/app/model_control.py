@@ -53,6 +53,7 @@ class ModelControl:
             # the columns were evaluated with the relevance the trace shows; keep them for the context panel
             self._set_columns(segmenter, corpus, applied.columns)
             state.model_note = ""
+            state.coverage = applied.coverage
             win.heldout_start = None
             state.set_segmenter(segmenter, path)
             state.set_probabilities(applied.probabilities, applied.relevance, applied.profile,
@@ -65,6 +66,8 @@ class ModelControl:
                     return
                 if not win.training.running:
                     state.load_history(segmenter)
+                if applied.coverage is not None and applied.coverage.out_of_domain:
+                    win.info_label.setText(f"⚠ {applied.coverage.message()}")
                 win.modelApplied.emit()
                 win.update_actions()
                 win.compute_peers()   # the peers wait for the segmentation (they compete with it for the CPU)

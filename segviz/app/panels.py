@@ -166,6 +166,9 @@ class DecisionPanel(QWidget):
                         "one, so only the model's curve and its boundaries are shown")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
+            if state.coverage is not None and state.probabilities is not None:
+                color = "#c62828" if state.coverage.out_of_domain else "#616161"
+                text += f"<br><span style='color:{color}'>{html.escape(state.coverage.message())}</span>"
             self.reference_label.setText(text)
         rows = state.visible_rows()
         self.table.setRowCount(len(rows))

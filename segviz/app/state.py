@@ -99,6 +99,7 @@ class SessionState:
         self.segmenter = None
         self.model_path: str | None = None
         self.model_note = ""        # e.g. "trained on documents 1-240 of this corpus" (in-sample warning)
+        self.coverage = None        # segviz.domain.Coverage of the shown text by the shown model's vocabulary
         self.rounds: list[InductionRound] = []
         self._listeners: list[Callable[[str], None]] = []
         self._n = 0
@@ -155,6 +156,7 @@ class SessionState:
         self.relevance = None
         self.relevance_profile = None
         self.model_note = ""
+        self.coverage = None
         self.metrics = {name: dict(row) for name, row in prepared.baseline_metrics.items()}
         self._notify(CORPUS)
         self._recompute_hypothesis()
@@ -219,6 +221,7 @@ class SessionState:
         self.segmenter = None
         self.model_path = None
         self.model_note = ""
+        self.coverage = None
         self._notify(MODEL)
         self._notify(PROBABILITIES)
         self._recompute_hypothesis()

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import Corpus, read_corpus
 from ..decode import greedy_order_keep, tune
+from ..domain import model_coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..peers import PEERS, segment_with
@@ -83,6 +84,7 @@ class AppliedModel:
     profile: dict | None = field(repr=False)
     columns: object = field(repr=False)
     keep_masks: dict = field(repr=False, default_factory=dict)   # the decision rule's passes, per epsilon
+    coverage: object = None   # segviz.domain.Coverage: how much of the text the model's vocabulary knows
 
 
 def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = ()
@@ -107,7 +109,7 @@ def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = ()
         profile = relevance_profile(lms, corpus, relevance=relevance)
     yield Progress("decision rule", 3, 3)
     keep = {int(e): greedy_order_keep(probabilities, int(e)) for e in epsilons}
-    return AppliedModel(probabilities, relevance, profile, columns, keep)
+    return AppliedModel(probabilities, relevance, profile, columns, keep, model_coverage(segmenter, corpus))
 
 
 def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None):
