@@ -291,19 +291,24 @@ def test_a_format_choice_reaches_the_readers(window, qtbot, tmp_path):
     open_and_wait(window, qtbot, str(text), format="lines")
     assert window.state.corpus.readings[0].format == "lines"
     open_and_wait(window, qtbot, str(text), format="text")
-    assert window.state.corpus.readings[0].format == "text" and "as text" in window.info_label.text()
+    assert window.state.corpus.readings[0].format == "text" and "as text" in window.info_label.toolTip()
     assert window.files.read_options == {"format": "text"}
 
 
 def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtbot, tmp_path):
+    """Prose without a reference: the bundled model segments it; no reference row, no metric, and why."""
     text = tmp_path / "story.txt"
     text.write_text(PROSE)
-    open_and_wait(window, qtbot, str(text), format="text")
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        open_and_wait(window, qtbot, str(text), format="text")
+    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
     state = window.state
-    assert not state.has_reference and state.metrics == {} and len(state.reference_boundaries) == 0
+    assert not state.has_reference and len(state.reference_boundaries) == 0
+    assert state.probabilities is not None and state.segmenter is not None   # the bundled model's curve
     assert "no reference segmentation" in window.decision.reference_label.text()
-    assert window.decision.table.rowCount() == 0
-    assert not window.features.train_button.isEnabled()        # nothing to learn from
+    assert "model covers" in window.decision.reference_label.text()         # its vocabulary coverage
+    assert state.metrics == {} and window.decision.table.rowCount() == 0
+    assert not window.features.train_button.isEnabled()                      # nothing to learn from
     assert not window.tune_oracle_action.isEnabled()
     legend = [label.text for _, label in window.block_view.plot.legend.items]
     assert "reference" not in legend

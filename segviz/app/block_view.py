@@ -487,6 +487,8 @@ class BlockView(QWidget):
             padded[:len(probs)] = probs
             self.overview_curve.setData(np.arange(0, m, bins, dtype=np.float64) + 1 + bins / 2,
                                         padded.reshape(-1, bins).max(axis=1))
+        self.empty_label.setText("no model yet - reference and baselines only" if state.has_reference
+                                 else "no model yet")
         self.empty_label.setVisible(probs is None and state.n_sentences > 0)
         rel = state.relevance
         # the relevance plot stays in the layout (hiding it re-laid out and repainted every plot, axes and all);

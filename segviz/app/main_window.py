@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSp
 from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
-from .file_actions import FileActions, as_list
+from .file_actions import SAMPLE_MODEL, FileActions, as_list
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
@@ -66,6 +66,8 @@ class MainWindow(QMainWindow):
         self._errors: list[str] = []
         self.interactive = True   # False for --screenshot: errors go to stderr instead of a modal dialog
         self.heldout_start: int | None = None   # first sentence of the held-out documents of an in-app model
+        #: applied to a text without reference when no model is open (None: leave it unsegmented)
+        self.default_model: Path | None = SAMPLE_MODEL if SAMPLE_MODEL.is_file() else None
 
         self.session = QtSession(SessionState(alpha=_setting(self.settings, "decision/alpha", 0.5, float),
                                               epsilon=_setting(self.settings, "decision/epsilon", 2, int)), self)
@@ -380,7 +382,13 @@ class MainWindow(QMainWindow):
         self.corpus_label = Path(label).name if len(paths) == 1 else label
         self.state.set_corpus(corpus, label, paths=paths, prepared=prepared)
         self.corpusLoaded.emit(label)
-        if self.state.segmenter is None or not self.apply_model(self.state.segmenter, self.state.model_path):
+        if (self.state.segmenter is None and not self.state.has_reference and self.default_model is not None
+                and not self.background.is_running("load-model")):
+            # text without a reference cannot train a model: segment it with the bundled one (its vocabulary
+            # coverage of the text is shown beside the metrics)
+            self.info_label.setText(f"{self.info_label.text()}  ·  no model open: applying the bundled model")
+            self.open_model(str(self.default_model))
+        elif self.state.segmenter is None or not self.apply_model(self.state.segmenter, self.state.model_path):
             self.compute_peers()
 
     # -- delegated to the composed helpers (tests, launch.py and the benchmarks use these names) --------------

@@ -171,6 +171,7 @@ class DecisionPanel(QWidget):
                 text += f"<br><span style='color:{color}'>{html.escape(state.coverage.message())}</span>"
             self.reference_label.setText(text)
         rows = state.visible_rows()
+        self.table.setVisible(state.has_reference)   # unlabelled text: no metric to show (the label says why)
         self.table.setRowCount(len(rows))
         # every row visible without scrolling: the comparison is the point of the table
         height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
@@ -334,7 +335,9 @@ class RelevanceProfileView(pg.PlotWidget):
         if not profile:
             self.curve.setData([], [])
             self.curve.setVisible(True)
-            self.message.setText("relevance needs the language models (open or train a model)")
+            self.message.setText("relevance needs the language models (open or train a model)"
+                                 if self.session.state.has_reference or self.session.state.corpus is None
+                                 else "no reference boundaries: no profile around them")
             self.message.setPos(10.0, 0.05)
             self.message.setVisible(True)
             self.setXRange(-10, 30, padding=0.02)

@@ -104,7 +104,7 @@ def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = ()
     probabilities = np.asarray(segmenter.boundary_probabilities(corpus, relevance=relevance), dtype=np.float64)
     if not np.all(np.isfinite(probabilities)):
         raise SegvizError("the model gives non-finite boundary probabilities (its weights are not usable)")
-    if lms is not None:
+    if lms is not None and corpus.has_reference:   # the profile is relevance around reference boundaries
         yield Progress("relevance profile", 2, 3)
         profile = relevance_profile(lms, corpus, relevance=relevance)
     yield Progress("decision rule", 3, 3)
