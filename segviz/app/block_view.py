@@ -302,6 +302,7 @@ class BlockView(QWidget):
 
         session.corpusChanged.connect(self.refresh_corpus)
         session.probabilitiesChanged.connect(self.refresh_probabilities)
+        session.relevanceChanged.connect(self.refresh_relevance)
         session.hypothesisChanged.connect(self.refresh_hypothesis)
         session.peersChanged.connect(self.refresh_peers)
         self.refresh_corpus()
@@ -490,6 +491,12 @@ class BlockView(QWidget):
         self.empty_label.setText("no model yet - reference and baselines only" if state.has_reference
                                  else "no model yet")
         self.empty_label.setVisible(probs is None and state.n_sentences > 0)
+        self.refresh_relevance()
+        self.refresh_hypothesis()
+
+    def refresh_relevance(self) -> None:
+        """The relevance trace and its y range (its own notification: it may follow the curve by a pass)."""
+        state = self.session.state
         rel = state.relevance
         # the relevance plot stays in the layout (hiding it re-laid out and repainted every plot, axes and all);
         # without relevance it says what would fill it
@@ -512,7 +519,6 @@ class BlockView(QWidget):
                 self.rel_plot.setYRange(min(lo, 0) - pad, max(hi, 0) + pad, padding=0)
         lo, hi, pixels = self._visible_span()
         self._draw_relevance(lo, hi, pixels)
-        self.refresh_hypothesis()
 
     def refresh_hypothesis(self) -> None:
         state = self.session.state

@@ -65,6 +65,25 @@ def decode_array(d: dict, *, shape: tuple[int, ...] | None = None) -> np.ndarray
     return np.frombuffer(raw, dtype="<f8").reshape(got).astype(np.float64)
 
 
+#: sentences per piece of an encoded stream
+SENTENCE_BATCH = 2000
+
+
+def encode_sentences(sentences) -> list[bytes]:
+    """A tokenised stream as a child reads it: one sentence per line, tokens separated by tabs (segviz's
+    tokeniser never makes a token with white space in it), in pieces of :data:`SENTENCE_BATCH` sentences.
+
+    Built once per corpus, where the corpus is read (in the background): building it when the peers start
+    competed with the window for the GIL right when a segmentation appeared."""
+    return ["".join("\t".join(s) + "\n" for s in sentences[lo:lo + SENTENCE_BATCH]).encode("utf-8")
+            for lo in range(0, len(sentences), SENTENCE_BATCH)]
+
+
+def decode_sentence(line: bytes) -> tuple[str, ...]:
+    text = line.decode("utf-8").rstrip("\n")
+    return tuple(text.split("\t")) if text else ()
+
+
 def dumps(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"))
 
@@ -106,10 +125,13 @@ class ChildProcess:
 
     def write(self, text: str) -> bool:
         """Write to the child; False when cancelled (a closed pipe after a cancel is not an error)."""
+        return self.write_bytes(text.encode("utf-8"))
+
+    def write_bytes(self, data: bytes) -> bool:
         if self.cancelled():
             return False
         try:
-            self.process.stdin.write(text.encode("utf-8"))
+            self.process.stdin.write(data)
             self.process.stdin.flush()
             return True
         except (BrokenPipeError, ValueError, OSError):

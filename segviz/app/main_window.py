@@ -458,7 +458,8 @@ class MainWindow(QMainWindow):
         if not names:
             return
         corpus = self.state.corpus
-        sentences = self.state.prepared.sentences
+        # the stream as the peers' child reads it, encoded when the corpus was read
+        pieces, n = self.state.prepared.peer_input, self.state.n_sentences
         # one input per source file (each Choi file on its own, as the literature runs the peers)
         groups = self.state.prepared.source_groups
 
@@ -472,7 +473,7 @@ class MainWindow(QMainWindow):
 
         task = "peers" if names == sorted(self._wanted_peers) else f"peers:{'+'.join(names)}"
         # in a child process: C99 on a long stream would hold the GIL against the window for tens of seconds
-        job = PeersJob(names, sentences, groups=groups)
+        job = PeersJob(names, pieces, n=n, groups=groups)
         self.background.start(task, job.events, on_result=done, on_abort=job.close,
                               on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 

@@ -56,12 +56,20 @@ class ModelControl:
             state.coverage = applied.coverage
             win.heldout_start = None
             state.set_segmenter(segmenter, path)
-            state.set_probabilities(applied.probabilities, applied.relevance, applied.profile,
-                                    keep_masks=applied.keep_masks)
+            # three event-loop passes, each painted before the next, none long enough to be noticed on 10^5
+            # sentences: the curve and hypothesis; the relevance, its profile and the metrics; the feature table
+            state.set_probabilities(applied.probabilities, keep_masks=applied.keep_masks, metrics=False)
+            probabilities = state.probabilities
+
+            def relevance():
+                if state.segmenter is not segmenter or state.probabilities is not probabilities:
+                    return
+                if applied.relevance is not None:
+                    state.set_relevance(applied.relevance, applied.profile)
+                state.refresh_metrics()
+                QTimer.singleShot(0, finish)
 
             def finish():
-                # the feature table in the next event-loop pass: the curve is painted first, and neither pass
-                # takes long enough to be noticed
                 if state.segmenter is not segmenter:
                     return
                 if not win.training.running:
@@ -72,7 +80,7 @@ class ModelControl:
                 win.update_actions()
                 win.compute_peers()   # the peers wait for the segmentation (they compete with it for the CPU)
 
-            QTimer.singleShot(0, finish)
+            QTimer.singleShot(0, relevance)
 
         def failed(message):
             win.show_error("Cannot apply model", message)

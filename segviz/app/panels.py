@@ -239,6 +239,7 @@ class ContextPanel(QTextBrowser):
         self.setHtml("<p style='color:#757575'>Hover over or click a position in the block view.</p>")
         session.corpusChanged.connect(self._corpus_changed)
         session.probabilitiesChanged.connect(self._refresh)
+        session.relevanceChanged.connect(self._refresh)
         session.modelChanged.connect(self._refresh)
 
     def _corpus_changed(self) -> None:
@@ -327,6 +328,7 @@ class RelevanceProfileView(pg.PlotWidget):
         self.setTitle("Relevance around boundaries", size="9pt")
         cache_axes(self.getPlotItem())
         session.probabilitiesChanged.connect(self.refresh)
+        session.relevanceChanged.connect(self.refresh)
         session.corpusChanged.connect(self.refresh)
         self.refresh()
 

@@ -6,7 +6,7 @@ tokenised sentences as JSON lines in batches; the child runs :func:`segviz.app.t
 on its own, in pieces of at most 1,500 sentences) and streams its progress, then the masses.
 
 The sentences cross as text, one sentence per line with its tokens separated by tabs (a token never holds white
-space): building that costs the window's process a fraction of what JSON would.
+space), encoded once when the corpus is read (:func:`segviz.app.child_process.encode_sentences`).
 """
 from __future__ import annotations
 
@@ -16,20 +16,22 @@ from collections.abc import Generator, Sequence
 
 from ..errors import SegvizError
 from ..events import Progress
-from .child_process import ChildProcess, dumps
+from .child_process import ChildProcess, decode_sentence, dumps, encode_sentences
 from .tasks import PEER_CHUNK, peers_task
 
-#: sentences per write to the child (small writes: the window's thread gets the GIL between them)
-BATCH = 2000
-
-
 class PeersJob:
-    """Masses of each named peer over ``sentences``; iterate :meth:`events`, :meth:`close` from any thread."""
+    """Masses of each named peer over the stream; iterate :meth:`events`, :meth:`close` from any thread.
 
-    def __init__(self, names: Sequence[str], sentences: Sequence[Sequence[str]], *,
+    ``sentences`` is the tokenised stream, or its :func:`encode_sentences` pieces with ``n`` sentences."""
+
+    def __init__(self, names: Sequence[str], sentences, *, n: int | None = None,
                  groups: Sequence[int] | None = None, chunk: int = PEER_CHUNK):
         self.names = list(names)
-        self.sentences = sentences
+        if n is None:
+            n = len(sentences)
+            sentences = encode_sentences(sentences)
+        self.pieces: list[bytes] = list(sentences)
+        self.n = int(n)
         self.groups = None if groups is None else [int(g) for g in groups]
         self.chunk = int(chunk)
         self._cancel = threading.Event()
@@ -48,13 +50,12 @@ class PeersJob:
                 yield Progress("starting the peer segmenters", 0, 0)
                 if not child.start(workdir):
                     return None
-                n = len(self.sentences)
+                n = self.n
                 if not child.send({"job": "peers", "names": self.names, "groups": self.groups,
                                    "chunk": self.chunk, "sentences": n}):
                     return None
-                for lo in range(0, n, BATCH):
-                    text = "".join("\t".join(s) + "\n" for s in self.sentences[lo:lo + BATCH])
-                    if not child.write(text):
+                for piece in self.pieces:
+                    if not child.write_bytes(piece):
                         return None
                 while True:
                     message = child.receive()
@@ -93,8 +94,7 @@ def serve(config: dict, commands, replies) -> int:
             line = commands.readline()
             if not line:
                 return 0
-            text = line.decode("utf-8").rstrip("\n")
-            sentences.append(tuple(text.split("\t")) if text else ())
+            sentences.append(decode_sentence(line))
         task = peers_task([str(x) for x in config["names"]], sentences, groups=config.get("groups"),
                           chunk=int(config.get("chunk") or PEER_CHUNK))
         while True:

@@ -16,6 +16,7 @@ class QtSession(QObject):
     featuresChanged = Signal()
     modelChanged = Signal()
     metricsChanged = Signal()
+    relevanceChanged = Signal()
 
     def __init__(self, state: st.SessionState, parent=None):
         super().__init__(parent)
@@ -28,6 +29,7 @@ class QtSession(QObject):
             st.FEATURES: self.featuresChanged,
             st.MODEL: self.modelChanged,
             st.METRICS: self.metricsChanged,
+            st.RELEVANCE: self.relevanceChanged,
         }
         state.subscribe(self._relay)
         # Drags (α line, slider) deliver a value per pixel; decoding and scoring once per event-loop pass

@@ -23,6 +23,7 @@ from ..baselines import BASELINES, baseline_masses
 from ..decode import greedy_order_keep
 from ..metrics import score_row
 from ..segmentation import boundaries_to_masses, default_mu, masses_to_boundaries, segment_starts
+from .child_process import encode_sentences
 
 # Notification topics (one per kind of change, so views redraw only what changed).
 CORPUS = "corpus"            # corpus, reference, baselines replaced
@@ -32,6 +33,7 @@ PEERS = "peers"              # a peer's masses arrived or its visibility toggled
 FEATURES = "features"        # induction history grew or was reset
 MODEL = "model"              # segmenter replaced
 METRICS = "metrics"          # the model's metrics row was recomputed on its own (after a deferred update)
+RELEVANCE = "relevance"      # per-sentence relevance and its profile replaced on their own
 
 MODEL_ROW = "model"
 
@@ -205,12 +207,15 @@ class SessionState:
             self._notify(METRICS)
 
     def set_relevance(self, relevance, profile) -> None:
-        rel = np.asarray(relevance, dtype=np.float64)
-        if rel.shape != (self.n_sentences,):
-            raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
+        """Per-sentence relevance (Section 3.3) and its profile, or None for a model without language models."""
+        rel = None
+        if relevance is not None:
+            rel = np.asarray(relevance, dtype=np.float64)
+            if rel.shape != (self.n_sentences,):
+                raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
         self.relevance = rel
         self.relevance_profile = profile
-        self._notify(PROBABILITIES)
+        self._notify(RELEVANCE)
 
     def clear_model(self) -> None:
         """Forget the model's curve, hypothesis, metrics row and relevance (e.g. when training starts anew)."""
@@ -389,7 +394,7 @@ class PreparedCorpus:
     texts: list[str] = field(repr=False)
     baseline_masses: dict = field(repr=False)
     baseline_metrics: dict = field(repr=False)
-    sentences: list = field(repr=False)          # the tokenised stream (the peers' input)
+    peer_input: list = field(repr=False)         # the tokenised stream as the peers' child reads it
     source_groups: list[int] | None = field(repr=False)
 
 
@@ -404,7 +409,7 @@ def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> Prep
     metrics = {name: dict(score_row(masses, m)) for name, m in baselines.items()}
     groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
     return PreparedCorpus(corpus, seed, has_reference, masses, boundaries, segment_starts(masses),
-                          corpus.sentence_texts(), baselines, metrics, corpus.sentences(), groups)
+                          corpus.sentence_texts(), baselines, metrics, encode_sentences(corpus.sentences()), groups)
 
 
 def _float(value) -> float:
