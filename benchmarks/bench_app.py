@@ -51,7 +51,8 @@ def show(label: str, r: dict) -> None:
           f"(load average {r['_load_average']}, {r['_wall_s']} s in all)")
     print(f"  open_to_segmentation_s {r['open_to_segmentation_s']}   max_gap_ms {r['max_gap_ms']} "
           f"(open {r['max_gap_ms_by_phase']['open']}, interaction {r['max_gap_ms_by_phase']['interaction']}, "
-          f"training {r['max_gap_ms_by_phase']['training']})")
+          f"training {r['max_gap_ms_by_phase']['training']}; the first paint {r['first_gap_ms']}, "
+          f"afterwards at most {r['max_gap_after_first_ms']})")
     for key in KEYS:
         s = r[key]
         print(f"  {key:12s} median {s['median']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}  (n={s['n']})")
