@@ -361,6 +361,8 @@ class MainWindow(QMainWindow):
         # what the readers decided (format, documents, sentences, reference boundaries), as `segviz inspect` says
         summary = state.corpus.summary() if state.corpus.readings else (
             f"{name}: {plural(len(state.corpus), 'document')}, {plural(state.n_sentences, 'sentence')}")
+        for reading in state.corpus.readings[:1]:   # the file's name is enough here; the tool tip has the paths
+            summary = summary.replace(reading.path, Path(reading.path).name)
         self.info_label.setText(summary + terms)
         self.info_label.setToolTip("\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes)
                                              for r in state.corpus.readings))
