@@ -50,13 +50,9 @@ def run(args: argparse.Namespace) -> int:
     from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL
     from .main_window import MainWindow
 
-    corpus = list(getattr(args, "corpus", None) or [])
-    model = getattr(args, "model", None)
-    screenshot = getattr(args, "screenshot", None)
-    benchmark = getattr(args, "benchmark", None)
-    train = getattr(args, "train", None)
-    block = getattr(args, "block", None)
-    read_options = {"format": args.format} if getattr(args, "format", None) else {}
+    corpus = list(args.corpus or [])
+    model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
+    read_options = {"format": args.format} if args.format else {}
     headless = screenshot is not None or benchmark is not None
 
     _quiet_qt_messages()
