@@ -67,6 +67,26 @@ LONGFORM_TEXTS_PER_STREAM = (4, 8)
 #: fractions of the texts (per category) for training and held-out; the rest is test
 LONGFORM_FRACTIONS = (0.6, 0.2)
 
+#: The Segmenter's parameters for natural boundaries (the ``wiki`` and ``longform`` protocols), chosen on their
+#: held-out portions only (docs/reproduction.md, "Choosing the natural-boundary defaults"): the multi-scale tf-idf
+#: cohesion, sentence shape and position families beside cohesion; no vocabulary questions (they over-fit: worse
+#: held-out P_k with them) and no relevance questions (no better held out, and no language models to train); a
+#: Gaussian prior on lambda; both decision rules tuned for the mean P_k over the held-out documents, on grids wide
+#: enough for segments of 100+ sentences.
+NATURAL_SEGMENTER: dict[str, Any] = {
+    "families": ("cohesion", "tfidf", "shape", "position"),
+    "use_relevance": False,
+    "l2": 1.0,
+    "alphas": (0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 0.99, 0.02), 2)),
+    "epsilons": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128),
+    "length_shapes": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
+    "length_biases": tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2)),
+    "tuning_metric": "p_k",
+    "tuning_units": "per-document",
+}
+#: the decision rule each natural protocol reports first (the better of the two on its held-out portion)
+NATURAL_RULES = {"wiki": "threshold", "longform": "length_prior"}
+
 EVALUATIONS_BY_PROTOCOL = {"reuters": "stream", "choi": "per-document", "choi-disjoint": "per-document",
                            "wiki": "per-document", "longform": "per-document"}
 
@@ -207,6 +227,7 @@ def wiki_data(data: str | Path, *, keep_titles: bool = False) -> ProtocolData:
     test = portion(WIKI_TEST, f"wiki300 251-300 ({title})")
     lm_name = "wiki-titles" if keep_titles else "wiki"
     return ProtocolData("wiki", train, held, {"test": test}, "per-document", lm_name, train.sentences,
+                        segmenter_defaults={**NATURAL_SEGMENTER, "decision_rule": NATURAL_RULES["wiki"]},
                         notes={"titles": "kept" if keep_titles else "dropped",
                                "licence": "Wikipedia text, CC BY-SA 3.0"})
 
@@ -320,6 +341,7 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
     lm_name = f"longform-{category}" + (f"-split{split_seed}" if split_seed else "")
     return ProtocolData("longform", train, held, {"test": test}, "per-document", lm_name,
                         train.sentences,
+                        segmenter_defaults={**NATURAL_SEGMENTER, "decision_rule": NATURAL_RULES["longform"]},
                         notes={"category": category, "split_seed": split_seed, "categories": list(categories),
                                "texts": {k: sorted(v) for k, v in portions.items()},
                                "licence": "Brown corpus (NLTK packaging): non-commercial research/education"})

@@ -243,3 +243,16 @@ def test_cache_names_follow_the_split(tmp_path):
     assert protocols.wiki_data(data).lm_name != protocols.wiki_data(data, keep_titles=True).lm_name
     names = {protocols.longform_data(data, split_seed=s).lm_name for s in (0, 1)}
     assert len(names) == 2
+
+
+def test_natural_protocols_default_to_the_natural_boundary_settings_and_the_papers_keep_theirs(tmp_path):
+    wiki = protocols.wiki_data(_fake_wiki(tmp_path / "w"))
+    longform = protocols.longform_data(_fake_brown(tmp_path / "b"))
+    for split, rule in ((wiki, "threshold"), (longform, "length_prior")):
+        params = split.segmenter_defaults
+        assert params["decision_rule"] == rule and params["tuning_metric"] == "p_k"
+        assert params["tuning_units"] == "per-document" and "vocabulary" not in params["families"]
+        protocols.new_segmenter(params)   # valid Segmenter parameters
+    # the caller's options win over the protocol's defaults
+    seg = protocols.new_segmenter({**wiki.segmenter_defaults, "tuning_metric": "p_mu"})
+    assert seg.tuning_metric == "p_mu" and seg.l2 == 1.0
