@@ -98,5 +98,7 @@ def test_bundled_model_gives_the_recorded_probabilities():
     want = REFERENCE["sample_model"]
     model = Segmenter.load(ROOT / "resources" / "sample_model.json")
     corpus = read_corpus(ROOT / want["corpus"])
-    np.testing.assert_allclose(model.predict_proba(corpus), want["predict_proba"], rtol=1e-12, atol=0)
+    # rtol 1e-9, not exact: the recorded values used 0.5 (1 + tanh(s/2)) for the logistic, which rounds
+    # differently from scipy's expit in the last digits (1e-11); any change of a feature or weight is far larger
+    np.testing.assert_allclose(model.predict_proba(corpus), want["predict_proba"], rtol=1e-9, atol=0)
     assert list(model.predict(corpus)) == want["predict"]
