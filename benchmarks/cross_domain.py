@@ -1,0 +1,113 @@
+"""The cross-domain table: models trained on one domain, scored on every domain's test split (the paper's Table 6
+comparison of a model trained on another source, over Reuters, Brown long-form, wiki300, Choi and their mix).
+
+Every model given as ``NAME=MODEL`` is scored, with nothing retrained, on the test portion of each protocol
+(docs/protocols.md) beside the peers (C99, TextTiling) and the baselines (none, even), exactly as the protocol
+scores its own model (:func:`segviz.protocols.score_test_portions`):
+
+* ``reuters``: ``reut2-018..021``.  The protocol scores it as one stream, where C99 cannot run (15,062 sentences,
+  n x n matrices); here it is also scored file by file (four files of ~3,800 sentences) so that C99 gets a row.
+* ``longform``: the Brown long-form test streams (category ``all``, split seed 0), stream by stream.
+* ``wiki``: wiki300 articles 251-300, titles dropped, article by article.
+* ``choi``: Choi's set 2, 3-11 (and 3-5, 6-8, 9-11 with ``--choi-all``), file by file.
+* ``mixed``: the mean of the Reuters, long-form and wiki300 cells (each domain weighs the same).
+
+    nice python benchmarks/cross_domain.py reuters=OUT/reuters-model.json longform=OUT/longform-model.json \\
+        wiki=OUT/wiki-model.json default=resources/default_model.segviz --json cross.json --markdown cross.md
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
+from segviz.segmenter import Segmenter  # noqa: E402
+
+DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi")
+MIXED_OF = ("reuters", "longform", "wiki")
+ROW_ORDER_TAIL = ("c99", "texttiling", "none", "even")
+METRICS = ("p_k", "p_mu")
+
+
+def run(work):
+    while True:
+        try:
+            next(work)
+        except StopIteration as done:
+            return done.value
+
+
+def domain_tables(domain: str, data: Path, models: dict, choi_all: bool) -> dict[str, dict]:
+    """Score tables (test portion -> table payload) of one domain."""
+    if domain in ("reuters", "reuters-files"):
+        split = PROTOCOLS["reuters"](data)
+        if domain == "reuters-files":
+            split = replace(split, evaluation="per-document")
+    elif domain == "choi":
+        split = PROTOCOLS["choi-disjoint"](data)
+        if not choi_all:
+            split = replace(split, tests={"3-11": split.tests["3-11"]})
+    else:
+        split = PROTOCOLS[domain](data)
+    peers = ("c99", "texttiling") if domain != "reuters" else ("texttiling",)
+    return run(score_test_portions(split, models, peers=peers))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("models", nargs="+", metavar="NAME=MODEL")
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "corpora"))
+    ap.add_argument("--domains", default=",".join(DOMAINS), help="comma-separated, from " + ", ".join(DOMAINS))
+    ap.add_argument("--choi-all", action="store_true", help="all four Choi test sets (default: 2/3-11)")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--markdown", default=None)
+    args = ap.parse_args(argv)
+    models = {}
+    for item in args.models:
+        name, _, path = item.partition("=")
+        models[name] = Segmenter.load(path)
+    cells: dict[str, dict] = {}
+    for domain in [d for d in args.domains.split(",") if d]:
+        t0 = time.perf_counter()
+        for portion, table in domain_tables(domain, Path(args.data), models, args.choi_all).items():
+            key = domain if portion == "test" else f"{domain} {portion}"
+            cells[key] = table
+            print(f"{key}: {time.perf_counter() - t0:.0f} s", flush=True)
+    columns = list(cells)
+    if all(d in cells for d in MIXED_OF):
+        columns.append("mixed")
+    names = list(models) + [r for r in ROW_ORDER_TAIL]
+    lines = []
+    for metric in METRICS:
+        lines += [f"{metric.replace('_', ' ').upper()} (%)", "",
+                  "| model | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+        for name in names:
+            values = []
+            for column in columns:
+                if column == "mixed":
+                    parts = [cells[d].get(name, {}).get(metric) for d in MIXED_OF]
+                    value = None if any(p is None for p in parts) else sum(parts) / len(parts)
+                else:
+                    value = cells[column].get(name, {}).get(metric)
+                values.append("–" if value is None else f"{100 * value:.1f}")
+            lines.append(f"| {name} | " + " | ".join(values) + " |")
+        lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text, encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"models": dict(item.partition("=")[::2] for item in args.models),
+                                               "cells": cells}, indent=1, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
