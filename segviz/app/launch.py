@@ -112,13 +112,13 @@ def run(args: argparse.Namespace) -> int:
     if headless:   # an error that would be a dialog ends a headless run with status 2
         window.errorShown.connect(lambda _m: fail())
     def begin() -> None:
-        # started from the event loop, after the window's first paint: the reading thread would compete with it
+        # after the window's first paint (plots included): the reading thread would compete with it
         if not window.open_corpus(corpus or [str(SAMPLE_CORPUS)], **read_options):
             fail()
         elif model is not None and not window.open_model(model):
             fail()
 
-    QTimer.singleShot(0, begin)
+    window.after_first_paint(begin)
 
     def on_close_requested() -> None:
         status["closed_at"] = time.perf_counter()
