@@ -190,10 +190,11 @@ def mixed_domains(heldout) -> dict:
     """The mixed held-out corpus split back into its domains (by the source-file names the mix gives them)."""
     from segviz.corpus import Corpus
 
-    parts: dict[str, list] = {"reuters": [], "brown": [], "wiki": []}
+    parts: dict[str, list] = {"reuters": [], "brown": [], "wiki": [], "spliced": []}
     for unit in heldout.by_file():
         name = str(unit.name)
-        domain = "reuters" if name.startswith("reut2-017 part") else "brown" if name.startswith("brown") else "wiki"
+        domain = ("reuters" if name.startswith("reut2-017 part") else "spliced" if name.startswith("brown spliced")
+                  else "brown" if name.startswith("brown") else "wiki")
         parts[domain].append(unit)
     return {d: Corpus.concatenate(units, name=d) for d, units in parts.items() if units}
 
@@ -211,6 +212,7 @@ def main(argv=None) -> int:
     ap.add_argument("--vocabulary", type=int, default=30000)
     ap.add_argument("--lm", default=None, help="language models (file or directory); without: no relevance")
     ap.add_argument("--category", default="all")
+    ap.add_argument("--spliced", default="0,0", help="mixed: Choi-style spliced Brown documents (train,held-out)")
     ap.add_argument("--save", default=None, help="save every model in this directory")
     ap.add_argument("--no-study", action="store_true", help="skip the cross-validated tuning study")
     ap.add_argument("--json", default=None, help="append the results (one JSON object per line) here")
@@ -223,7 +225,7 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(ROOT / "resources"))
         from make_default_model import mixed_data
 
-        mixed = mixed_data(args.data)
+        mixed = mixed_data(args.data, spliced_documents=tuple(int(x) for x in args.spliced.split(",")))
         split = SimpleNamespace(train=mixed["train"], heldout=mixed["heldout"])
     else:
         split = wiki_data(args.data) if args.what == "wiki" else longform_data(args.data, category=args.category)

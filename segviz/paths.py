@@ -1,7 +1,8 @@
 """Where the bundled files live: the source tree (editable installs, CI) or ``<prefix>/share/segviz`` (wheels).
 
-``resources/`` (the small demo model) and ``sample_corpora/`` sit at the project's top level, beside the package;
-a wheel installs them as data files under ``sys.prefix/share/segviz`` (see ``pyproject.toml``).
+``resources/`` (the default model, the small Reuters demo model) and ``sample_corpora/`` sit at the project's top
+level, beside the package; a wheel installs them as data files under ``sys.prefix/share/segviz`` (see
+``pyproject.toml``).
 """
 from __future__ import annotations
 
@@ -11,6 +12,13 @@ from pathlib import Path
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
 INSTALLED_ROOT = Path(sys.prefix) / "share" / "segviz"
 
+#: the model ``segment``, ``compare`` and the app use when none is given: trained on a mix of newswire, long-form
+#: prose and Wikipedia sections, no language models (``resources/make_default_model.py``, ``resources/README.md``)
+DEFAULT_MODEL = ("resources", "default_model.segviz")
+#: a one-line account of the default model, for messages
+DEFAULT_MODEL_SUMMARY = ("the bundled default model (trained on a mix of Reuters-21578 newswire, Brown long-form "
+                         "prose and Wikipedia sections)")
+
 
 def bundled(*parts: str) -> Path:
     """Path of a bundled file, preferring the source tree; the source-tree path if neither exists."""
@@ -19,3 +27,8 @@ def bundled(*parts: str) -> Path:
         if candidate.exists():
             return candidate
     return SOURCE_ROOT.joinpath(*parts)
+
+
+def default_model() -> Path:
+    """Path of the bundled default model (:data:`DEFAULT_MODEL`)."""
+    return bundled(*DEFAULT_MODEL)

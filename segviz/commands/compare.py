@@ -1,6 +1,7 @@
 """``segviz compare CORPUS... [--model MODEL.json] [--json] [--stream]``: every segmenter, same documents, one table.
 
-Runs the trained model (with ``--model``), the peers TextTiling and C99 (:mod:`segviz.peers`) and the paper's
+Runs the trained model (``--model``; without it the bundled default model, :data:`segviz.paths.DEFAULT_MODEL`),
+the peers TextTiling and C99 (:mod:`segviz.peers`) and the paper's
 baselines on the same units and prints P_mu, P_k, WindowDiff, precision, recall, F, segment counts and time per
 1,000 sentences.  Per-document evaluation (each file on its own, rates averaged over files) is the default;
 ``--stream`` scores the concatenated stream as the paper does.  The engine is
@@ -9,10 +10,12 @@ baselines on the same units and prints P_mu, P_k, WindowDiff, precision, recall,
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..baselines import BASELINES
 from ..evaluation import compare_segmenters
+from ..paths import default_model
 from ..peers import PEERS
 from .arguments import names_list, seed
 from .common import format_table, load_segmenter, print_json, read_input, run_with_progress
@@ -40,8 +43,14 @@ def render(comparison) -> str:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     model = load_segmenter(args.model) if args.model else None
+    model_name = f"model {Path(args.model).name}" if args.model else "default model"
     corpus = read_input(args.corpus, **reader_params(args))
-    model_name = f"model {Path(args.model).name}" if args.model else "model"
+    if model is None:   # the bundled default model, once the input is known to be readable
+        if default_model().is_file():
+            model = load_segmenter(str(default_model()))
+        else:
+            print(f"segviz: the bundled default model is missing ({default_model()}); its row is left out",
+                  file=sys.stderr)
     work = compare_segmenters(corpus, model=model, model_name=model_name,
                               evaluation="stream" if args.stream else "per-document", peers=args.peers,
                               baselines=args.baselines, seed=args.seed)
@@ -58,7 +67,7 @@ def register(subparsers) -> None:
         "compare",
         help="run the model, TextTiling, C99 and the baselines on the same documents; one table",
         description=(
-            "Segment CORPUS with every available segmenter (the trained model with --model, TextTiling, C99 and "
+            "Segment CORPUS with every available segmenter (the trained model with --model, else the bundled default model, TextTiling, C99 and "
             "the paper's baselines) and print P_mu, P_k, WindowDiff, precision, recall, F, segment counts and "
             "time per 1,000 sentences.  By default each file is segmented on its own and rates are averaged "
             "over files (the Choi-corpus protocol); --stream scores the concatenated stream instead."
@@ -66,7 +75,8 @@ def register(subparsers) -> None:
     )
     p.add_argument("corpus", nargs="+", help="corpus files, directories or globs (Choi, Reuters SGML or plain text)")
     add_reader_arguments(p)
-    p.add_argument("--model", metavar="MODEL.json", help="a trained segmenter (segviz train) to include")
+    p.add_argument("--model", metavar="MODEL", help="a trained segmenter (segviz train) to include (default: the "
+                                                    "bundled default model)")
     p.add_argument("--stream", action="store_true", help="evaluate the concatenated stream, not each file")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--peers", type=names_list(tuple(PEERS), "peer"), metavar="NAMES",

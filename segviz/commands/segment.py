@@ -1,7 +1,8 @@
 """``segviz segment CORPUS... [--model M] [--format F] [-o OUT] [--output-format F]``: find the segments.
 
-* The model is ``--model M`` (a file from ``segviz train``), else the bundled demo model (trained on
-  Reuters-21578 newswire; it warns when the text is out of its domain).  The earlier form ``segviz segment MODEL
+* The model is ``--model M`` (a file from ``segviz train``), else the bundled default model (trained on a mix of
+  newswire, long-form prose and Wikipedia sections; ``resources/README.md``).  A model with language models warns
+  when the text is out of its domain.  The earlier form ``segviz segment MODEL
   CORPUS...`` still works: a first argument whose *content* is a segviz model is taken as the model.
 * Each source unit (a file; an object of a JSONL file) is segmented on its own (:mod:`segviz.segmented`): the
   decision rule of Section 7 on the model's boundary probabilities; ``--alpha``/``--epsilon`` override the
@@ -19,7 +20,7 @@ import sys
 
 from ..domain import model_coverage
 from ..errors import SegvizError
-from ..paths import bundled
+from ..paths import DEFAULT_MODEL_SUMMARY, default_model
 from ..persist import check_output_path
 from ..segmented import segment_documents_iter
 from ..writers import OUTPUT_FORMATS, output_format_for, write_segmentation
@@ -27,9 +28,6 @@ from .arguments import positive_int, probability
 from .common import load_segmenter, read_input, run_with_progress
 from .evaluate import looks_like_model
 from .reading import add_reader_arguments, reader_params
-
-#: the model ``segment`` uses when none is given
-DEFAULT_MODEL = ("resources", "sample_model.json")
 
 
 def _model_and_corpus(args: argparse.Namespace) -> tuple[str, list[str], bool]:
@@ -45,7 +43,7 @@ def _model_and_corpus(args: argparse.Namespace) -> tuple[str, list[str], bool]:
         return inputs[0], inputs[1:], False
     if args.model:
         return args.model, inputs, False
-    return str(bundled(*DEFAULT_MODEL)), inputs, True
+    return str(default_model()), inputs, True
 
 
 def _cmd_segment(args: argparse.Namespace) -> int:
@@ -57,8 +55,8 @@ def _cmd_segment(args: argparse.Namespace) -> int:
     seg = load_segmenter(model_path)
     corpus = read_input(corpus_paths, **reader_params(args))
     if default:
-        print(f"segviz: no --model given: using the bundled demo model {model_path} (trained on Reuters-21578 "
-              "newswire; train your own with `segviz train`)", file=sys.stderr)
+        print(f"segviz: no --model given: using {DEFAULT_MODEL_SUMMARY}, {model_path} (train your own with "
+              "`segviz train`)", file=sys.stderr)
     coverage = model_coverage(seg, corpus)
     if coverage is not None:
         print(f"segviz: {coverage.message()}", file=sys.stderr)
@@ -74,7 +72,7 @@ def _cmd_segment(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     s = subparsers.add_parser(
-        "segment", help="segment text with a trained model (the bundled demo model by default)",
+        "segment", help="segment text with a trained model (the bundled default model by default)",
         description="Segment CORPUS (raw prose, one sentence per line, Choi, Reuters SGML, Wiki-727K or JSONL; "
                     "detected from content) with a trained model: boundaries where q(yes) > alpha, at least "
                     "epsilon sentences apart (Section 7), each file on its own.  Writes Choi (.ref), JSONL "
@@ -82,7 +80,7 @@ def register(subparsers) -> None:
                     "segviz segment mybook.txt -o segments.jsonl")
     s.add_argument("inputs", nargs="+", metavar="CORPUS", help="files, directories or globs (the earlier form "
                                                                "MODEL CORPUS... is still accepted)")
-    s.add_argument("--model", metavar="MODEL", help="a model from `segviz train` (default: the bundled demo model)")
+    s.add_argument("--model", metavar="MODEL", help="a model from `segviz train` (default: the bundled default model)")
     add_reader_arguments(s)
     s.add_argument("-o", "--output", metavar="OUT", default=None,
                    help="output file, or - for standard output (the default, in Choi format)")
