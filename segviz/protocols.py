@@ -492,7 +492,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     """Run one protocol end to end (module docstring); yields the engine's events, returns the result.
 
     ``segmenter_params`` are :class:`Segmenter` keyword arguments over the protocol's defaults.  With ``out``
-    the models are saved there as ``PROTOCOL-model.json`` (and ``PROTOCOL-model-heldout-stop.json`` when the
+    the models are saved there as ``PROTOCOL-model.segviz`` (and ``PROTOCOL-model-heldout-stop.segviz`` when the
     held-out stop is an earlier round) and trained LMs are cached as ``lm-NAME``.  ``peers`` (default: all)
     run beside the model; ``seed`` seeds the random baseline."""
     params = {**data.segmenter_defaults, **dict(segmenter_params or {})}
@@ -518,9 +518,9 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     tables = yield from score_test_portions(data, models, peers=peers, seed=seed)
     t3 = time.perf_counter()
     if out is not None:
-        seg.save(out / f"{data.protocol}-model.json")
+        seg.save(out / f"{data.protocol}-model.segviz")
         if stop is not None:
-            stop.save(out / f"{data.protocol}-model-heldout-stop.json")
+            stop.save(out / f"{data.protocol}-model-heldout-stop.segviz")
     details = {
         "train_sentences": data.train.n_sentences, "train_words": data.train.n_tokens,
         "heldout_sentences": data.heldout.n_sentences,

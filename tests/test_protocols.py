@@ -182,14 +182,14 @@ def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path, caps
     payload = result.to_json()
     json.dumps(payload, allow_nan=False)
     assert payload["segmenter_params"]["n_features"] == 2 and payload["titles"] == "dropped"
-    assert (out / "wiki-model.json").is_file()
+    assert (out / "wiki-model.segviz").is_file()
     assert len(result.segmenter.features_) == 2
 
     # the saved model scored on the same test portion without training (a cross-domain cell) gives the same row
     from segviz.cli import main
 
     capsys.readouterr()
-    assert main(["reproduce", "wiki", "--data", str(data), "--score", f"saved={out / 'wiki-model.json'}",
+    assert main(["reproduce", "wiki", "--data", str(data), "--score", f"saved={out / 'wiki-model.segviz'}",
                  "--peers", "", "--json"]) == 0
     table = json.loads(capsys.readouterr().out)["wiki"]["tables"]["test"]
     assert table["saved"] == pytest.approx(result.table["model"])

@@ -199,11 +199,11 @@ def test_cli_reproduce_smoke(tmp_path, capsys):
     assert rc == 0
     res = json.loads(capsys.readouterr().out)["reuters"]
     assert {"model", "random", "all", "none", "even"} <= set(res["table"])
-    assert len(res["features"]) == 2 and (out / "reuters-model.json").is_file()
+    assert len(res["features"]) == 2 and (out / "reuters-model.segviz").is_file()
     stopped = any(k.startswith("model@") for k in res["table"])
-    assert (out / "reuters-model-heldout-stop.json").is_file() == stopped
+    assert (out / "reuters-model-heldout-stop.segviz").is_file() == stopped
     if stopped:
-        assert len(Segmenter.load(out / "reuters-model-heldout-stop.json").features_) < 2
+        assert len(Segmenter.load(out / "reuters-model-heldout-stop.segviz").features_) < 2
     assert (out / "reproduce.txt").read_text().count("e^lambda") == 2
     assert main(["reproduce", "choi", "--data", str(tmp_path / "data")]) == 2  # no choi2000 there
     assert "choi2000" in capsys.readouterr().err

@@ -225,7 +225,7 @@ class FileActions:
     def open_model_dialog(self) -> None:
         settings = self.window.settings
         start = settings.value("files/last_model_dir", str(ROOT / "resources"))
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open model", str(start), "segviz models (*.json)")
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open model", str(start), "segviz models (*.segviz *.json)")
         if path:
             settings.setValue("files/last_model_dir", str(Path(path).parent))
             self.open_model(path)
@@ -259,10 +259,10 @@ class FileActions:
         return True
 
     def save_model_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save model", "model.json", "segviz models (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save model", "model.segviz", "segviz models (*.segviz)")
         if path:
-            if not path.lower().endswith(".json"):
-                path += ".json"
+            if not path.lower().endswith(".segviz"):
+                path += ".segviz"
             self.save_model(path)
 
     # -- export -----------------------------------------------------------------------------------------------
