@@ -141,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"segviz: error: cannot write {screenshot}", file=sys.stderr)
                 status["code"] = 2
             window.close()
-        window.when_idle(shoot)
+        # registered after ``begin``: idle means the corpus and model it starts are shown, not that nothing began
+        window.after_first_paint(lambda: window.when_idle(shoot))
     app.exec()
     if driver is not None:
         driver.finish()
