@@ -225,7 +225,7 @@ def run_gui(*args, timeout=300, **kwargs):
 
 def test_headless_screenshot_subprocess(tmp_path):
     out = tmp_path / "shot.png"
-    proc = run_gui(CHOI, "--screenshot", out, "--size", "1200x800")
+    proc = run_gui(CHOI, "--model", MODEL, "--screenshot", out, "--size", "1200x800")
     assert proc.returncode == 0, proc.stderr
     from PySide6.QtGui import QImage
 
@@ -234,6 +234,11 @@ def test_headless_screenshot_subprocess(tmp_path):
     # a real render: many distinct colours, not a blank window
     pixels = np.frombuffer(image.convertToFormat(QImage.Format_RGB32).constBits(), dtype=np.uint32)
     assert len(np.unique(pixels[:: 7])) > 50
+    # shot once the model's segmentation is on it: the probability curve's colour (drawn without antialiasing)
+    from segviz.app.block_view import CURVE_COLOR
+
+    curve = np.uint32(0xFF000000 | int(CURVE_COLOR.lstrip("#")[:6], 16))
+    assert np.count_nonzero(pixels == curve) > 200
 
 
 def test_headless_screenshot_bad_corpus_fails_cleanly(tmp_path):
