@@ -1,4 +1,4 @@
-"""A child interpreter for the app's heavy engine work (training, peer segmenters), Qt-free.
+"""A child interpreter for the app's heavy engine work (training, peer segmenters, applying a model), Qt-free.
 
 A worker *thread* shares the GIL with the window: numpy/scipy calls and pure-Python loops of the engine held it
 for hundreds of milliseconds and froze the window (docs/benchmarks.md, *App*).  So the long, CPU-bound steps run
@@ -11,8 +11,8 @@ in a child interpreter:
 * with one BLAS thread and a lower priority, so the window the user is looking at comes first; it ends with its
   parent (Linux ``PR_SET_PDEATHSIG``), and :meth:`ChildProcess.terminate` ends it at once, even mid-computation.
 
-The child's side is :mod:`segviz.app.engine_child`; the jobs are :class:`segviz.app.training_job.TrainingJob`
-and :class:`segviz.app.peers_job.PeersJob`.
+The child's side is :mod:`segviz.app.engine_child`; the jobs are :class:`segviz.app.training_job.TrainingJob`,
+:class:`segviz.app.peers_job.PeersJob` and :class:`segviz.app.apply_job.ApplyJob`.
 """
 from __future__ import annotations
 
@@ -48,21 +48,35 @@ def child_command() -> list[str]:
     return [sys.executable, "-I", "-c", bootstrap]
 
 
-def encode_array(values) -> dict:
-    """A float64 array as JSON: little-endian bytes in base64 (exact, and fast for 10^5 values)."""
-    array = np.ascontiguousarray(values, dtype="<f8")
-    return {"shape": list(array.shape), "f8": base64.b64encode(array.tobytes()).decode("ascii")}
+#: the element types an array may cross the pipe as (little-endian float64, int32, bytes), by their JSON key
+ARRAY_TYPES = {"<f8": "f8", "<i4": "i4", "|u1": "u1"}
 
 
-def decode_array(d: dict, *, shape: tuple[int, ...] | None = None) -> np.ndarray:
+def encode_array(values, dtype: str = "<f8") -> dict:
+    """An array as JSON: its bytes as ``dtype`` (little-endian float64 by default, exact, fast for 10^5 values;
+    ``"<i4"`` for indices, ``"|u1"`` for masks) in base64, under the type's key."""
+    if dtype not in ARRAY_TYPES:
+        raise ValueError(f"unsupported array type {dtype!r}")
+    array = np.asarray(values)
+    if dtype != "<f8" and array.size and (array.min() < np.iinfo(dtype).min or array.max() > np.iinfo(dtype).max):
+        raise ValueError(f"values outside the range of {dtype}")
+    array = np.ascontiguousarray(array, dtype=dtype)
+    return {"shape": list(array.shape), ARRAY_TYPES[dtype]: base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def decode_array(d: dict, *, shape: tuple[int, ...] | None = None, dtype: str = "<f8") -> np.ndarray:
+    """The array of :func:`encode_array` (as float64 for ``"<f8"``, else in ``dtype``), checked against its
+    declared shape and ``shape``."""
     try:
-        raw = base64.b64decode(d["f8"], validate=True)
+        raw = base64.b64decode(d[ARRAY_TYPES[dtype]], validate=True)
         got = tuple(int(s) for s in d["shape"])
     except (KeyError, TypeError, ValueError) as exc:
         raise SegvizError(f"engine process: malformed array ({exc})") from None
-    if len(raw) != 8 * int(np.prod(got, dtype=np.int64)) or (shape is not None and got != shape):
+    size = np.dtype(dtype).itemsize
+    if len(raw) != size * int(np.prod(got, dtype=np.int64)) or (shape is not None and got != shape):
         raise SegvizError(f"engine process: array of shape {got} does not match its data or {shape}")
-    return np.frombuffer(raw, dtype="<f8").reshape(got).astype(np.float64)
+    array = np.frombuffer(raw, dtype=dtype).reshape(got)
+    return array.astype(np.float64) if dtype == "<f8" else array.copy()
 
 
 #: sentences per piece of an encoded stream

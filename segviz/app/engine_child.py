@@ -1,9 +1,9 @@
 """Entry point of the app's engine child process (see :mod:`segviz.app.child_process`).
 
-Qt-free: it imports only the engine.  The first line on its stdin names the job (``{"job": "train", ...}`` or
-``{"job": "peers", ...}``) and carries its settings; what follows is the job's own exchange.  Replies go to a
-private copy of the original stdout, while fd 1 is pointed at stderr so that nothing the engine prints can
-corrupt the JSON stream.
+Qt-free: it imports only the engine.  The first line on its stdin names the job (``{"job": "train", ...}``,
+``{"job": "peers", ...}`` or ``{"job": "apply", ...}``) and carries its settings; what follows is the job's own
+exchange.  Replies go to a private copy of the original stdout, while fd 1 is pointed at stderr so that nothing
+the engine prints can corrupt the JSON stream.
 """
 from __future__ import annotations
 
@@ -51,6 +51,8 @@ def main() -> int:
             from .training_job import serve
         elif job == "peers":
             from .peers_job import serve
+        elif job == "apply":
+            from .apply_job import serve
         else:
             replies.write(json.dumps({"type": "error", "message": f"engine process: unknown job {job!r}"}).encode()
                           + b"\n")

@@ -313,6 +313,7 @@ class MainWindow(QMainWindow):
         self.features.stopRequested.connect(self.training.stop)
         self.features.featureSelected.connect(self.highlight_feature)
         self.session.corpusChanged.connect(self._corpus_changed)
+        self.corpusFailed.connect(lambda _message: self.model_control.forget_early())
         self.session.hypothesisChanged.connect(self.update_actions)
         self.context.explainer = self.model_control.active_features
         # PgUp/PgDn page through the widget that has the focus (α slider, ε and number boxes), not the blocks
@@ -430,6 +431,7 @@ class MainWindow(QMainWindow):
         self.state.reset_rounds()
         self.heldout_start = None
         self.corpus_label = Path(label).name if len(paths) == 1 else label
+        self.opening = None
         self.state.set_corpus(corpus, label, paths=paths, prepared=prepared)
         self.corpusLoaded.emit(label)
         if (self.state.segmenter is None and not self.state.has_reference and self.default_model is not None
@@ -456,7 +458,14 @@ class MainWindow(QMainWindow):
 
     def open_corpus(self, paths, **read_options) -> bool:
         """Read a corpus (one or more files or folders) in the background; errors keep the current one."""
-        return self.files.open_corpus(paths, **read_options)
+        started = self.files.open_corpus(paths, **read_options)
+        # what is being read: a model opened meanwhile is applied to the same files side by side
+        listed = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+        self.opening = ([str(p) for p in listed], dict(read_options)) if started else None
+        return started
+
+    #: the files and reader options of the corpus being read (None when none is, or it was not opened here)
+    opening: tuple[list[str], dict] | None = None
 
     def recent_files(self) -> list[str]:
         return self.files.recent_files()

@@ -9,14 +9,19 @@ fire where: the context panel and the feature highlight) are evaluated in the ba
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from PySide6.QtCore import QTimer
 
+from .apply_job import ApplyJob
 from .state import check_decision
 from .tasks import apply_model_task, decision_passes_task, feature_columns_task, tune_task
 
 #: epsilons whose decision pass is computed in the background as soon as a curve is shown
 WARM_EPSILONS = tuple(range(1, 11))
+#: the task applying a model that was opened while its corpus was still being read
+EARLY_APPLY = "apply-early"
 
 
 class ModelControl:
@@ -27,6 +32,7 @@ class ModelControl:
         self.columns = None            # the shown model's feature matrix on the shown corpus (csr), or None
         self._columns_key = None       # (segmenter, corpus) the columns belong to
         self._columns_waiters: dict = {}   # who waits for the columns: the latest callback per asker
+        self._early: dict | None = None    # an apply started while the corpus was being read (see apply_model)
         window.session.probabilitiesChanged.connect(self._warm_decision_passes)
 
     def apply_model(self, segmenter, path: str | None = None) -> bool:
@@ -44,6 +50,7 @@ class ModelControl:
             state.set_segmenter(segmenter, path)
             state.load_history(segmenter)
             win.modelApplied.emit()
+            self._apply_early(segmenter, path)
             return True
         corpus = state.corpus
 
@@ -86,11 +93,85 @@ class ModelControl:
             win.show_error("Cannot apply model", message)
             win.compute_peers()
 
+        def from_child(result):
+            if result is None:
+                return   # cancelled
+            n, applied = result
+            if n != corpus.n_sentences:
+                failed(f"the corpus files changed since they were opened ({n} sentences now, "
+                       f"{corpus.n_sentences} shown); open them again")
+            else:
+                done(applied)
+
         # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
         epsilons = (state.epsilon, segmenter.epsilon_)
-        win.background.start("apply", lambda: apply_model_task(segmenter, corpus, epsilons), on_result=done,
-                             on_error=failed)
+        key = self._child_key(segmenter, path, state.corpus_paths, win.files.read_options)
+        early, self._early = self._early, None
+        if early is not None and key is not None and early["key"] == key:
+            # started while this corpus was being read: its outcome is this apply's
+            early["deliver"] = (from_child, failed)
+            self._deliver(early)
+            return True
+        win.background.cancel(EARLY_APPLY)
+        if key is not None:
+            # in a child process: the engine's numpy calls would hold the GIL against the window for up to a
+            # third of a second each
+            job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options, epsilons=epsilons)
+            win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
+        else:
+            # a model with no file of its own (trained here): in a thread
+            win.background.start("apply", lambda: apply_model_task(segmenter, corpus, epsilons), on_result=done,
+                                 on_error=failed)
         return True
+
+    @staticmethod
+    def _child_key(segmenter, path, paths, read_options):
+        """What identifies an apply the child can do (the model's file, the corpus files and reader options), or
+        None when the model has no file to load it from."""
+        if path is None or not os.path.isfile(path) or not paths:
+            return None
+        return (segmenter, os.path.abspath(path), tuple(os.path.abspath(p) for p in paths),
+                tuple(sorted((read_options or {}).items())))
+
+    def _apply_early(self, segmenter, path) -> None:
+        """A model opened while a corpus is being read is applied at once, in a child reading the same files
+        side by side with the window's reading (the open takes the longer of the two, not their sum); the
+        result waits for the corpus to be installed, which then takes it (:meth:`apply_model`)."""
+        win = self.window
+        opening = win.opening
+        win.background.cancel(EARLY_APPLY)
+        self._early = None
+        if opening is None or not win.background.is_running("open"):
+            return
+        paths, read_options = opening
+        key = self._child_key(segmenter, path, paths, read_options)
+        if key is None:
+            return
+        early = {"key": key, "outcome": None, "deliver": None}
+        job = ApplyJob(path, paths, read_options=read_options, epsilons=(self.window.state.epsilon,))
+
+        def outcome(kind, value):
+            early["outcome"] = (kind, value)
+            self._deliver(early)
+
+        win.background.start(EARLY_APPLY, job.events, on_result=lambda r: outcome("result", r),
+                             on_error=lambda msg: outcome("error", msg), on_abort=job.close)
+        self._early = early
+
+    def _deliver(self, early: dict) -> None:
+        if early["outcome"] is None or early["deliver"] is None:
+            return
+        (kind, value), (from_child, failed) = early["outcome"], early["deliver"]
+        early["deliver"] = None
+        if kind == "result":
+            from_child(value)
+        else:
+            failed(value)
+
+    def forget_early(self) -> None:
+        """The corpus the early apply was reading for will not be installed (its reading failed)."""
+        self._early = None
+        self.window.background.cancel(EARLY_APPLY)
 
     # -- decision passes ----------------------------------------------------------------------------------------
     def _warm_decision_passes(self) -> None:

@@ -1,0 +1,171 @@
+"""Applying a model to the shown corpus in a child process (Qt-free).
+
+Applying the default model to 70k sentences is some 20 s of engine work (the candidate families' cohesion
+profiles, names, the feature matrix), much of it inside single numpy calls that hold the GIL (``np.unique`` on
+token arrays: 150-330 ms each).  In a worker thread those calls froze the window as long; in a child
+(:mod:`segviz.app.child_process`) they cost it nothing.
+
+The child reads the corpus again from the same files with the same reader options (only paths cross over, as
+for training), loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` and sends back the
+compact arrays the views need: the boundary probabilities, the relevance and its profile, the decision rule's
+greedy passes, the induced features' 0/1 matrix (CSR index arrays) and the vocabulary coverage.  The parent may
+start it before its own reading of the corpus has finished (the two read side by side); the sentence count the
+parent shows is checked when the result is used.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from collections.abc import Generator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..domain import Coverage
+from ..errors import SegvizError
+from ..events import Progress
+from ..segmenter import Segmenter
+from .child_process import ChildProcess, decode_array, dumps, encode_array
+from .tasks import AppliedModel, apply_model_task, read_corpus_task
+
+
+class ApplyJob:
+    """The model saved at ``model_path`` applied to the corpus read from ``paths`` with ``read_options``.
+
+    Iterate :meth:`events` on a worker thread: it yields ``Progress`` and returns ``(n_sentences, AppliedModel)``
+    (None when closed first); :meth:`close` from any thread ends the child at once."""
+
+    def __init__(self, model_path: str | os.PathLike, paths: Sequence[str | os.PathLike], *,
+                 read_options: dict | None = None, epsilons: Sequence[int] = ()):
+        self.model_path = os.path.abspath(os.fspath(model_path))
+        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
+        if not self.paths:
+            raise SegvizError("applying a model in the background needs the corpus files")
+        self.read_options = dict(read_options or {})
+        self.epsilons = [int(e) for e in epsilons]
+        self._cancel = threading.Event()
+        self._child: ChildProcess | None = None
+
+    def close(self) -> None:
+        self._cancel.set()
+        if self._child is not None:
+            self._child.terminate()
+
+    def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | None]:
+        child = ChildProcess("the model's process", self._cancel.is_set)
+        self._child = child
+        with tempfile.TemporaryDirectory(prefix="segviz-apply-") as workdir:
+            try:
+                yield Progress("starting the model's process", 0, 0)
+                if not child.start(workdir):
+                    return None
+                if not child.send({"job": "apply", "model": self.model_path, "paths": self.paths,
+                                   "read_options": self.read_options, "epsilons": self.epsilons}):
+                    return None
+                while True:
+                    message = child.receive()
+                    if message is None:
+                        return None
+                    if message["type"] == "progress":
+                        yield Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
+                    elif message["type"] == "result":
+                        return applied_from_json(message)
+                    else:
+                        raise SegvizError(f"the model's process: unknown message {message['type']!r}")
+            finally:
+                child.end()
+
+
+# -- the result as JSON ---------------------------------------------------------------------------------------
+
+def applied_to_json(n: int, applied: AppliedModel) -> dict:
+    columns = applied.columns.tocsr()
+    ones = columns.data.size == 0 or bool(np.all(columns.data == 1))
+    coverage = applied.coverage
+    return {
+        "type": "result", "sentences": int(n),
+        "probabilities": encode_array(applied.probabilities),
+        "relevance": None if applied.relevance is None else encode_array(applied.relevance),
+        "profile": applied.profile,
+        "columns": {"shape": list(columns.shape), "indptr": encode_array(columns.indptr, "<i4"),
+                    "indices": encode_array(columns.indices, "<i4"),
+                    "data": None if ones else encode_array(columns.data)},
+        "keep": {str(e): encode_array(k, "|u1") for e, k in applied.keep_masks.items()},
+        "coverage": None if coverage is None else {"covered": coverage.covered, "words": coverage.words,
+                                                   "vocabulary": coverage.vocabulary},
+    }
+
+
+def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
+    """``(n_sentences, AppliedModel)`` from :func:`applied_to_json`, every array checked against ``n``."""
+    try:
+        n = int(message["sentences"])
+        if n < 2:
+            raise ValueError(f"{n} sentences")
+        probabilities = decode_array(message["probabilities"], shape=(n - 1,))
+        if not (np.all(np.isfinite(probabilities)) and probabilities.min() >= 0 and probabilities.max() <= 1):
+            raise ValueError("probabilities outside [0, 1]")
+        relevance = None if message["relevance"] is None else decode_array(message["relevance"], shape=(n,))
+        profile = message["profile"]
+        if profile is not None and not isinstance(profile, dict):
+            raise ValueError("the relevance profile is not an object")
+        c = message["columns"]
+        rows, k = (int(x) for x in c["shape"])
+        indptr = decode_array(c["indptr"], dtype="<i4").astype(np.int64)
+        indices = decode_array(c["indices"], dtype="<i4").astype(np.int64)
+        nnz = indices.size
+        if rows != n - 1 or indptr.shape != (rows + 1,) or indptr[0] != 0 or indptr[-1] != nnz \
+                or np.any(np.diff(indptr) < 0) or (nnz and (indices.min() < 0 or indices.max() >= k)):
+            raise ValueError("inconsistent feature matrix")
+        data = np.ones(nnz) if c["data"] is None else decode_array(c["data"], shape=(nnz,))
+        columns = sp.csr_matrix((data, indices, indptr), shape=(rows, k))
+        keep = {}
+        for epsilon, mask in (message.get("keep") or {}).items():
+            keep[int(epsilon)] = decode_array(mask, shape=(n - 1,), dtype="|u1").astype(bool)
+        cov = message.get("coverage")
+        coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
+    except SegvizError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SegvizError(f"the model's process: malformed result ({exc})") from None
+    return n, AppliedModel(probabilities, relevance, profile, columns, keep, coverage)
+
+
+# -- the child's side -----------------------------------------------------------------------------------------
+
+def _child_result(config: dict):
+    corpus = yield from read_corpus_task(config["paths"], **(config.get("read_options") or {}))
+    yield Progress("loading the model", 0, 1)
+    segmenter = Segmenter.load(config["model"])
+    applied = yield from apply_model_task(segmenter, corpus, [int(e) for e in config.get("epsilons") or ()])
+    return corpus.n_sentences, applied
+
+
+def serve(config: dict, commands, replies) -> int:
+    """Child side: read, load, apply; stream progress, then the result."""
+    def send(message: dict) -> None:
+        replies.write(dumps(message).encode("utf-8") + b"\n")
+        replies.flush()
+
+    try:
+        work = _child_result(config)
+        while True:
+            try:
+                event = next(work)
+            except StopIteration as stop:
+                n, applied = stop.value
+                send(applied_to_json(n, applied))
+                return 0
+            send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
+    except SegvizError as exc:
+        send({"type": "error", "message": str(exc)})
+        return 0
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0
+    except Exception as exc:  # reported to the parent as one line; the traceback goes to stderr
+        import traceback
+
+        traceback.print_exc()
+        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
+        return 1

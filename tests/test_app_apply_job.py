@@ -1,0 +1,171 @@
+"""Applying a model in the engine child: the same arrays as in a thread, every array checked when it comes back,
+a cancel ends the child, and the window applies a model opened with its corpus side by side with the reading."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz import Segmenter, read_corpus
+from segviz.app.apply_job import ApplyJob, applied_from_json, applied_to_json
+from segviz.app.child_process import decode_array, encode_array
+from segviz.app.file_actions import SAMPLE_MODEL
+from segviz.app.tasks import apply_model_task
+from segviz.errors import SegvizError
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
+LM_MODEL = ROOT / "resources" / "sample_model.json"   # a model with language models: relevance and its profile
+
+
+def run(gen):
+    events = []
+    while True:
+        try:
+            events.append(next(gen))
+        except StopIteration as stop:
+            return events, stop.value
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return read_corpus(SAMPLE)
+
+
+@pytest.mark.parametrize("model", [SAMPLE_MODEL, LM_MODEL], ids=["default", "with-lms"])
+def test_the_child_gives_what_a_thread_gives(sample, model):
+    if not Path(model).is_file():
+        pytest.skip(f"{model} is absent")
+    events, (n, child) = run(ApplyJob(model, [SAMPLE], epsilons=(2, 5)).events())
+    assert n == sample.n_sentences and any("reading" in e.stage for e in events)
+    _, local = run(apply_model_task(Segmenter.load(model), sample, (2, 5)))
+    np.testing.assert_array_equal(child.probabilities, local.probabilities)
+    assert (child.columns != local.columns).nnz == 0 and child.columns.shape == local.columns.shape
+    assert set(child.keep_masks) == {2, 5}
+    for e in (2, 5):
+        np.testing.assert_array_equal(child.keep_masks[e], local.keep_masks[e])
+    assert (child.relevance is None) == (local.relevance is None)
+    if local.relevance is not None:
+        np.testing.assert_array_equal(child.relevance, local.relevance)
+        assert child.profile == json.loads(json.dumps(local.profile))
+    assert child.coverage == local.coverage
+
+
+def test_the_result_crosses_as_json_and_is_checked(sample):
+    _, local = run(apply_model_task(Segmenter.load(LM_MODEL), sample, (3,)))
+    message = json.loads(json.dumps(applied_to_json(sample.n_sentences, local)))
+    n, back = applied_from_json(message)
+    assert n == sample.n_sentences and back.coverage == local.coverage
+    np.testing.assert_array_equal(back.keep_masks[3], local.keep_masks[3])
+    assert back.keep_masks[3].dtype == bool
+
+    def broken(edit):
+        m = json.loads(json.dumps(message))
+        edit(m)
+        with pytest.raises(SegvizError, match="process"):
+            applied_from_json(m)
+
+    broken(lambda m: m.update(sentences=n + 1))                                   # arrays of another length
+    broken(lambda m: m["columns"].update(shape=[n - 1, 0]))                       # an index past the last column
+    broken(lambda m: m["columns"].update(indptr=encode_array(np.zeros(n), "<i4")))   # rows that hold nothing
+    broken(lambda m: m.update(probabilities=encode_array(np.full(n - 1, 1.5))))  # not probabilities
+    broken(lambda m: m["keep"].update({"3": encode_array(np.ones(5), "|u1")}))     # a mask of another length
+    broken(lambda m: m.update(profile=[1, 2]))
+
+
+def test_arrays_cross_in_their_own_type():
+    for dtype, values in (("<f8", np.linspace(0, 1, 7)), ("<i4", np.arange(-3, 4)), ("|u1", np.array([0, 1, 1]))):
+        back = decode_array(json.loads(json.dumps(encode_array(values, dtype))), dtype=dtype)
+        np.testing.assert_array_equal(back, values)
+    with pytest.raises(ValueError):
+        encode_array(np.array([2 ** 40]), "<i4")
+    with pytest.raises(SegvizError):
+        decode_array(encode_array(np.arange(3), "<i4"))          # not a float64 array
+
+
+def test_a_missing_model_or_corpus_is_one_message(tmp_path):
+    with pytest.raises(SegvizError):
+        run(ApplyJob(tmp_path / "none.segviz", [SAMPLE]).events())
+    with pytest.raises(SegvizError):
+        run(ApplyJob(LM_MODEL, [tmp_path / "none.sgm"]).events())
+
+
+def test_close_ends_the_child_at_once():
+    job = ApplyJob(LM_MODEL, [SAMPLE])
+    gen = job.events()
+    next(gen)                       # the child is started
+    threading.Timer(0.2, job.close).start()
+    started = time.perf_counter()
+    events, result = run(gen)
+    assert result is None and time.perf_counter() - started < 5
+    assert job._child.process.poll() is not None
+
+
+# -- the window ------------------------------------------------------------------------------------------------
+
+pytest.importorskip("pytestqt")
+
+from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+
+
+def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(window, qtbot, monkeypatch, sample):
+    from segviz.app import model_control
+
+    started = []
+    real_start = window.background.start
+
+    def spy(name, factory, **kwargs):
+        started.append(name)
+        return real_start(name, factory, **kwargs)
+
+    monkeypatch.setattr(window.background, "start", spy)
+    with qtbot.waitSignal(window.modelApplied, timeout=60000, check_params_cb=lambda *a: True):
+        assert window.open_corpus(str(SAMPLE))
+        assert window.open_model(str(LM_MODEL))
+    qtbot.waitUntil(lambda: window.state.probabilities is not None and window.state.relevance is not None,
+                    timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert model_control.EARLY_APPLY in started and "apply" not in started
+    _, local = run(apply_model_task(Segmenter.load(LM_MODEL), sample, ()))
+    np.testing.assert_array_equal(window.state.probabilities, local.probabilities)
+    np.testing.assert_array_equal(window.state.relevance, local.relevance)
+    # the context panel's feature columns came with it: no second evaluation
+    assert window.model_control.columns is not None and "columns" not in started
+
+
+def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monkeypatch):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+        window.open_corpus(str(SAMPLE))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    jobs = []
+    real_events = ApplyJob.events
+
+    def spy(self):
+        jobs.append(self)
+        return real_events(self)
+
+    monkeypatch.setattr(ApplyJob, "events", spy)
+    window.open_model(str(LM_MODEL))
+    qtbot.waitUntil(lambda: window.state.probabilities is not None, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert len(jobs) == 1 and jobs[0].paths == [os.path.abspath(SAMPLE)]
+
+
+def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, tmp_path):
+    path = tmp_path / "c.sgm"
+    path.write_bytes(SAMPLE.read_bytes())
+    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+        window.open_corpus(str(path))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    text = SAMPLE.read_text(encoding="latin-1")
+    path.write_text(text[: len(text) // 2].rsplit("</REUTERS>", 1)[0] + "</REUTERS>\n", encoding="latin-1")
+    window.open_model(str(LM_MODEL))
+    qtbot.waitUntil(lambda: bool(window.dialogs), timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert "changed since they were opened" in window.dialogs[-1][1]
+    assert window.state.probabilities is None
