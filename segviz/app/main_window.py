@@ -408,13 +408,13 @@ class MainWindow(QMainWindow):
         if any("#NEWID=" in d.name for d in state.corpus.documents[:1]):
             terms = "  ·  Reuters-21578: licensed for research purposes only"
         # what the readers decided (format, documents, sentences, reference boundaries), as `segviz inspect` says
-        summary = state.corpus.summary() if state.corpus.readings else (
+        # (prepared where the corpus was read: the summary walks every document)
+        summary = state.prepared.summary or (
             f"{name}: {plural(len(state.corpus), 'document')}, {plural(state.n_sentences, 'sentence')}")
         for reading in state.corpus.readings[:1]:   # the file's name is enough here; the tool tip has the paths
             summary = summary.replace(reading.path, Path(reading.path).name)
         self.info_label.setText(summary + terms)
-        self.info_label.setToolTip("\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes)
-                                             for r in state.corpus.readings))
+        self.info_label.setToolTip(state.prepared.readings_summary)
         self._block_changed(self.block_view.block)
         self.update_actions()
 

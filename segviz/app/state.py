@@ -396,6 +396,10 @@ class PreparedCorpus:
     baseline_metrics: dict = field(repr=False)
     peer_input: list = field(repr=False)         # the tokenised stream as the peers' child reads it
     source_groups: list[int] | None = field(repr=False)
+    #: what the readers decided (``Corpus.summary()``; O(documents), so not on the window's thread), and each
+    #: reading's own summary with its notes
+    summary: str | None = field(repr=False, default=None)
+    readings_summary: str = field(repr=False, default="")
 
 
 def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> PreparedCorpus:
@@ -408,8 +412,11 @@ def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> Prep
                  if has_reference and n >= 2 else {})
     metrics = {name: dict(score_row(masses, m)) for name, m in baselines.items()}
     groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
+    summary = corpus.summary() if corpus.readings else None
+    readings = "\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes) for r in corpus.readings)
     return PreparedCorpus(corpus, seed, has_reference, masses, boundaries, segment_starts(masses),
-                          corpus.sentence_texts(), baselines, metrics, encode_sentences(corpus.sentences()), groups)
+                          corpus.sentence_texts(), baselines, metrics, encode_sentences(corpus.sentences()), groups,
+                          summary, readings)
 
 
 def _float(value) -> float:
