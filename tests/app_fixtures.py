@@ -58,6 +58,7 @@ def app_settings(tmp_path):
 def window(qtbot, app_settings, monkeypatch, no_leaked_workers):
     from PySide6.QtWidgets import QMessageBox
 
+    from segviz.app.gui_gc import collect_on_gui_thread
     from segviz.app.main_window import MainWindow
 
     dialogs: list[tuple[str, str]] = []
@@ -67,6 +68,7 @@ def window(qtbot, app_settings, monkeypatch, no_leaked_workers):
         return QMessageBox.Ok
 
     monkeypatch.setattr(QMessageBox, "critical", staticmethod(fake_critical))
+    collect_on_gui_thread()   # as the app does: no collection inside a Qt call (it can deadlock in PySide6)
     win = MainWindow(settings=app_settings)
     win.dialogs = dialogs
     qtbot.addWidget(win)

@@ -29,3 +29,14 @@ def shared_corpora() -> Path:
 @pytest.fixture
 def sample_dir() -> Path:
     return SAMPLE
+
+
+@pytest.fixture(autouse=True)
+def collect_garbage_between_tests():
+    """Once a Qt test has switched automatic collection off (segviz.app.gui_gc, as the app does), collect after
+    every test, outside any Qt call: garbage must not pile up in tests that never run an event loop."""
+    import gc
+
+    yield
+    if not gc.isenabled():
+        gc.collect()

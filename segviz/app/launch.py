@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:  # the engine works without Qt; only the app needs it
         raise SegvizError(f"the desktop app needs PySide6 ({exc})") from None
     from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL
+    from .gui_gc import collect_on_gui_thread
     from .main_window import MainWindow
 
     corpus = list(args.corpus or [])
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     _quiet_qt_messages()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "segviz"])
+    collect_on_gui_thread()
     app.setOrganizationName("segviz")
     app.setApplicationName("segviz")
     settings = None
