@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import Corpus, Document, read_corpus, tokenize  # noqa: E402
 from segviz.induction import FeatureAdded  # noqa: E402
-from segviz.protocols import (REUTERS_HELD, REUTERS_TRAIN, longform_data, read_brown_texts,  # noqa: E402
-                              wiki_data)
+from segviz.protocols import (NATURAL_SEGMENTER, REUTERS_HELD, REUTERS_TRAIN, longform_data,  # noqa: E402
+                              read_brown_texts, wiki_data)
 from segviz.segmenter import Segmenter  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "corpora"
@@ -69,19 +69,12 @@ MATCH_MIN_WORDS = 4
 #: language models to ship), the families of natural boundaries, a Gaussian prior, the threshold rule tuned for
 #: the mean P_k over the held-out documents
 PARAMS = {
+    **NATURAL_SEGMENTER,   # no relevance, l2 = 1, the wide grids, tuned for the mean per-document P_k
     "n_features": 100,
     "families": ("vocabulary", "cohesion", "tfidf", "names", "dialogue", "paragraphs", "shape", "position"),
     "vocabulary": 2000,
     "min_support": 20,
-    "use_relevance": False,
-    "l2": 1.0,
     "stopping": "heldout",
-    "alphas": (0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 0.99, 0.02), 2)),
-    "epsilons": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128),
-    "length_shapes": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
-    "length_biases": tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2)),
-    "tuning_metric": "p_k",
-    "tuning_units": "per-document",
     "decision_rule": "threshold",
 }
 
