@@ -99,6 +99,24 @@ def test_tfidf_cohesion_matches_the_literal_definition(seed, monkeypatch):
             start += m
 
 
+def test_tfidf_cohesion_does_not_depend_on_the_windows_computed_together():
+    """A model's questions ask for their windows one at a time, training computes them together: the chunk
+    layout changes the last bits of the block sums, and the values (the depth compares neighbours for equality)
+    must not change with it.  Blocks without content words have cosine 0."""
+    import segviz.features.tfidf as tfidf
+
+    content = [("ships", "oil", "port"), ("oil", "prices", "rose"), ("wheat", "harvest", "rain"),
+               ("rain", "wheat", "crop"), ("bank", "rates", "cut"), ("rates", "bank", "loans")]
+    empty = [("the", "of", "."), ("and", "to", "a"), ("1", ",", "2"), ("it", "is", "!")]
+    sents = content * 40 + empty * 3 + content * 40
+    lone = tfidf.tfidf_cohesion(sents, None, (2,))
+    together = tfidf.tfidf_cohesion(sents, None, (2, 5, 25, 100))
+    gaps = slice(len(content) * 40 + 2, len(content) * 40 + len(empty) * 3 - 1)   # both blocks empty
+    assert (lone[2]["cosine"][gaps] == 0.0).all()
+    for part in ("cosine", "z", "depth"):
+        np.testing.assert_array_equal(lone[2][part], together[2][part])
+
+
 def test_valley_depth_on_a_hand_example():
     from segviz.features.tfidf import valley_depth
 

@@ -44,6 +44,10 @@ TFIDF_Z_EDGES: tuple[float, ...] = (-math.inf, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5,
 TFIDF_DEPTH_EDGES: tuple[float, ...] = (-math.inf, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, math.inf)
 #: gaps per dense chunk (memory: (chunk + 2 max k) x the chunk's vocabulary)
 CHUNK = 400
+#: cosines are rounded to this many decimals: a block sum is a difference of cumulative sums whose last bits
+#: depend on where its chunk starts (the corpus's files, the windows computed together), and the valley depth
+#: compares neighbours for equality, so equal blocks must give equal values however the chunks fall
+COSINE_DECIMALS = 12
 
 _LETTER = re.compile(r"[^\W\d_]")
 
@@ -77,18 +81,29 @@ def _group_cosines(X: sp.csr_matrix, ks: Sequence[int]) -> dict[int, np.ndarray]
         j1 = min(j0 + CHUNK, m)                          # gaps j0 .. j1-1
         r0, r1 = max(0, j0 - K), min(m, j1 + K)          # the sentences their blocks can reach
         block = X[r0:r1]
-        cols = np.unique(block.indices)
-        dense = block[:, cols].toarray()
+        # the chunk's words as dense columns, scattered straight from the sparse rows
+        cols, where = np.unique(block.indices, return_inverse=True)
+        dense = np.zeros((r1 - r0, cols.size))
+        dense[np.repeat(np.arange(r1 - r0), np.diff(block.indptr)), where] = block.data
         csum = np.zeros((r1 - r0 + 1, cols.size))
         np.cumsum(dense, axis=0, out=csum[1:])
-        j = np.arange(j0, j1)
+        mid = csum[j0 - r0:j1 - r0]                      # the sums up to each gap (a view: rows are contiguous)
         for k in ks:
-            left = csum[j - r0] - csum[np.maximum(j - k, 0) - r0]
-            right = csum[np.minimum(j + k, m) - r0] - csum[j - r0]
+            left = mid - _rows(csum, j0 - k - r0, j1 - k - r0)
+            right = _rows(csum, j0 + k - r0, j1 + k - r0, last=m - r0) - mid
             dot = np.einsum("ij,ij->i", left, right)
             norm = np.sqrt(np.einsum("ij,ij->i", left, left) * np.einsum("ij,ij->i", right, right))
-            out[k][j0 - 1:j1 - 1] = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
+            cosine = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
+            out[k][j0 - 1:j1 - 1] = np.round(cosine, COSINE_DECIMALS)
     return out
+
+
+def _rows(csum: np.ndarray, lo: int, hi: int, *, last: int | None = None) -> np.ndarray:
+    """Rows lo..hi-1 of ``csum`` with indices clipped to 0..last: a view when no clipping is needed."""
+    top = csum.shape[0] - 1 if last is None else last
+    if lo >= 0 and hi - 1 <= top:
+        return csum[lo:hi]
+    return csum[np.clip(np.arange(lo, hi), 0, top)]
 
 
 def valley_depth(values: np.ndarray) -> np.ndarray:
@@ -119,11 +134,15 @@ def _zscore(values: np.ndarray) -> np.ndarray:
 
 
 def tfidf_cohesion(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
-                   ks: Sequence[int] = TFIDF_WINDOWS) -> dict[int, dict[str, np.ndarray]]:
-    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups)."""
+                   ks: Sequence[int] = TFIDF_WINDOWS, *, counts: sp.csr_matrix | None = None
+                   ) -> dict[int, dict[str, np.ndarray]]:
+    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups).
+
+    ``counts``: the sentences' content-word counts when already known (:func:`_term_counts`)."""
     n = len(sentences)
     sizes = [n] if groups is None else [int(g) for g in groups]
-    counts = _term_counts(sentences)
+    if counts is None:
+        counts = _term_counts(sentences)
     out = {k: {name: np.full(max(n - 1, 0), np.nan) for name in ("cosine", "z", "depth")} for k in ks}
     start = 0
     for size in sizes:
@@ -139,14 +158,20 @@ def tfidf_cohesion(sentences: Sequence[Sequence[str]], groups: Sequence[int] | N
 
 
 def _profiles(context, ks: Sequence[int]) -> dict[int, dict[str, np.ndarray]]:
-    """The context's tf-idf profiles for ``ks``, computed together for the ones not cached yet."""
-    missing = [k for k in ks if not context.is_cached(("tfidf", k))]
-    if missing:
-        fresh = tfidf_cohesion(context.sentences, context.groups, missing)
+    """The context's tf-idf profiles for ``ks``.
+
+    On a miss every standard window not cached yet is computed in the same pass: a model's questions ask for
+    their windows one at a time, and one pass over the sentences serves them all (the dense block sums are
+    shared; each further k costs three inner products per gap).  The term counts are kept for later misses."""
+    wanted = sorted(set(ks))
+    missing = [k for k in sorted(set(wanted) | set(TFIDF_WINDOWS)) if not context.is_cached(("tfidf", k))]
+    if any(k in missing for k in wanted):
+        counts = context.memo(("tfidf-counts",), lambda: _term_counts(context.sentences))
+        fresh = tfidf_cohesion(context.sentences, context.groups, missing, counts=counts)
         for k in missing:
             context.memo(("tfidf", k), lambda k=k: fresh[k])
     return {k: context.memo(("tfidf", k), lambda k=k: tfidf_cohesion(context.sentences, context.groups, (k,))[k])
-            for k in ks}
+            for k in wanted}
 
 
 def _signal(name: str, part: str, symbol: str, subject: str, tag: str) -> Signal:
