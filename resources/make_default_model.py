@@ -70,7 +70,7 @@ MATCH_MIN_WORDS = 4
 #: the mean P_k over the held-out documents
 PARAMS = {
     **NATURAL_SEGMENTER,   # no relevance, l2 = 1, the wide grids, tuned for the mean per-document P_k
-    "n_features": 100,
+    "n_features": 200,     # the held-out stop keeps the best round (152): 100 scored 26.9% held out, 200 25.4%
     "families": ("vocabulary", "cohesion", "tfidf", "names", "dialogue", "paragraphs", "shape", "position"),
     "vocabulary": 2000,
     "min_support": 20,
