@@ -169,3 +169,26 @@ def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, t
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert "changed since they were opened" in window.dialogs[-1][1]
     assert window.state.probabilities is None
+
+
+def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
+    """Its imports are a second of CPU: at the window's priority they competed with the window's first paint."""
+    from segviz.app.child_process import CHILD_NICENESS, ChildProcess, child_command
+
+    bootstrap = child_command()[-1]
+    assert bootstrap.index("os.nice") < bootstrap.index("import importlib")
+    child = ChildProcess("a test child", lambda: False)
+    assert child.start(str(tmp_path))
+    try:
+        def niceness(pid):
+            return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+        if not Path(f"/proc/{child.pid}/stat").exists():
+            pytest.skip("no /proc")
+        deadline = time.time() + 10
+        while niceness(child.pid) == os.nice(0) and time.time() < deadline:
+            time.sleep(0.01)
+        assert niceness(child.pid) == min(os.nice(0) + CHILD_NICENESS, 19)
+    finally:
+        child.terminate()
+        child.end()

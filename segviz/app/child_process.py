@@ -32,10 +32,20 @@ import numpy as np
 from ..errors import SegvizError
 
 
+#: the child's niceness: the window the user is looking at comes first
+CHILD_NICENESS = 5
+
+
 def child_command() -> list[str]:
     """``python -I -c ...`` loading the ``segviz`` package this process runs, from its location."""
     package = Path(__file__).resolve().parents[1]
     bootstrap = (
+        # the lower priority first: importing the engine is a second of CPU the window should not compete with
+        "import os\n"
+        "try:\n"
+        f"    os.nice({CHILD_NICENESS})\n"
+        "except OSError:\n"
+        "    pass\n"
         "import importlib.util, sys\n"
         f"spec = importlib.util.spec_from_file_location('segviz', {str(package / '__init__.py')!r}, "
         f"submodule_search_locations=[{str(package)!r}])\n"

@@ -31,10 +31,6 @@ def main() -> int:
     _die_with_parent()
     if os.getppid() == 1:   # the parent died before the request above took effect
         return 0
-    try:
-        os.nice(5)   # the window the user is looking at comes first
-    except OSError:
-        pass
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr

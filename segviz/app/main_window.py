@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSpinBox, QToolBar
 
@@ -24,6 +24,7 @@ from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
 from .file_actions import SAMPLE_MODEL, FileActions, as_list
+from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
@@ -113,54 +114,24 @@ class MainWindow(QMainWindow):
         if layout is not None:
             self.restoreState(layout)
         self.update_actions()
-        self._after_first_paint: list[Callable[[], None]] = []
-        self._first_paint_done = False
-        self._held_plots: list | None = None   # set on the first show
+        self.first_paint = StagedFirstPaint(self)
 
-    # -- the first paint, in passes ---------------------------------------------------------------------------
+    # -- the first paint, in passes (segviz.app.first_paint) ---------------------------------------------------
     def showEvent(self, event) -> None:  # noqa: N802 - Qt API
-        """On the first show, hold the plots back so that the window's first paint is the chrome alone; then
-        draw them one per event-loop pass.
-
-        A plot's first paint lays out and renders its axes' text for the first time: all five plots at once with
-        the window took 80 ms on an idle machine and 200 ms on two busy cores, the longest the window ever stood
-        still.  Until its turn a plot is fully transparent (Qt skips it; the layout is unchanged), so the window
-        appears with the plots' white background, and each plot then costs one short pass."""
+        """On the first show the plots are held back and then drawn one per event-loop pass."""
         super().showEvent(event)
-        if self._held_plots is None:
-            bv = self.block_view
-            self._held_plots = [bv.plot, bv.overview, bv.rel_plot, self.features.plots.ci,
-                                self.profile.getPlotItem()]
-            for item in self._held_plots:
-                item.setOpacity(0.0)
-            QTimer.singleShot(0, self._reveal_next_plot)
-
-    def _reveal_next_plot(self) -> None:
-        # one plot per pass: the zero-timer runs after the repaint the previous one asked for
-        if self._held_plots:
-            self._held_plots.pop(0).setOpacity(1.0)
-            QTimer.singleShot(0, self._reveal_next_plot)
-            return
-        self.reveal_plots()
+        bv = self.block_view
+        self.first_paint.start([bv.plot, bv.overview, bv.rel_plot, self.features.plots.ci,
+                                self.profile.getPlotItem()])
 
     def reveal_plots(self) -> None:
         """Show every held plot now (an export or a screenshot must not wait for the passes)."""
-        for item in self._held_plots or ():
-            item.setOpacity(1.0)
-        self._held_plots = []
-        if not self._first_paint_done:
-            self._first_paint_done = True
-            waiting, self._after_first_paint = self._after_first_paint, []
-            for callback in waiting:
-                callback()
+        self.first_paint.finish()
 
     def after_first_paint(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the window and all its plots have been painted (at once if they have): work
         started earlier, e.g. reading a corpus in a thread, would compete with the first paint."""
-        if self._first_paint_done:
-            callback()
-        else:
-            self._after_first_paint.append(callback)
+        self.first_paint.after(callback)
 
     # -- construction -----------------------------------------------------------------------------------------
     def _dock(self, title, name, widget, area) -> QDockWidget:

@@ -7,6 +7,7 @@ Section 3.3, the decision rule and tuning of Section 7, the peer segmenters.
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import os
 from collections.abc import Generator, Sequence
@@ -43,6 +44,10 @@ def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, Non
     for i, path in enumerate(files):
         yield Progress(f"reading {Path(path).name}", i, len(files))
         parts.append(_read_one(path, options))
+        # what was read is long-lived and free of reference cycles: out of the cyclic collector's passes, which
+        # would walk it again and again while the rest is read (in the window's process they run on the GUI
+        # thread: 15-40 ms each while 70k sentences are read, more under load)
+        gc.freeze()
     yield Progress("reading", len(files), len(files))
     if len(parts) == 1:
         corpus = parts[0]
