@@ -37,7 +37,7 @@ _CONTENT = re.compile(r"[a-z]")
 
 def _content_stream(sentences: Sequence[Sequence[str]]) -> TokenStream:
     stop = default_stopwords()
-    content = sorted({t for s in sentences for t in s if t not in stop and _CONTENT.search(t)})
+    content = sorted(t for t in {t for s in sentences for t in s} if t not in stop and _CONTENT.search(t))
     return TokenStream(sentences, content)
 
 

@@ -34,9 +34,11 @@ _OPENERS = frozenset('``"“„«([:—')
 _ENDS = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
 
 
-def _candidates(text: str) -> list[str]:
-    """Capitalised words of one sentence that neither open it nor follow an opener."""
-    tokens = _WORD.findall(text)
+def _candidates(text: str, tokens: Sequence[str] | None = None) -> list[str]:
+    """Capitalised words of one sentence that neither open it nor follow an opener (``tokens``: the sentence's
+    ``_WORD`` matches, when already found)."""
+    if tokens is None:
+        tokens = _WORD.findall(text)
     words = [t for t in tokens if t not in _OPENERS]
     if not words or (sum(w[0].isupper() for w in words) > 0.6 * len(words) and not _ENDS.search(text)):
         return []   # a title or heading (capitalised words, no final punctuation): no word is telling
@@ -54,8 +56,10 @@ def _candidates(text: str) -> list[str]:
 def sentence_names(texts: Sequence[str]) -> list[tuple[str, ...]]:
     """The names (lowercased) of every sentence: capitalised non-initial words the text never writes in lower
     case."""
-    lower = {t for text in texts for t in _WORD.findall(text) if t[:1].islower()}
-    return [tuple(sorted({w.lower() for w in _candidates(text) if w and w.lower() not in lower})) for text in texts]
+    tokens = [_WORD.findall(text) for text in texts]
+    lower = {t for found in tokens for t in found if t[:1].islower()}
+    return [tuple(sorted({w.lower() for w in _candidates(text, found) if w and w.lower() not in lower}))
+            for text, found in zip(texts, tokens)]
 
 
 def _name_stream(context) -> tuple[TokenStream, np.ndarray]:

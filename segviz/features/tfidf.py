@@ -55,7 +55,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 def _term_counts(sentences: Sequence[Sequence[str]]) -> sp.csr_matrix:
     """Sentence x content-word counts."""
     stop = default_stopwords()
-    vocab = sorted({t for s in sentences for t in s if t not in stop and _LETTER.search(t)})
+    vocab = sorted(t for t in {t for s in sentences for t in s} if t not in stop and _LETTER.search(t))
     stream = TokenStream(sentences, vocab)
     known = stream.tok >= 0
     return sp.csr_matrix((np.ones(int(known.sum())), (stream.sent[known], stream.tok[known])),
