@@ -46,6 +46,7 @@ def run(label: str, corpus: list[Path], out_dir: Path, model: Path | None = None
     result["_load_average"] = round(load, 2)
     result["_load_average_end"] = round(os.getloadavg()[0], 2)
     result["_wall_s"] = round(wall, 1)
+    out.write_text(json.dumps(result, indent=1) + "\n")   # the load averages kept with the run
     return result
 
 

@@ -14,13 +14,13 @@ import pytest
 from segviz import Segmenter, read_corpus
 from segviz.app.apply_job import ApplyJob, applied_from_json, applied_to_json
 from segviz.app.child_process import decode_array, encode_array
-from segviz.app.file_actions import SAMPLE_MODEL
 from segviz.app.tasks import apply_model_task
 from segviz.errors import SegvizError
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
 LM_MODEL = ROOT / "resources" / "sample_model.json"   # a model with language models: relevance and its profile
+SAMPLE_MODEL = ROOT / "resources" / "default_model.segviz"   # the bundled default (no language models)
 
 
 def run(gen):

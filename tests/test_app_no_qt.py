@@ -14,7 +14,7 @@ import sys
 import segviz
 
 QT_FREE_APP_MODULES = ("segviz.app.state", "segviz.app.tasks", "segviz.app.training_job", "segviz.app.engine_child",
-                       "segviz.app.child_process", "segviz.app.peers_job")
+                       "segviz.app.child_process", "segviz.app.peers_job", "segviz.app.apply_job")
 
 BLOCKER = """
 import importlib, importlib.abc, sys
