@@ -192,3 +192,17 @@ def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
     finally:
         child.terminate()
         child.end()
+
+
+def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, qtbot, tmp_path):
+    from segviz.app.model_control import EARLY_APPLY
+
+    bad = tmp_path / "bad.sgm"
+    bad.write_bytes(b"\x00\x01binary\x00" * 1000)
+    assert window.open_corpus(str(bad))
+    assert window.open_model(str(LM_MODEL))
+    qtbot.waitUntil(lambda: bool(window.dialogs), timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert not window.background.is_running(EARLY_APPLY)
+    assert window.state.corpus is None and window.state.probabilities is None
+    assert window.state.segmenter is not None          # the model itself is open, waiting for a corpus
