@@ -95,9 +95,9 @@ MATRIX = [
     (["lm", "export-arpa", "{LM}", "{DIR}"], "directory"),
     (["lm", "export-arpa", "{LM}", "{UNDER_FILE}"], "not a directory"),
     (["lm", "export-arpa", "{LM}", "{READONLY}"], "read-only"),
-    (["reproduce", "--out", "{READONLY}"], "not a directory"),
-    (["reproduce", "--out", "{UNDER_FILE}"], "not a directory"),
-    (["reproduce", "--out", "{MISSING_PARENT}"], "--parents"),
+    (["reproduce", "--data", "{ROOT}", "--out", "{READONLY}"], "not a directory"),
+    (["reproduce", "--data", "{ROOT}", "--out", "{UNDER_FILE}"], "not a directory"),
+    (["reproduce", "--data", "{ROOT}", "--out", "{MISSING_PARENT}"], "--parents"),
     # one sentence is nothing to segment, in every command
     (["baselines", "{ONE}"], "nothing to segment"),
     (["compare", "{ONE}"], "nothing to segment"),

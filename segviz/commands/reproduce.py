@@ -135,7 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = _output_directory(args.out, args.parents)
     if out is not None:  # every file the run will write, checked before hours of work rather than after
         names = (("scores.json", "scores.txt") if args.score else
-                 ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.json" for p in which
+                 ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.segviz" for p in which
                                                        for stop in ("", "-heldout-stop"))))
         for name in names:
             check_output_path(out / name)
