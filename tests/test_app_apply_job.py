@@ -162,13 +162,15 @@ def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, t
     with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
         window.open_corpus(str(path))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    shown = window.state.probabilities   # the bundled model's, applied on open
+    assert shown is not None
     text = SAMPLE.read_text(encoding="latin-1")
     path.write_text(text[: len(text) // 2].rsplit("</REUTERS>", 1)[0] + "</REUTERS>\n", encoding="latin-1")
     window.open_model(str(LM_MODEL))
     qtbot.waitUntil(lambda: bool(window.dialogs), timeout=60000)
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert "changed since they were opened" in window.dialogs[-1][1]
-    assert window.state.probabilities is None
+    assert window.state.probabilities is shown and window.state.model_path != str(LM_MODEL)
 
 
 def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):

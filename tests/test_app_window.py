@@ -25,6 +25,7 @@ CHOI2 = ROOT / "sample_corpora" / "choi" / "3-11_1.ref"
 
 
 def load_with_probs(win, qtbot, path=CHOI, seed=0):
+    win.default_model = None   # these tests show probabilities of their own: no bundled model applied on open
     with qtbot.waitSignal(win.corpusLoaded, timeout=30000):
         assert win.open_corpus(str(path))
     qtbot.waitUntil(lambda: not win.busy, timeout=30000)  # peers run in the background
@@ -416,3 +417,20 @@ def test_extensionless_svg_from_the_dialog_is_written(window, qtbot, tmp_path, m
     with qtbot.waitSignal(window.exported, timeout=10000):
         window.files.export_plot_dialog()
     assert (tmp_path / "plot.svg").read_text().lstrip().startswith("<?xml") and not window.dialogs
+
+
+def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(window, qtbot):
+    """No model open: the bundled default model segments the corpus, scored beside its reference and the
+    baselines; the probabilities are the engine's own for that model."""
+    from segviz.paths import default_model
+    from segviz.segmenter import Segmenter
+
+    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+        with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+            assert window.open_corpus(str(CHOI))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    state = window.state
+    assert state.has_reference and state.model_path == str(default_model())
+    expected = Segmenter.load(default_model()).boundary_probabilities(read_corpus(CHOI))
+    np.testing.assert_allclose(state.probabilities, expected, rtol=0, atol=1e-12)
+    assert MODEL_ROW in state.metrics and 0.0 <= state.metrics[MODEL_ROW]["p_k"] <= 1.0

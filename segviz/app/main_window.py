@@ -412,10 +412,10 @@ class MainWindow(QMainWindow):
         self.opening = None
         self.state.set_corpus(corpus, label, paths=paths, prepared=prepared)
         self.corpusLoaded.emit(label)
-        if (self.state.segmenter is None and not self.state.has_reference and self.default_model is not None
+        if (self.state.segmenter is None and self.default_model is not None
                 and not self.background.is_running("load-model")):
-            # text without a reference cannot train a model: segment it with the bundled one (its vocabulary
-            # coverage of the text is shown beside the metrics)
+            # no model open: segment with the bundled default model (trained on a mix of domains), so that any
+            # corpus shows a segmentation beside its reference and the peers; Train replaces it
             self.info_label.setText(f"{self.info_label.text()}  ·  no model open: applying the bundled model")
             self.open_model(str(self.default_model))
         elif self.state.segmenter is None or not self.apply_model(self.state.segmenter, self.state.model_path):
