@@ -26,7 +26,8 @@ from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..segmenter import Segmenter
-from .child_process import ChildProcess, decode_array, dumps, encode_array
+from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
+                            serve_guarded)
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
 
 
@@ -144,28 +145,11 @@ def _child_result(config: dict):
 
 def serve(config: dict, commands, replies) -> int:
     """Child side: read, load, apply; stream progress, then the result."""
-    def send(message: dict) -> None:
-        replies.write(dumps(message).encode("utf-8") + b"\n")
-        replies.flush()
+    send = reply_writer(replies)
 
-    try:
-        work = _child_result(config)
-        while True:
-            try:
-                event = next(work)
-            except StopIteration as stop:
-                n, applied = stop.value
-                send(applied_to_json(n, applied))
-                return 0
-            send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
-    except SegvizError as exc:
-        send({"type": "error", "message": str(exc)})
+    def job() -> int:
+        n, applied = send_progress(_child_result(config), send)
+        send(applied_to_json(n, applied))
         return 0
-    except (BrokenPipeError, KeyboardInterrupt):
-        return 0
-    except Exception as exc:  # reported to the parent as one line; the traceback goes to stderr
-        import traceback
 
-        traceback.print_exc()
-        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
-        return 1
+    return serve_guarded(send, job)

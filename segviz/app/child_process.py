@@ -112,6 +112,52 @@ def dumps(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
+# -- the child's side of every job ----------------------------------------------------------------------------
+
+def reply_writer(replies) -> Callable[[dict], None]:
+    """``send(message)``: one JSON line on the child's binary reply pipe, flushed at once."""
+    def send(message: dict) -> None:
+        replies.write(dumps(message).encode("utf-8") + b"\n")
+        replies.flush()
+
+    return send
+
+
+def progress_message(event) -> dict:
+    """The JSON line of a :class:`~segviz.events.Progress` event."""
+    return {"type": "progress", "stage": event.stage, "done": event.done, "total": event.total}
+
+
+def send_progress(work, send: Callable[[dict], None]):
+    """Drive the generator ``work``, sending each of its Progress events; returns its value."""
+    while True:
+        try:
+            event = next(work)
+        except StopIteration as stop:
+            return stop.value
+        send(progress_message(event))
+
+
+def serve_guarded(send: Callable[[dict], None], job: Callable[[], int]) -> int:
+    """Run a child's ``job`` and return its exit status; whatever goes wrong reaches the parent as one error line.
+
+    A :class:`SegvizError` is the job's own refusal (status 0); a closed pipe or an interrupt means the parent
+    is gone (status 0, nothing to say); anything else is a bug: its traceback goes to stderr, status 1."""
+    try:
+        return job()
+    except SegvizError as exc:
+        send({"type": "error", "message": str(exc)})
+        return 0
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0
+    except Exception as exc:
+        import traceback
+
+        traceback.print_exc()
+        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
+        return 1
+
+
 class ChildProcess:
     """The parent's end of one child job: start, JSON lines each way, and an end that never hangs.
 

@@ -16,7 +16,8 @@ from collections.abc import Generator, Sequence
 
 from ..errors import SegvizError
 from ..events import Progress
-from .child_process import ChildProcess, decode_sentence, dumps, encode_sentences
+from .child_process import (ChildProcess, decode_sentence, encode_sentences, reply_writer, send_progress,
+                            serve_guarded)
 from .tasks import PEER_CHUNK, peers_task
 
 class PeersJob:
@@ -83,11 +84,9 @@ class PeersJob:
 
 def serve(config: dict, commands, replies) -> int:
     """Child side: read the sentences, run the peers, stream progress and the masses."""
-    def send(message: dict) -> None:
-        replies.write(dumps(message).encode("utf-8") + b"\n")
-        replies.flush()
+    send = reply_writer(replies)
 
-    try:
+    def job() -> int:
         n = int(config["sentences"])
         sentences: list[tuple[str, ...]] = []
         while len(sentences) < n:
@@ -95,23 +94,9 @@ def serve(config: dict, commands, replies) -> int:
             if not line:
                 return 0
             sentences.append(decode_sentence(line))
-        task = peers_task([str(x) for x in config["names"]], sentences, groups=config.get("groups"),
-                          chunk=int(config.get("chunk") or PEER_CHUNK))
-        while True:
-            try:
-                event = next(task)
-            except StopIteration as stop:
-                send({"type": "result", "masses": {k: list(v) for k, v in stop.value.items()}})
-                return 0
-            send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
-    except SegvizError as exc:
-        send({"type": "error", "message": str(exc)})
+        masses = send_progress(peers_task([str(x) for x in config["names"]], sentences, groups=config.get("groups"),
+                                          chunk=int(config.get("chunk") or PEER_CHUNK)), send)
+        send({"type": "result", "masses": {k: list(v) for k, v in masses.items()}})
         return 0
-    except (BrokenPipeError, KeyboardInterrupt):
-        return 0
-    except Exception as exc:  # reported to the parent as one line; the traceback goes to stderr
-        import traceback
 
-        traceback.print_exc()
-        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
-        return 1
+    return serve_guarded(send, job)

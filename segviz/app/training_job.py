@@ -40,7 +40,8 @@ from ..induction import FeatureAdded, InductionFinished
 from ..lm.models import LanguageModels
 from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
-from .child_process import ChildProcess, decode_array, dumps, encode_array
+from .child_process import (ChildProcess, decode_array, encode_array, progress_message, reply_writer,
+                            serve_guarded)
 from .tasks import read_corpus_task
 
 if TYPE_CHECKING:
@@ -226,11 +227,9 @@ def serve(config: dict, commands, replies) -> int:
 
     ``commands`` and ``replies`` are binary files; one JSON object per line.  Returns the exit status.
     """
-    def send(message: dict) -> None:
-        replies.write(dumps(message).encode("utf-8") + b"\n")
-        replies.flush()
+    send = reply_writer(replies)
 
-    try:
+    def job() -> int:
         events = _child_events(config)
         lm_path = Path(config["lm_path"])
         for line in commands:
@@ -240,7 +239,7 @@ def serve(config: dict, commands, replies) -> int:
             if event is None:
                 return 0
             if isinstance(event, Progress):
-                send({"type": "progress", "stage": event.stage, "done": event.done, "total": event.total})
+                send(progress_message(event))
             elif isinstance(event, LanguageModelsReady):
                 if config.get("lms_in"):
                     send({"type": "lms", "path": config["lms_in"]})   # the parent's own, unchanged
@@ -256,17 +255,8 @@ def serve(config: dict, commands, replies) -> int:
                 send({"type": "finished", "reason": event.reason, "model": model_to_json(event.model),
                       "probabilities": encode_array(event.probabilities)})
         return 0
-    except SegvizError as exc:
-        send({"type": "error", "message": str(exc)})
-        return 0
-    except (BrokenPipeError, KeyboardInterrupt):
-        return 0
-    except Exception as exc:  # reported to the parent as one line; the traceback goes to stderr
-        import traceback
 
-        traceback.print_exc()
-        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
-        return 1
+    return serve_guarded(send, job)
 
 
 class TrainingJob:
