@@ -134,15 +134,11 @@ def _zscore(values: np.ndarray) -> np.ndarray:
 
 
 def tfidf_cohesion(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
-                   ks: Sequence[int] = TFIDF_WINDOWS, *, counts: sp.csr_matrix | None = None
-                   ) -> dict[int, dict[str, np.ndarray]]:
-    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups).
-
-    ``counts``: the sentences' content-word counts when already known (:func:`_term_counts`)."""
+                   ks: Sequence[int] = TFIDF_WINDOWS) -> dict[int, dict[str, np.ndarray]]:
+    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups)."""
     n = len(sentences)
     sizes = [n] if groups is None else [int(g) for g in groups]
-    if counts is None:
-        counts = _term_counts(sentences)
+    counts = _term_counts(sentences)
     out = {k: {name: np.full(max(n - 1, 0), np.nan) for name in ("cosine", "z", "depth")} for k in ks}
     start = 0
     for size in sizes:
@@ -161,17 +157,15 @@ def _profiles(context, ks: Sequence[int]) -> dict[int, dict[str, np.ndarray]]:
     """The context's tf-idf profiles for ``ks``.
 
     On a miss every standard window not cached yet is computed in the same pass: a model's questions ask for
-    their windows one at a time, and one pass over the sentences serves them all (the dense block sums are
-    shared; each further k costs three inner products per gap).  The term counts are kept for later misses."""
+    their windows one at a time, and one pass over the sentences serves them all (the term counts and dense block
+    sums are shared; each further k costs three inner products per gap)."""
     wanted = sorted(set(ks))
     missing = [k for k in sorted(set(wanted) | set(TFIDF_WINDOWS)) if not context.is_cached(("tfidf", k))]
-    if any(k in missing for k in wanted):
-        counts = context.memo(("tfidf-counts",), lambda: _term_counts(context.sentences))
-        fresh = tfidf_cohesion(context.sentences, context.groups, missing, counts=counts)
+    if set(missing) & set(wanted):
+        fresh = tfidf_cohesion(context.sentences, context.groups, missing)
         for k in missing:
             context.memo(("tfidf", k), lambda k=k: fresh[k])
-    return {k: context.memo(("tfidf", k), lambda k=k: tfidf_cohesion(context.sentences, context.groups, (k,))[k])
-            for k in wanted}
+    return {k: context.memo(("tfidf", k), lambda: None) for k in wanted}   # every wanted k is cached by now
 
 
 def _signal(name: str, part: str, symbol: str, subject: str, tag: str) -> Signal:
