@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from segviz.events import run_to_end  # noqa: E402
 from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
 from segviz.segmenter import Segmenter  # noqa: E402
 
@@ -34,14 +35,6 @@ DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi")
 MIXED_OF = ("reuters", "longform", "wiki")
 ROW_ORDER_TAIL = ("c99", "texttiling", "none", "even")
 METRICS = ("p_k", "p_mu")
-
-
-def run(work):
-    while True:
-        try:
-            next(work)
-        except StopIteration as done:
-            return done.value
 
 
 def domain_tables(domain: str, data: Path, models: dict, choi_all: bool) -> dict[str, dict]:
@@ -57,7 +50,7 @@ def domain_tables(domain: str, data: Path, models: dict, choi_all: bool) -> dict
     else:
         split = PROTOCOLS[domain](data)
     peers = ("c99", "texttiling") if domain != "reuters" else ("texttiling",)
-    return run(score_test_portions(split, models, peers=peers))
+    return run_to_end(score_test_portions(split, models, peers=peers))
 
 
 def main(argv=None) -> int:

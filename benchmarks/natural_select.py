@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from segviz.evaluation import compare_segmenters, model_segmenter  # noqa: E402
 from segviz.corpus import read_corpus  # noqa: E402
 from segviz.decode import decode  # noqa: E402
+from segviz.events import run_to_end  # noqa: E402
 from segviz.length_prior import decode_length_prior  # noqa: E402
 from segviz.lm.models import LanguageModels  # noqa: E402
 from segviz.metrics import p_k, p_mu  # noqa: E402
@@ -122,14 +123,6 @@ CONFIGS: dict[str, dict] = {
 }
 
 
-def run(work):
-    while True:
-        try:
-            next(work)
-        except StopIteration as done:
-            return done.value
-
-
 def heldout_rows(seg: Segmenter, stop: Segmenter | None, heldout) -> dict:
     models = {}
     for name, model in (("model", seg), ("stop", stop)):
@@ -137,7 +130,7 @@ def heldout_rows(seg: Segmenter, stop: Segmenter | None, heldout) -> dict:
             continue
         for rule in DECISION_RULES:
             models[f"{name}/{rule}"] = model_segmenter(model, rule=rule)
-    comparison = run(compare_segmenters(heldout, models=models, evaluation="per-document", peers=(),
+    comparison = run_to_end(compare_segmenters(heldout, models=models, evaluation="per-document", peers=(),
                                         baselines=("none", "even")))
     return comparison.score_rows
 

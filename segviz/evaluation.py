@@ -26,7 +26,7 @@ import numpy as np
 
 from .baselines import BASELINES, baseline_masses
 from .errors import SegvizError
-from .events import Progress
+from .events import Progress, run_to_end
 from .metrics import default_k, score_row
 from .peers import PEERS
 from .segmentation import default_mu
@@ -275,9 +275,4 @@ def compare_segmenters(corpus, *, model=None, model_name: str = "model", models:
 
 def score_segmenters(corpus, **params) -> Comparison:
     """:func:`compare_segmenters` run to the end (no progress): the same parameters, the :class:`Comparison`."""
-    work = compare_segmenters(corpus, **params)
-    while True:
-        try:
-            next(work)
-        except StopIteration as done:
-            return done.value
+    return run_to_end(compare_segmenters(corpus, **params))

@@ -5,7 +5,11 @@ Modules with richer events (e.g. :class:`segviz.induction.FeatureAdded`) define 
 """
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -19,3 +23,12 @@ class Progress:
     @property
     def fraction(self) -> float:
         return self.done / self.total if self.total > 0 else 0.0
+
+
+def run_to_end(work: Generator[Any, Any, T]) -> T:
+    """Drive one of the engine's generators to its end, dropping its events; returns its value."""
+    while True:
+        try:
+            next(work)
+        except StopIteration as done:
+            return done.value

@@ -13,7 +13,7 @@ from typing import Generator, Iterator
 import numpy as np
 
 from .decode import decode
-from .events import Progress
+from .events import Progress, run_to_end
 from .segmentation import boundaries_to_masses, segment_starts, validate_masses
 
 
@@ -76,9 +76,4 @@ def segment_documents_iter(model, corpus, *, alpha: float | None = None, epsilon
 def segment_documents(model, corpus, *, alpha: float | None = None, epsilon: int | None = None
                       ) -> list[SegmentedDocument]:
     """:func:`segment_documents_iter` run to the end."""
-    work = segment_documents_iter(model, corpus, alpha=alpha, epsilon=epsilon)
-    while True:
-        try:
-            next(work)
-        except StopIteration as done:
-            return done.value
+    return run_to_end(segment_documents_iter(model, corpus, alpha=alpha, epsilon=epsilon))
