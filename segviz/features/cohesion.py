@@ -42,10 +42,8 @@ def _content_stream(sentences: Sequence[Sequence[str]]) -> TokenStream:
 
 
 def _cosine(stream: TokenStream, k: int) -> np.ndarray:
-    P = stream.sentence_window(Window("sentence", -k, 0)).astype(np.float64)
-    N = stream.sentence_window(Window("sentence", 0, k)).astype(np.float64)
-    inter = np.asarray(P.multiply(N).sum(axis=1)).ravel()
-    sizes = np.sqrt(np.asarray(P.sum(axis=1)).ravel() * np.asarray(N.sum(axis=1)).ravel())
+    before, after, inter = stream.window_set_sizes(k)
+    sizes = np.sqrt(before * after)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(sizes > 0, inter / np.where(sizes > 0, sizes, 1.0), 0.0)
 

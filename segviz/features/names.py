@@ -71,17 +71,18 @@ def _name_stream(context) -> tuple[TokenStream, np.ndarray]:
     return context.memo(("names", "stream"), build)
 
 
-def _window_sets(context, k: int, side: str):
-    stream, group = _name_stream(context)
-    window = Window("sentence", -k, 0) if side == "before" else Window("sentence", 0, k)
-    return stream.sentence_window(window, group=group).astype(np.float64)
+def _set_sizes(context, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct names before / after each gap (k sentences, within the document) and shared by both."""
+    def build():
+        stream, group = _name_stream(context)
+        return stream.window_set_sizes(k, group)
+
+    return context.memo(("names", "set sizes", k), build)
 
 
 def _overlap(context, window: Window) -> np.ndarray:
-    k = window.end
-    P, N = _window_sets(context, k, "before"), _window_sets(context, k, "after")
-    inter = np.asarray(P.multiply(N).sum(axis=1)).ravel()
-    sizes = np.asarray(P.sum(axis=1)).ravel() * np.asarray(N.sum(axis=1)).ravel()
+    before, after, inter = _set_sizes(context, window.end)
+    sizes = before * after
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(sizes > 0, inter / np.sqrt(np.where(sizes > 0, sizes, 1.0)), np.nan)
     return context.inside_groups(out)
@@ -103,8 +104,7 @@ def _first_mentions(context) -> np.ndarray:
 
 def _new(context, window: Window) -> np.ndarray:
     k = window.end
-    N = _window_sets(context, k, "after")
-    distinct = np.asarray(N.sum(axis=1)).ravel()
+    _, distinct, _ = _set_sizes(context, k)
     firsts = context.memo(("names", "first mentions"), lambda: _first_mentions(context))
     new, _ = context.window_sums(firsts, Window("sentence", 0, k))
     with np.errstate(invalid="ignore", divide="ignore"):

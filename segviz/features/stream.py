@@ -6,6 +6,7 @@ index arrays; the only Python loops run over window offsets, never over tokens x
 """
 from __future__ import annotations
 
+from itertools import chain, repeat
 from typing import Sequence
 
 import numpy as np
@@ -30,12 +31,13 @@ class TokenStream:
         self.n = len(sentences)
         self.V = len(vocab)
         index = {w: i for i, w in enumerate(vocab)}
-        lengths = np.fromiter((len(s) for s in sentences), dtype=np.int64, count=self.n)
+        lengths = np.fromiter(map(len, sentences), dtype=np.int64, count=self.n)
         self.starts = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(lengths, out=self.starts[1:])
         self.T = int(self.starts[-1])
-        get = index.get
-        self.tok = np.fromiter((get(t, -1) for s in sentences for t in s), dtype=np.int64, count=self.T)
+        # map() runs the lookups without a Python frame per token: ~3x faster than a generator expression
+        self.tok = np.fromiter(map(index.get, chain.from_iterable(sentences), repeat(-1, self.T)),
+                               dtype=np.int64, count=self.T)
         self.sent = np.repeat(np.arange(self.n, dtype=np.int64), lengths)
         known = self.tok >= 0
         # distinct (sentence, word) pairs = the sentence-by-word incidence matrix W (n x V)
@@ -68,6 +70,52 @@ class TokenStream:
             cols.append(self.pair_word[ok])
         return self._block(np.concatenate(rows) if rows else np.zeros(0, np.int64),
                            np.concatenate(cols) if cols else np.zeros(0, np.int64))
+
+    def window_set_sizes(self, k: int, group: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For every gap b = 1..n-1: how many distinct words the previous ``k`` sentences hold, how many the next
+        ``k`` hold, and how many both hold -- the row sums of ``sentence_window(-k..0)``, of
+        ``sentence_window(0..k)`` and of their product, without building either matrix.
+
+        Each count is a sum of +1 over ranges of gaps: a word is counted in the previous-k set at the gaps where
+        its first occurrence inside the window is sentence s (the gaps after s, up to s + k, beyond the previous
+        occurrence + k), likewise for the next-k set, and in both at the gaps between two consecutive occurrences
+        p < q that lie within k of both.  O(incidences), one cumulative sum per count.
+
+        ``group`` (a group id per sentence) clips the windows as :meth:`sentence_window` does; the counts are
+        then exact at every gap inside a group (at a gap between two groups they are not defined: callers mask
+        those)."""
+        n = self.n
+        s, w = self.pair_sent, self.pair_word
+        if group is None:
+            key = w
+            first = np.zeros(n, dtype=np.int64)                  # the first sentence a window may reach
+            last = np.full(n, n - 1, dtype=np.int64)             # the last gap whose previous window may
+        else:
+            group = np.asarray(group, dtype=np.int64)
+            key = group[s] * max(self.V, 1) + w
+            edges = np.flatnonzero(np.diff(group)) + 1
+            starts = np.concatenate([[0], edges])
+            ends = np.concatenate([edges, [n]])
+            first = np.repeat(starts, ends - starts)
+            last = np.minimum(np.repeat(ends, ends - starts), n - 1)
+        order = np.lexsort((s, key))
+        key, s = key[order], s[order]
+        follows = np.zeros(s.size, dtype=bool)
+        follows[1:] = key[1:] == key[:-1]
+        none = -(k + 1) - n                                      # "no previous occurrence": far enough back
+        prev = np.full(s.size, none, dtype=np.int64)
+        prev[1:][follows[1:]] = s[:-1][follows[1:]]
+
+        def ranges(lo, hi):
+            ok = lo <= hi
+            counts = (np.bincount(lo[ok], minlength=n + 1) - np.bincount(hi[ok] + 1, minlength=n + 1)).cumsum()
+            return counts[1:n].astype(np.float64)
+
+        before = ranges(np.maximum(s, prev + k) + 1, np.minimum(s + k, last[s]))
+        after = ranges(np.maximum.reduce([s - k + 1, prev + 1, first[s], np.ones_like(s)]), s)
+        p, q = s[:-1][follows[1:]], s[1:][follows[1:]]
+        both = ranges(np.maximum(p, q - k) + 1, np.minimum(q, p + k))
+        return before, after, both
 
     def word_window(self, w: Window) -> sp.csc_matrix:
         """Word j is one of the tokens at offsets start .. end-1 from the boundary's first token."""

@@ -1,0 +1,60 @@
+"""The distinct-word counts of the windows around each gap (cohesion, names) against Python sets, and against the
+sparse window matrices they replace."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from segviz.features.questions import Window
+from segviz.features.stream import TokenStream
+
+
+def brute(sentences, vocab, k, group):
+    known = set(vocab)
+    n = len(sentences)
+    out = []
+    for b in range(1, n):
+        before = {w for s in range(max(0, b - k), b) if group is None or group[s] == group[b - 1]
+                  for w in sentences[s] if w in known}
+        after = {w for s in range(b, min(n, b + k)) if group is None or group[s] == group[b]
+                 for w in sentences[s] if w in known}
+        out.append((len(before), len(after), len(before & after)))
+    return [np.array(col, dtype=float) for col in zip(*out)]
+
+
+def random_streams(seed, trials):
+    rng = np.random.default_rng(seed)
+    for _ in range(trials):
+        n = int(rng.integers(2, 30))
+        sentences = [tuple(f"w{x}" for x in rng.integers(0, int(rng.integers(1, 7)), size=int(rng.integers(0, 5))))
+                     for _ in range(n)]
+        vocab = sorted({t for s in sentences for t in s})[1:] or ["w0"]   # a word left out of the vocabulary
+        group = np.sort(rng.integers(0, 3, size=n)) if rng.random() < 0.5 else None
+        yield sentences, vocab, int(rng.integers(1, 10)), group
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_counts_are_those_of_python_sets(seed):
+    for sentences, vocab, k, group in random_streams(seed, 60):
+        got = TokenStream(sentences, vocab).window_set_sizes(k, group)
+        expected = brute(sentences, vocab, k, group)
+        inside = np.ones(len(sentences) - 1, dtype=bool) if group is None else group[1:] == group[:-1]
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g[inside], e[inside])
+
+
+def test_the_counts_are_the_row_sums_of_the_window_matrices():
+    for sentences, vocab, k, group in random_streams(7, 60):
+        stream = TokenStream(sentences, vocab)
+        P = stream.sentence_window(Window("sentence", -k, 0), group=group).astype(np.float64)
+        N = stream.sentence_window(Window("sentence", 0, k), group=group).astype(np.float64)
+        before, after, both = stream.window_set_sizes(k, group)
+        inside = np.ones(len(sentences) - 1, dtype=bool) if group is None else group[1:] == group[:-1]
+        np.testing.assert_array_equal(before[inside], np.asarray(P.sum(axis=1)).ravel()[inside])
+        np.testing.assert_array_equal(after[inside], np.asarray(N.sum(axis=1)).ravel()[inside])
+        np.testing.assert_array_equal(both[inside], np.asarray(P.multiply(N).sum(axis=1)).ravel()[inside])
+
+
+def test_a_stream_without_known_words_counts_nothing():
+    before, after, both = TokenStream([("a",), ("b",), ("c",)], ["z"]).window_set_sizes(2)
+    assert before.tolist() == after.tolist() == both.tolist() == [0.0, 0.0]
