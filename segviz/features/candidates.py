@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from segviz.errors import SegvizError
 from segviz.features.context import FeatureContext
 from segviz.features.family import CandidateSettings, interval_block
+from segviz.features.parallel import start_worker
 from segviz.features.questions import FeatureSpec, IntervalQuestion, WordQuestion
 from segviz.features.registry import DEFAULT_FAMILIES, FAMILIES, resolve_families
 from segviz.features.relevance import RELEVANCE_EDGES
@@ -91,29 +92,39 @@ def build_candidates(
     return X, specs
 
 
-def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext) -> sp.csr_matrix:
+def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, n_jobs: int = 1) -> sp.csr_matrix:
     """The (n-1, len(specs)) 0/1 matrix of the given questions on the context's stream.
 
     Word questions are answered from one token stream over the words they ask about; interval questions from the
     context's (cached) signal values.  Questions needing an input the context lacks raise :class:`SegvizError`.
+    ``n_jobs=2`` computes the costliest signal families in a forked process meanwhile
+    (:mod:`segviz.features.parallel`); the matrix is the same.
     """
     context = _as_context(context)
     if not specs:
         return sp.csr_matrix((context.n_events, 0), dtype=np.int8)
-    answerers = {
-        WordQuestion: lambda qs: word_block(context.sentences, qs),
-        IntervalQuestion: lambda qs: interval_block(context, qs),
-    }
-    by_type: dict[type, list[int]] = {}
+    by_type: dict[type, list[int]] = {WordQuestion: [], IntervalQuestion: []}
     for i, s in enumerate(specs):
-        if type(s) not in answerers:
+        if type(s) not in by_type:
             raise SegvizError(f"not a candidate question: {s!r}")
         context.require(s.needs)
-        by_type.setdefault(type(s), []).append(i)
-    blocks, order = [], []
-    for question_type, items in by_type.items():
-        blocks.append(answerers[question_type]([specs[i] for i in items]))
-        order.extend(items)
+        by_type[type(s)].append(i)
+    intervals = [specs[i] for i in by_type[IntervalQuestion]]
+    worker = start_worker(context, intervals) if n_jobs > 1 and intervals else None
+    try:
+        blocks, order = [], []
+        if by_type[WordQuestion]:
+            blocks.append(word_block(context.sentences, [specs[i] for i in by_type[WordQuestion]]))
+            order.extend(by_type[WordQuestion])
+        if intervals:
+            if worker is not None:
+                worker.compute_rest()   # this process's share, while the worker computes its own
+                worker.install()
+            blocks.append(interval_block(context, intervals))
+            order.extend(by_type[IntervalQuestion])
+    finally:
+        if worker is not None:
+            worker.stop()
     X = sp.hstack(blocks, format="csc", dtype=np.int8)
     inv = np.empty(len(order), dtype=np.int64)
     inv[np.asarray(order)] = np.arange(len(order))

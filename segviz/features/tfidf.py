@@ -32,6 +32,10 @@ from segviz.peers import default_stopwords
 __all__ = [
     "TFIDF_WINDOWS",
     "tfidf_cohesion",
+    "tfidf_cosines",
+    "profiles_from_cosines",
+    "missing_windows",
+    "install_cosines",
     "valley_depth",
     "tfidf_questions",
     "FAMILY",
@@ -72,12 +76,14 @@ def _group_vectors(counts: sp.csr_matrix) -> sp.csr_matrix:
     return sp.csr_matrix(sp.diags(np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), 0.0)) @ X)
 
 
-def _group_cosines(X: sp.csr_matrix, ks: Sequence[int]) -> dict[int, np.ndarray]:
-    """Block cosines at the inner gaps j = 1..m-1 of one group (blocks clipped to the group)."""
+def _group_cosines(X: sp.csr_matrix, ks: Sequence[int], chunks: Sequence[int] | None = None) -> dict[int, np.ndarray]:
+    """Block cosines at the inner gaps j = 1..m-1 of one group (blocks clipped to the group); only the chunks
+    numbered ``chunks`` (of :func:`_chunk_starts`) when given, NaN elsewhere."""
     m = X.shape[0]
-    out = {k: np.zeros(max(m - 1, 0)) for k in ks}
+    starts = _chunk_starts(m)
+    out = {k: np.zeros(max(m - 1, 0)) if chunks is None else np.full(max(m - 1, 0), np.nan) for k in ks}
     K = max(ks)
-    for j0 in range(1, m, CHUNK):
+    for j0 in (starts if chunks is None else [starts[c] for c in chunks]):
         j1 = min(j0 + CHUNK, m)                          # gaps j0 .. j1-1
         r0, r1 = max(0, j0 - K), min(m, j1 + K)          # the sentences their blocks can reach
         block = X[r0:r1]
@@ -96,6 +102,11 @@ def _group_cosines(X: sp.csr_matrix, ks: Sequence[int]) -> dict[int, np.ndarray]
             cosine = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
             out[k][j0 - 1:j1 - 1] = np.round(cosine, COSINE_DECIMALS)
     return out
+
+
+def _chunk_starts(m: int) -> list[int]:
+    """The first gap of each dense chunk of a group of ``m`` sentences."""
+    return list(range(1, m, CHUNK))
 
 
 def _rows(csum: np.ndarray, lo: int, hi: int, *, last: int | None = None) -> np.ndarray:
@@ -133,39 +144,80 @@ def _zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
 
 
-def tfidf_cohesion(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
-                   ks: Sequence[int] = TFIDF_WINDOWS) -> dict[int, dict[str, np.ndarray]]:
-    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups)."""
+def tfidf_cosines(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
+                  ks: Sequence[int] = TFIDF_WINDOWS, share: tuple[float, float] = (0.0, 1.0)
+                  ) -> dict[int, np.ndarray]:
+    """Per k: the block cosine of every gap b = 1..n-1 (NaN between two groups).
+
+    ``share = (lo, hi)`` computes only the chunks in that fraction of the stream's chunks (NaN elsewhere): two
+    processes given complementary shares compute the same values as one (every chunk's arithmetic is its own),
+    and :func:`profiles_from_cosines` takes their merge."""
     n = len(sentences)
     sizes = [n] if groups is None else [int(g) for g in groups]
     counts = _term_counts(sentences)
-    out = {k: {name: np.full(max(n - 1, 0), np.nan) for name in ("cosine", "z", "depth")} for k in ks}
+    chunks = [(g, c) for g, size in enumerate(sizes) for c in range(len(_chunk_starts(size)))]
+    lo, hi = round(share[0] * len(chunks)), round(share[1] * len(chunks))
+    mine: dict[int, list[int]] = {}
+    for g, c in chunks[lo:hi]:
+        mine.setdefault(g, []).append(c)
+    out = {k: np.full(max(n - 1, 0), np.nan) for k in ks}
     start = 0
-    for size in sizes:
-        if size >= 2:
-            cos = _group_cosines(_group_vectors(counts[start:start + size]), ks)
-            inner = slice(start, start + size - 1)       # gaps b = start+1 .. start+size-1
+    for g, size in enumerate(sizes):
+        if g in mine:
+            everything = len(mine[g]) == len(_chunk_starts(size))
+            cos = _group_cosines(_group_vectors(counts[start:start + size]), ks, None if everything else mine[g])
             for k in ks:
-                out[k]["cosine"][inner] = cos[k]
-                out[k]["z"][inner] = _zscore(cos[k])
-                out[k]["depth"][inner] = valley_depth(cos[k])
+                out[k][start:start + size - 1] = cos[k]     # gaps b = start+1 .. start+size-1
         start += size
     return out
 
 
-def _profiles(context, ks: Sequence[int]) -> dict[int, dict[str, np.ndarray]]:
-    """The context's tf-idf profiles for ``ks``.
+def profiles_from_cosines(cosines: dict[int, np.ndarray], groups: Sequence[int] | None, n: int
+                          ) -> dict[int, dict[str, np.ndarray]]:
+    """Per k: the ``"cosine"``, its ``"z"``-score and ``"depth"`` within each group (NaN between groups)."""
+    sizes = [n] if groups is None else [int(g) for g in groups]
+    out = {}
+    for k, cosine in cosines.items():
+        z, depth = np.full(max(n - 1, 0), np.nan), np.full(max(n - 1, 0), np.nan)
+        start = 0
+        for size in sizes:
+            if size >= 2:
+                inner = slice(start, start + size - 1)
+                z[inner] = _zscore(cosine[inner])
+                depth[inner] = valley_depth(cosine[inner])
+            start += size
+        out[k] = {"cosine": cosine, "z": z, "depth": depth}
+    return out
 
-    On a miss every standard window not cached yet is computed in the same pass: a model's questions ask for
-    their windows one at a time, and one pass over the sentences serves them all (the term counts and dense block
-    sums are shared; each further k costs three inner products per gap)."""
-    wanted = sorted(set(ks))
-    missing = [k for k in sorted(set(wanted) | set(TFIDF_WINDOWS)) if not context.is_cached(("tfidf", k))]
-    if set(missing) & set(wanted):
-        fresh = tfidf_cohesion(context.sentences, context.groups, missing)
-        for k in missing:
-            context.memo(("tfidf", k), lambda k=k: fresh[k])
-    return {k: context.memo(("tfidf", k), lambda: None) for k in wanted}   # every wanted k is cached by now
+
+def tfidf_cohesion(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
+                   ks: Sequence[int] = TFIDF_WINDOWS) -> dict[int, dict[str, np.ndarray]]:
+    """Per k: the ``"cosine"``, ``"z"`` and ``"depth"`` of every gap b = 1..n-1 (NaN between two groups)."""
+    return profiles_from_cosines(tfidf_cosines(sentences, groups, ks), groups, len(sentences))
+
+
+def missing_windows(context, ks: Sequence[int] = TFIDF_WINDOWS) -> list[int]:
+    """The tf-idf windows ``ks`` asks about that the context has not computed, with every standard window not
+    cached yet (one pass serves them all: the term counts and dense block sums are shared; each further k
+    costs three inner products per gap); empty when every k of ``ks`` is cached."""
+    wanted = set(ks)
+    missing = [k for k in sorted(wanted | set(TFIDF_WINDOWS)) if not context.is_cached(("tfidf", k))]
+    return missing if set(missing) & wanted else []
+
+
+def install_cosines(context, cosines: dict[int, np.ndarray]) -> None:
+    """Cache the profiles of fully computed cosines (a merge of complementary shares) in ``context``."""
+    fresh = profiles_from_cosines(cosines, context.groups, context.n_sentences)
+    for k in cosines:
+        context.memo(("tfidf", k), lambda k=k: fresh[k])
+
+
+def _profiles(context, ks: Sequence[int]) -> dict[int, dict[str, np.ndarray]]:
+    """The context's tf-idf profiles for ``ks`` (on a miss, every standard window not cached yet in one pass)."""
+    missing = missing_windows(context, ks)
+    if missing:
+        install_cosines(context, tfidf_cosines(context.sentences, context.groups, missing))
+    return {k: context.memo(("tfidf", k), lambda: None) for k in sorted(set(ks))}   # every k is cached by now
 
 
 def _signal(name: str, part: str, symbol: str, subject: str, tag: str) -> Signal:
