@@ -208,3 +208,16 @@ def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, q
     assert not window.background.is_running(EARLY_APPLY)
     assert window.state.corpus is None and window.state.probabilities is None
     assert window.state.segmenter is not None          # the model itself is open, waiting for a corpus
+
+
+def test_the_window_and_the_child_share_one_parse_that_ends_with_the_window(window, qtbot):
+    cache = Path(window.reading_cache.name)
+    with qtbot.waitSignal(window.modelApplied, timeout=60000, check_params_cb=lambda *a: True):
+        assert window.open_corpus(str(SAMPLE))
+        assert window.open_model(str(LM_MODEL))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert len(list(cache.glob("*.jsonl"))) == 1 and not list(cache.glob("*.claim"))
+    assert os.stat(cache).st_mode & 0o077 == 0   # private to the user
+    with qtbot.waitSignal(window.closed, timeout=10000):
+        window.close()
+    assert not cache.exists()

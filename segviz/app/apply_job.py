@@ -5,12 +5,14 @@ profiles, names, the feature matrix), much of it inside single numpy calls that 
 token arrays: 150-330 ms each).  In a worker thread those calls froze the window as long; in a child
 (:mod:`segviz.app.child_process`) they cost it nothing.
 
-The child reads the corpus again from the same files with the same reader options (only paths cross over, as
-for training), loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` and sends back the
-compact arrays the views need: the boundary probabilities, the relevance and its profile, the decision rule's
-greedy passes, the induced features' 0/1 matrix (CSR index arrays) and the vocabulary coverage.  The parent may
-start it before its own reading of the corpus has finished (the two read side by side); the sentence count the
-parent shows is checked when the result is used.
+The child reads the corpus from the same files with the same reader options (only paths cross over, as for
+training), through the session's :mod:`~segviz.app.reading_cache`: started while the window is still reading,
+it takes the files last to first, the window first to last, and each file is parsed once by whichever gets to
+it.  It then loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` on two cores
+(``n_jobs=2``: the window is idle by then) and sends back the compact arrays the views need: the boundary
+probabilities, the relevance and its profile, the decision rule's greedy passes, the induced features' 0/1
+matrix (CSR index arrays) and the vocabulary coverage.  The sentence count the parent shows is checked when the
+result is used.
 """
 from __future__ import annotations
 
@@ -38,13 +40,15 @@ class ApplyJob:
     (None when closed first); :meth:`close` from any thread ends the child at once."""
 
     def __init__(self, model_path: str | os.PathLike, paths: Sequence[str | os.PathLike], *,
-                 read_options: dict | None = None, epsilons: Sequence[int] = ()):
+                 read_options: dict | None = None, epsilons: Sequence[int] = (),
+                 reading_cache: str | os.PathLike | None = None):
         self.model_path = os.path.abspath(os.fspath(model_path))
         self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not self.paths:
             raise SegvizError("applying a model in the background needs the corpus files")
         self.read_options = dict(read_options or {})
         self.epsilons = [int(e) for e in epsilons]
+        self.reading_cache = None if reading_cache is None else os.fspath(reading_cache)
         self._cancel = threading.Event()
         self._child: ChildProcess | None = None
 
@@ -62,7 +66,8 @@ class ApplyJob:
                 if not child.start(workdir):
                     return None
                 if not child.send({"job": "apply", "model": self.model_path, "paths": self.paths,
-                                   "read_options": self.read_options, "epsilons": self.epsilons}):
+                                   "read_options": self.read_options, "epsilons": self.epsilons,
+                                   "reading_cache": self.reading_cache}):
                     return None
                 while True:
                     message = child.receive()
@@ -136,10 +141,13 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
 # -- the child's side -----------------------------------------------------------------------------------------
 
 def _child_result(config: dict):
-    corpus = yield from read_corpus_task(config["paths"], **(config.get("read_options") or {}))
+    corpus = yield from read_corpus_task(config["paths"], reading_cache=config.get("reading_cache"), backwards=True,
+                                         **(config.get("read_options") or {}))
     yield Progress("loading the model", 0, 1)
     segmenter = Segmenter.load(config["model"])
-    applied = yield from apply_model_task(segmenter, corpus, [int(e) for e in config.get("epsilons") or ()])
+    # two cores' worth: the window is idle by now, waiting for this
+    applied = yield from apply_model_task(segmenter, corpus, [int(e) for e in config.get("epsilons") or ()],
+                                          n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
     return corpus.n_sentences, applied
 
 

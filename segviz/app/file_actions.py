@@ -109,9 +109,9 @@ class FileActions:
             win.show_error("Cannot open corpus", message)
             win.corpusFailed.emit(message)
 
-        seed = win.state.seed
-        win.background.start("open", lambda: open_corpus_task(paths, seed=seed, **read_options), on_result=done,
-                             on_error=failed)
+        seed, cache = win.state.seed, win.reading_cache.name
+        win.background.start("open", lambda: open_corpus_task(paths, seed=seed, reading_cache=cache, **read_options),
+                             on_result=done, on_error=failed)
         return True
 
     def format_choices(self) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -74,6 +75,8 @@ class MainWindow(QMainWindow):
         self.session = QtSession(SessionState(alpha=_setting(self.settings, "decision/alpha", 0.5, float),
                                               epsilon=_setting(self.settings, "decision/epsilon", 2, int)), self)
         self.state = self.session.state
+        # the session's parses of corpus files, shared with the engine children (each file is parsed once)
+        self.reading_cache = tempfile.TemporaryDirectory(prefix="segviz-reading-", ignore_cleanup_errors=True)
         self.background = BackgroundWork(self)
         self.background.busyChanged.connect(self.busyChanged)
         self.background.allFinished.connect(self._background_done)
@@ -437,7 +440,7 @@ class MainWindow(QMainWindow):
     def open_corpus(self, paths, **read_options) -> bool:
         """Read a corpus (one or more files or folders) in the background; errors keep the current one."""
         started = self.files.open_corpus(paths, **read_options)
-        # what is being read: a model opened meanwhile is applied to the same files side by side
+        # what is being read: a model opened meanwhile is applied to the same files, the parses shared
         listed = [paths] if isinstance(paths, (str, os.PathLike)) else paths
         self.opening = ([str(p) for p in listed], dict(read_options)) if started else None
         return started
@@ -550,6 +553,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         event.accept()
+        self.reading_cache.cleanup()
         self.closed.emit()
 
     def _background_done(self) -> None:

@@ -116,7 +116,8 @@ class ModelControl:
         if key is not None:
             # in a child process: the engine's numpy calls would hold the GIL against the window for up to a
             # third of a second each
-            job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options, epsilons=epsilons)
+            job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options, epsilons=epsilons,
+                           reading_cache=win.reading_cache.name)
             win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
         else:
             # a model with no file of its own (trained here): in a thread
@@ -134,9 +135,9 @@ class ModelControl:
                 tuple(sorted((read_options or {}).items())))
 
     def _apply_early(self, segmenter, path) -> None:
-        """A model opened while a corpus is being read is applied at once, in a child reading the same files
-        side by side with the window's reading (the open takes the longer of the two, not their sum); the
-        result waits for the corpus to be installed, which then takes it (:meth:`apply_model`)."""
+        """A model opened while a corpus is being read is applied at once, in a child that reads the same files
+        beside the window's reading, the two sharing the parses (:mod:`segviz.app.reading_cache`); the result
+        waits for the corpus to be installed, which then takes it (:meth:`apply_model`)."""
         win = self.window
         opening = win.opening
         win.background.cancel(EARLY_APPLY)
@@ -148,7 +149,8 @@ class ModelControl:
         if key is None:
             return
         early = {"key": key, "outcome": None, "deliver": None}
-        job = ApplyJob(path, paths, read_options=read_options, epsilons=(self.window.state.epsilon,))
+        job = ApplyJob(path, paths, read_options=read_options, epsilons=(self.window.state.epsilon,),
+                       reading_cache=win.reading_cache.name)
 
         def outcome(kind, value):
             early["outcome"] = (kind, value)

@@ -24,6 +24,7 @@ from ..events import Progress
 from ..peers import PEERS, segment_with
 from ..persist import atomic_write_text
 from ..readers.source import expand_paths
+from .reading_cache import ReadingCache, read_files_shared
 from .state import prepare_corpus
 from ..relevance import relevance_profile, sentence_relevance
 
@@ -33,27 +34,38 @@ PEER_CHUNK = 1500
 
 # -- reading --------------------------------------------------------------------------------------------------
 
-def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, None, Corpus]:
+def read_corpus_task(paths: Sequence[str], *, reading_cache: str | os.PathLike | None = None,
+                     backwards: bool = False, **options) -> Generator[Progress, None, Corpus]:
     """Read files, folders (their files) or globs into one corpus, a file at a time (Cancel is seen between
-    files), with the engine's readers and ``options`` (``format``, ...)."""
+    files), with the engine's readers and ``options`` (``format``, ...).
+
+    ``reading_cache`` is the session's :class:`~segviz.app.reading_cache.ReadingCache` directory: files another
+    reader of the session parsed (or is parsing) are taken from it, the others are parsed and stored there.
+    ``backwards`` takes the files last to first (the engine children do, so that they meet the window's reading
+    in the middle); the corpus is in file order either way."""
     paths = [str(p) for p in paths]
     if not paths:
         raise SegvizError("no corpus files given")
     files = [str(f) for f in expand_paths(paths)]
-    parts = []
-    for i, path in enumerate(files):
-        yield Progress(f"reading {Path(path).name}", i, len(files))
-        parts.append(_read_one(path, options))
+    cache = None if reading_cache is None else ReadingCache(reading_cache)
+    parts: dict[int, Corpus] = {}
+    yield Progress("reading", 0, len(files))
+    for i, part in read_files_shared(files, _read_one, options, cache, backwards=backwards):
+        if part is None:
+            yield Progress(f"waiting for {Path(files[i]).name}", len(parts), len(files))
+            continue
+        parts[i] = part
         # what was read is long-lived and free of reference cycles: out of the cyclic collector's passes, which
         # would walk it again and again while the rest is read (in the window's process they run on the GUI
         # thread: 15-40 ms each while 70k sentences are read, more under load)
         gc.freeze()
-    yield Progress("reading", len(files), len(files))
-    if len(parts) == 1:
+        yield Progress(f"read {Path(files[i]).name}", len(parts), len(files))
+    if len(files) == 1:
         corpus = parts[0]
     else:
         first = Path(files[0])
-        corpus = Corpus.concatenate(parts, name=f"{first.parent.name or first.name} ({len(files)} files)")
+        corpus = Corpus.concatenate([parts[i] for i in range(len(files))],
+                                    name=f"{first.parent.name or first.name} ({len(files)} files)")
     if corpus.n_sentences < 2:
         what = "no sentences" if corpus.n_sentences == 0 else "only one sentence"
         raise SegvizError(f"{', '.join(paths)}: {what} found; segmenting needs at least 2 sentences")
@@ -92,20 +104,21 @@ class AppliedModel:
     coverage: object = None   # segviz.domain.Coverage: how much of the text the model's vocabulary knows
 
 
-def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = ()
+def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = (), *, n_jobs: int = 1
                      ) -> Generator[Progress, None, AppliedModel]:
     """Relevance (Section 3.3, with the model's own language models), then the model's boundary probabilities
     and the decision rule's greedy pass for each of ``epsilons``.
 
     The relevance computed for the trace is the one the model's relevance questions use; the feature columns are
-    kept so that later questions (which features fire at a position, where a feature fires) cost a lookup."""
+    kept so that later questions (which features fire at a position, where a feature fires) cost a lookup.
+    ``n_jobs=2`` forks a worker for part of the questions (only in an engine child: never fork the window)."""
     lms = segmenter.lms_
     relevance = profile = None
     if lms is not None:
         yield Progress("relevance", 0, 3)
         relevance = sentence_relevance(lms, corpus.sentences())
     yield Progress("applying the model", 1, 3)
-    columns = segmenter.feature_matrix(corpus, relevance=relevance).tocsr()
+    columns = segmenter.feature_matrix(corpus, relevance=relevance, n_jobs=n_jobs).tocsr()
     probabilities = np.asarray(segmenter.boundary_probabilities(corpus, relevance=relevance), dtype=np.float64)
     if not np.all(np.isfinite(probabilities)):
         raise SegvizError("the model gives non-finite boundary probabilities (its weights are not usable)")

@@ -1,0 +1,166 @@
+"""The session's shared parses: what comes back from the cache is the corpus the reader makes, a file is parsed
+once however many readers ask, damaged or stale entries are never used, and the readers meet in the middle."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from segviz import read_corpus
+from segviz.app.reading_cache import ReadingCache, decode_entry, encode_entry, read_files_shared
+from segviz.app.tasks import read_corpus_task
+from segviz.errors import SegvizError
+from segviz.events import run_to_end
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
+CHOI = sorted((ROOT / "sample_corpora" / "choi").rglob("*.ref"))
+
+PROSE = ("Chapter One\n\nIt was a bright cold day in April, and the clocks were striking thirteen. Winston\n"
+         "Smith slipped quickly through the glass doors.\n\n\"Hello,\" he said. The hallway smelt of boiled\n"
+         "cabbage.\n\nChapter Two\n\nOutside, even through the shut window-pane, the world looked cold.\n")
+
+
+def same(a, b) -> bool:
+    return (a.documents == b.documents and a.files == b.files and a.readings == b.readings and a.name == b.name
+            and a.has_reference == b.has_reference)
+
+
+def corpora(tmp_path):
+    text = tmp_path / "novel.txt"
+    text.write_text(PROSE, encoding="utf-8")
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text(json.dumps({"id": "a", "sentences": ["One sentence.", "Two sentences.", "Three."],
+                                 "segments": [2, 1], "paragraph_starts": [True, False, True]}) + "\n"
+                     + json.dumps({"id": "b", "sentences": ["Four.", "Five."], "segments": [2]}) + "\n",
+                     encoding="utf-8")
+    return [(SAMPLE, {}), (CHOI[0], {}), (text, {}), (text, {"headings": True}), (jsonl, {})]
+
+
+def test_an_entry_decodes_to_the_corpus_the_reader_makes(tmp_path):
+    for path, options in corpora(tmp_path):
+        corpus = read_corpus(path, **options)
+        assert same(decode_entry(encode_entry(corpus, str(path)), str(path)), corpus), path
+
+
+def test_another_spelling_of_the_path_gets_its_own_spelling_back(tmp_path, monkeypatch):
+    monkeypatch.chdir(SAMPLE.parent)
+    relative = read_corpus(SAMPLE.name)
+    entry = encode_entry(relative, SAMPLE.name)
+    assert same(decode_entry(entry, str(SAMPLE)), read_corpus(SAMPLE))
+
+
+def test_the_task_reads_through_the_cache_and_gives_the_same_corpus(tmp_path):
+    paths = [str(p) for p in CHOI[:4]]
+    direct = run_to_end(read_corpus_task(paths))
+    first = run_to_end(read_corpus_task(paths, reading_cache=tmp_path))
+    assert len(list(tmp_path.glob("*.jsonl"))) == 4 and not list(tmp_path.glob("*.claim"))
+    again = run_to_end(read_corpus_task(paths, reading_cache=tmp_path, backwards=True))
+    assert same(first, direct) and same(again, direct)
+
+
+def test_a_file_is_parsed_once_however_many_readers_ask(tmp_path):
+    files = [str(p) for p in CHOI[:5]]
+    parsed = []
+
+    def read(path, options):
+        parsed.append(path)
+        return read_corpus(path, **options)
+
+    cache = ReadingCache(tmp_path)
+    for backwards in (False, True, False):
+        got = dict(read_files_shared(files, read, {}, cache, backwards=backwards))
+        assert sorted(got) == list(range(5)) and all(c is not None for c in got.values())
+    assert sorted(parsed) == sorted(files)
+
+
+def test_a_file_another_reader_holds_is_taken_last_and_waited_for(tmp_path):
+    files = [str(p) for p in CHOI[:3]]
+    cache = ReadingCache(tmp_path)
+    key = cache.key(Path(files[0]).read_bytes(), {})
+    assert cache.claim(key)   # "another reader" (this process: alive) is parsing files[0]
+    reader = read_files_shared(files, lambda p, o: read_corpus(p, **o), {}, cache)
+    assert [next(reader)[0], next(reader)[0]] == [1, 2]
+    assert next(reader) == (0, None)   # waiting for the other reader
+    cache.store(key, files[0], read_corpus(files[0]))
+    cache.release(key)
+    i, corpus = next(reader)
+    assert i == 0 and same(corpus, read_corpus(files[0]))
+
+
+def test_a_claim_whose_reader_died_is_taken_over(tmp_path):
+    files = [str(CHOI[0])]
+    cache = ReadingCache(tmp_path)
+    key = cache.key(Path(files[0]).read_bytes(), {})
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (tmp_path / f"{key}.claim").write_text(dead.stdout.strip())
+    got = dict(read_files_shared(files, lambda p, o: read_corpus(p, **o), {}, cache))
+    assert same(got[0], read_corpus(files[0])) and not (tmp_path / f"{key}.claim").exists()
+
+
+@pytest.mark.parametrize("damage", [b"", b"{not json\n", b'{"version": 999}\n',
+                                    b'{"version": 1, "documents": [{"name": "x", "title": "", "sentences": 3, '
+                                    b'"paragraph_starts": null}], "files": ["\\u0000"], "readings": [], '
+                                    b'"name": "x", "has_reference": true, "source": "s"}\n[0, ["a"], ["a"]]\n'])
+def test_a_damaged_entry_is_never_used(tmp_path, damage):
+    path = str(CHOI[0])
+    cache = ReadingCache(tmp_path)
+    key = cache.key(Path(path).read_bytes(), {})
+    (tmp_path / f"{key}.jsonl").write_bytes(damage)
+    assert cache.load(key, path) is None
+    corpus = run_to_end(read_corpus_task([path], reading_cache=tmp_path))
+    assert same(corpus, read_corpus(path))
+
+
+def test_a_changed_file_or_other_options_are_another_entry(tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text(PROSE, encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    plain = run_to_end(read_corpus_task([str(text)], reading_cache=cache_dir))
+    headed = run_to_end(read_corpus_task([str(text)], reading_cache=cache_dir, headings=True))
+    assert same(headed, read_corpus(text, headings=True)) and not same(headed, plain)
+    text.write_text(PROSE.replace("April", "May"), encoding="utf-8")
+    changed = run_to_end(read_corpus_task([str(text)], reading_cache=cache_dir))
+    assert same(changed, read_corpus(text)) and "May" in " ".join(changed.sentence_texts())
+    assert len(list(cache_dir.glob("*.jsonl"))) == 3
+
+
+def test_a_missing_cache_directory_only_costs_the_parse(tmp_path):
+    gone = tmp_path / "gone"
+    corpus = run_to_end(read_corpus_task([str(SAMPLE)], reading_cache=gone))
+    assert same(corpus, read_corpus(SAMPLE)) and not gone.exists()
+
+
+def test_bad_input_is_still_one_error_line(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(SegvizError, match="empty"):
+        run_to_end(read_corpus_task([str(empty)], reading_cache=tmp_path))
+    assert not list(tmp_path.glob("*.claim"))
+
+
+def test_two_processes_meet_in_the_middle(tmp_path):
+    """A forward and a backward reader of the same files, side by side: each file parsed once in all."""
+    files = [str(p) for p in CHOI[:8]]
+    script = ("import json, sys\n"
+              "from segviz.app.reading_cache import ReadingCache, read_files_shared\n"
+              "from segviz import read_corpus\n"
+              "parsed = []\n"
+              "def read(p, o):\n"
+              "    parsed.append(p)\n"
+              "    return read_corpus(p, **o)\n"
+              "files = json.loads(sys.argv[1])\n"
+              "got = dict(read_files_shared(files, read, {}, ReadingCache(sys.argv[2]), backwards=sys.argv[3] == 'b'))\n"
+              "assert sorted(i for i, c in got.items() if c is not None) == list(range(len(files)))\n"
+              "print(json.dumps(parsed))\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", script, json.dumps(files), str(tmp_path), way],
+                              stdout=subprocess.PIPE, text=True, env=env) for way in ("f", "b")]
+    parsed = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert sorted(parsed[0] + parsed[1]) == sorted(files)
