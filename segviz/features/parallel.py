@@ -36,8 +36,9 @@ KIND_COST: dict[str, tuple[float, float]] = {
     "tfidf": (0.0, 0.0), "cohesion": (0.2, 0.6), "names": (0.1, 1.1), "shape": (0.2, 0.0),
     "dialogue": (0.05, 0.0), "position": (0.0, 0.0), "paragraphs": (0.0, 0.0),
 }
-#: the tf-idf pass: counting the terms (every process that takes part), and the chunks (split between them)
-TFIDF_FIXED_COST, TFIDF_SPLIT_COST = 0.9, 6.6
+#: the tf-idf pass's chunks (split between the processes; the term counts, ~0.9 s, come first, in the parent),
+#: as measured with both processes running
+TFIDF_SPLIT_COST = 5.9
 #: below this many candidate boundaries everything is computed here (the whole apply takes under a second)
 MIN_EVENTS = 5000
 #: the parent's own share before any signal: the word questions' token stream and the matrix assembly
@@ -60,7 +61,7 @@ def _plan(pairs: Sequence[tuple[str, Window]], tfidf_windows: Sequence[int] = ()
         per_window, once = KIND_COST.get(kind, (0.0, 0.0))
         return once + per_window * len({w for _, w in by_kind[kind]})
 
-    pass_cost = TFIDF_FIXED_COST + TFIDF_SPLIT_COST if tfidf_windows else 0.0
+    pass_cost = TFIDF_SPLIT_COST if tfidf_windows else 0.0
     parent, worker, chosen = PARENT_BASE_COST, 0.0, []
     for kind in sorted(by_kind, key=cost, reverse=True):
         if cost(kind) <= 0:
@@ -72,14 +73,10 @@ def _plan(pairs: Sequence[tuple[str, Window]], tfidf_windows: Sequence[int] = ()
             parent += cost(kind)
     if pass_cost <= 0:
         return chosen, 0.0
-    # each process that takes part of the pass counts the terms (fixed), then its chunks (split): the worker's
-    # fraction f evens worker + fixed + f * split and parent + fixed + (1 - f) * split, unless the whole pass
-    # in the worker finishes sooner
+    # the terms are counted once before the fork (in neither share); the worker's fraction f of the chunks
+    # evens worker + f * split and parent + (1 - f) * split
     f = min(1.0, max(0.0, (TFIDF_SPLIT_COST + parent - worker) / (2 * TFIDF_SPLIT_COST)))
-    split_finish = max(worker + TFIDF_FIXED_COST + f * TFIDF_SPLIT_COST,
-                       parent + TFIDF_FIXED_COST + (1 - f) * TFIDF_SPLIT_COST)
-    whole_finish = max(worker + pass_cost, parent)
-    return chosen, 1.0 if whole_finish <= split_finish else float(f)
+    return chosen, float(f)
 
 
 class SignalWorker:
@@ -100,6 +97,7 @@ class SignalWorker:
         self._pid: int | None = None
         self._fd: int | None = None
         self._own_cosines: dict[int, np.ndarray] | None = None
+        self._counts = None
 
     @property
     def has_share(self) -> bool:
@@ -108,6 +106,8 @@ class SignalWorker:
     def start(self) -> "SignalWorker":
         if not self.has_share or not hasattr(os, "fork"):
             return self
+        if self.tfidf_windows:   # counted once, before the fork: both shares read the same counts
+            self._counts = tfidf.term_counts(self.context.sentences)
         try:
             read_end, write_end = os.pipe()
         except OSError:
@@ -143,7 +143,7 @@ class SignalWorker:
         """(key, values) of the worker's share, in the order they are sent."""
         if self.tfidf_fraction > 0:
             cosines = tfidf.tfidf_cosines(self.context.sentences, self.context.groups, self.tfidf_windows,
-                                          share=(0.0, self.tfidf_fraction))
+                                          share=(0.0, self.tfidf_fraction), counts=self._counts)
             for k, values in cosines.items():
                 yield ("tfidf", "", int(k), 0), values
         for name, window in self.pairs:
@@ -158,7 +158,8 @@ class SignalWorker:
         """This process's share, while the worker computes its own."""
         if self.tfidf_windows and self.tfidf_fraction < 1.0:
             self._own_cosines = tfidf.tfidf_cosines(self.context.sentences, self.context.groups,
-                                                    self.tfidf_windows, share=(self.tfidf_fraction, 1.0))
+                                                    self.tfidf_windows, share=(self.tfidf_fraction, 1.0),
+                                                    counts=self._counts)
         away = set(self.pairs)
         for name, window in self.all_pairs:
             if (name, window) not in away and signal_named(name).kind != "tfidf":
@@ -172,7 +173,7 @@ class SignalWorker:
                 worker = {k: got[("tfidf", "", int(k), 0)] for k in self.tfidf_windows}
             elif self.tfidf_fraction > 0:
                 worker = tfidf.tfidf_cosines(self.context.sentences, self.context.groups, self.tfidf_windows,
-                                             share=(0.0, self.tfidf_fraction))
+                                             share=(0.0, self.tfidf_fraction), counts=self._counts)
             else:
                 worker = {}
             if self._own_cosines is None and self.tfidf_fraction < 1.0:

@@ -33,6 +33,7 @@ __all__ = [
     "TFIDF_WINDOWS",
     "tfidf_cohesion",
     "tfidf_cosines",
+    "term_counts",
     "profiles_from_cosines",
     "missing_windows",
     "install_cosines",
@@ -144,9 +145,15 @@ def _zscore(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
 
 
+def term_counts(sentences: Sequence[Sequence[str]]) -> sp.csr_matrix:
+    """The sentence x content-word counts the cosines are built from (pass them to :func:`tfidf_cosines` to
+    share one count between calls)."""
+    return _term_counts(sentences)
+
+
 def tfidf_cosines(sentences: Sequence[Sequence[str]], groups: Sequence[int] | None = None,
-                  ks: Sequence[int] = TFIDF_WINDOWS, share: tuple[float, float] = (0.0, 1.0)
-                  ) -> dict[int, np.ndarray]:
+                  ks: Sequence[int] = TFIDF_WINDOWS, share: tuple[float, float] = (0.0, 1.0), *,
+                  counts: sp.csr_matrix | None = None) -> dict[int, np.ndarray]:
     """Per k: the block cosine of every gap b = 1..n-1 (NaN between two groups).
 
     ``share = (lo, hi)`` computes only the chunks in that fraction of the stream's chunks (NaN elsewhere): two
@@ -154,7 +161,7 @@ def tfidf_cosines(sentences: Sequence[Sequence[str]], groups: Sequence[int] | No
     and :func:`profiles_from_cosines` takes their merge."""
     n = len(sentences)
     sizes = [n] if groups is None else [int(g) for g in groups]
-    counts = _term_counts(sentences)
+    counts = _term_counts(sentences) if counts is None else counts
     chunks = [(g, c) for g, size in enumerate(sizes) for c in range(len(_chunk_starts(size)))]
     lo, hi = round(share[0] * len(chunks)), round(share[1] * len(chunks))
     mine: dict[int, list[int]] = {}
