@@ -40,8 +40,10 @@ def _candidates(text: str, tokens: Sequence[str] | None = None) -> list[str]:
     if tokens is None:
         tokens = _WORD.findall(text)
     words = [t for t in tokens if t not in _OPENERS]
-    if not words or (sum(w[0].isupper() for w in words) > 0.6 * len(words) and not _ENDS.search(text)):
-        return []   # a title or heading (capitalised words, no final punctuation): no word is telling
+    # a title or heading (capitalised words, no final punctuation): no word is telling.  The final punctuation is
+    # tested first: most sentences have it, and then the capitals need not be counted
+    if not words or (not _ENDS.search(text) and sum(w[0].isupper() for w in words) > 0.6 * len(words)):
+        return []
     out, initial = [], True
     for t in tokens:
         if t in _OPENERS:
