@@ -164,3 +164,19 @@ def test_two_processes_meet_in_the_middle(tmp_path):
     parsed = [json.loads(p.communicate(timeout=120)[0]) for p in procs]
     assert all(p.returncode == 0 for p in procs)
     assert sorted(parsed[0] + parsed[1]) == sorted(files)
+
+
+def test_a_file_rewritten_while_it_is_parsed_is_not_stored(tmp_path):
+    text = tmp_path / "a.txt"
+    text.write_text(PROSE, encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+
+    def read_then_rewrite(path, options):
+        corpus = read_corpus(path, **options)
+        text.write_text(PROSE.replace("April", "May"), encoding="utf-8")
+        return corpus
+
+    got = dict(read_files_shared([str(text)], read_then_rewrite, {}, ReadingCache(cache_dir)))
+    assert "April" in " ".join(got[0].sentence_texts())
+    assert not list(cache_dir.glob("*.jsonl"))   # its parse is of bytes no longer there: not shared

@@ -175,10 +175,18 @@ def _take(path: str, read: Callable[[str, dict], Corpus], options: dict, cache: 
         if stored is not None:
             return stored
         corpus = read(path, options)
-        cache.store(key, path, corpus)
+        if _unchanged(path, options, key, cache):   # the file was not rewritten while it was parsed
+            cache.store(key, path, corpus)
         return corpus
     finally:
         cache.release(key)
+
+
+def _unchanged(path: str, options: dict, key: str, cache: ReadingCache) -> bool:
+    try:
+        return cache.key(read_source(path), options) == key
+    except SegvizError:
+        return False
 
 
 # -- the entry format ------------------------------------------------------------------------------------------
