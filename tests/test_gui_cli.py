@@ -25,13 +25,16 @@ def test_no_display_gives_clear_error():
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY semantics are X11/Wayland (Linux)")
 def test_screenshot_without_display_renders_offscreen(tmp_path, sample_dir):
     out = tmp_path / "shot.png"
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
     proc = subprocess.run(
         [sys.executable, "-m", "segviz", "gui", str(sample_dir / "choi" / "3-11_0.ref"), "--screenshot", str(out),
          "--size", "800x600"],
-        env=_env_without_display(), capture_output=True, text=True, timeout=300,
+        env={**_env_without_display(), "TMPDIR": str(temporary)}, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 10_000
+    assert not list(temporary.iterdir())   # the session's reading cache went with it
 
 
 def test_about_names_the_data_terms(qtbot, monkeypatch):
@@ -70,7 +73,9 @@ def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
     at once leaving no engine child behind (timings are recorded, not asserted)."""
     out = tmp_path / "bench.json"
     before = _engine_children()
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TMPDIR=str(temporary))
     proc = subprocess.run([sys.executable, "-m", "segviz", "gui", "--benchmark", str(out)], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -85,6 +90,7 @@ def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
         assert set(result[key]) >= {"median", "p95", "max"} and result[key]["n"] > 0, key
     assert result["alpha_ms"]["n"] == 30 and result["epsilon_ms"]["n"] == 10 and result["block_ms"]["n"] == 20
     assert result["features_shown"] >= 3 and result["close_exit_s"] < 10 and not result["notes"]
+    assert not list(temporary.glob("segviz-reading-*"))   # the session's parses went with the session
     import time
 
     deadline = time.time() + 5

@@ -129,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
     def on_close_requested() -> None:
         status["closed_at"] = time.perf_counter()
         # background steps get a grace period; a step stuck inside one long engine call is not waited for
-        QTimer.singleShot(int(EXIT_GRACE_S * 1000), lambda: _exit_now(status, tmp) if window.busy else None)
+        QTimer.singleShot(int(EXIT_GRACE_S * 1000),
+                          lambda: _exit_now(status, tmp, window.reading_cache) if window.busy else None)
 
     window.closeRequested.connect(on_close_requested)
     # the window may close while hidden (it waited for its workers), which Qt does not count as the last one
@@ -152,24 +153,26 @@ def run(args: argparse.Namespace) -> int:
     app.exec()
     if driver is not None:
         driver.finish()
-    _finish(tmp)
+    _finish(tmp, window.reading_cache)
     return status["code"]
 
 
-def _exit_now(status: dict, tmp) -> None:
+def _exit_now(status: dict, tmp, reading_cache) -> None:
     """The window is closed but a background step is still inside an engine call: leave without it."""
     from .benchmark import Benchmark
 
     Benchmark.flush_pending()
-    _finish(tmp)
+    _finish(tmp, reading_cache)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status["code"])
 
 
-def _finish(tmp) -> None:
-    if tmp is not None:
-        tmp.cleanup()
+def _finish(tmp, reading_cache=None) -> None:
+    # the session's parses go with the session, however it ended (os._exit skips every finaliser)
+    for directory in (tmp, reading_cache):
+        if directory is not None:
+            directory.cleanup()
 
 
 def _interesting_position(window) -> int:
