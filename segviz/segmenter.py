@@ -450,8 +450,8 @@ class Segmenter:
     def feature_matrix(self, corpus, *, relevance: np.ndarray | None = None, n_jobs: int = 1) -> sp.csr_matrix:
         """The (n-1, n_features) 0/1 matrix of the induced features at the gaps of ``corpus``.
 
-        ``n_jobs=2`` answers the costliest questions in a second process (:mod:`segviz.features.parallel`;
-        the same matrix, in about half the time on a large corpus)."""
+        ``n_jobs=2`` answers the costliest questions in a forked process (:mod:`segviz.features.parallel`;
+        the same matrix, in about half the time on a large corpus); only from a process without other threads."""
         self._check_fitted()
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
             raise SegvizError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")

@@ -13,6 +13,9 @@ they share work, except the tf-idf pass, which is split by its dense chunks (:fu
 tfidf_cosines`): the worker takes the fraction of the chunks that leaves both processes the same work.  Every
 value is computed by the same code on the same inputs wherever it runs, so the result is the same; without
 ``os.fork`` (or when the fork or the worker fails) the parent computes the worker's share itself.
+
+Forking copies only the calling thread: call this from a process that runs no other threads (the CLI, the
+app's engine child), never from the window's process.
 """
 from __future__ import annotations
 
@@ -33,7 +36,7 @@ __all__ = ["KIND_COST", "SignalWorker", "start_worker"]
 #: seconds per family on reut2-000..013 (70,539 sentences): per window, and once per family (a shared pass);
 #: the tf-idf pass is costed on its own (TFIDF_*_COST)
 KIND_COST: dict[str, tuple[float, float]] = {
-    "tfidf": (0.0, 0.0), "cohesion": (0.2, 0.6), "names": (0.1, 1.1), "shape": (0.2, 0.0),
+    "cohesion": (0.2, 0.6), "names": (0.1, 1.1), "shape": (0.2, 0.0),
     "dialogue": (0.05, 0.0), "position": (0.0, 0.0), "paragraphs": (0.0, 0.0),
 }
 #: the tf-idf pass's chunks (split between the processes; the term counts, ~0.9 s, come first, in the parent),
