@@ -123,12 +123,12 @@ class ReadingCache:
 # -- reading files through the cache ---------------------------------------------------------------------------
 
 def read_files_shared(files: list[str], read: Callable[[str, dict], Corpus], options: dict,
-                      cache: ReadingCache | None, *, backwards: bool = False,
-                      cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, Corpus | None]]:
+                      cache: ReadingCache | None, *, backwards: bool = False
+                      ) -> Iterator[tuple[int, Corpus | None]]:
     """Yield ``(i, corpus of files[i])`` for every file, parsing with ``read(path, options)`` only what no other
-    reader of the
-    session has parsed or is parsing; ``(i, None)`` is yielded while waiting for another reader (so callers can
-    report progress and see Cancel).  Files claimed by another reader are taken last."""
+    reader of the session has parsed or is parsing; ``(i, None)`` is yielded every :data:`POLL_SECONDS` while
+    waiting for another reader (so callers can report progress and see Cancel).  Files claimed by another
+    reader are taken last."""
     order = list(range(len(files)))
     if backwards:
         order.reverse()
@@ -149,8 +149,6 @@ def read_files_shared(files: list[str], read: Callable[[str, dict], Corpus], opt
             if corpus is not None:
                 yield i, corpus
                 break
-            if cancelled():
-                return
             yield i, None
             time.sleep(POLL_SECONDS)
 
