@@ -180,3 +180,31 @@ def test_a_file_rewritten_while_it_is_parsed_is_not_stored(tmp_path):
     got = dict(read_files_shared([str(text)], read_then_rewrite, {}, ReadingCache(cache_dir)))
     assert "April" in " ".join(got[0].sentence_texts())
     assert not list(cache_dir.glob("*.jsonl"))   # its parse is of bytes no longer there: not shared
+
+
+def tampered_entries():
+    good = encode_entry(read_corpus(CHOI[0]), str(CHOI[0])).decode("utf-8").split("\n")
+    header = json.loads(good[0])
+
+    def with_header(**changes):
+        return "\n".join([json.dumps({**header, **changes})] + good[1:])
+
+    reading = header["readings"][0]
+    yield with_header(has_reference="yes")
+    yield with_header(name=7)
+    yield with_header(readings=[{**reading, "sentences": "many"}])
+    yield with_header(readings=[{**reading, "detected": 1}])
+    yield with_header(readings=[{**reading, "documents": -3}])
+    yield with_header(documents=[{**header["documents"][0], "paragraph_starts": ["yes"]}])
+    yield "\n".join([good[0], json.dumps([-1] + json.loads(good[1])[1:])] + good[2:])   # a chunk of "the last"
+    yield "[" * 100_000 + "]" * 100_000
+
+
+def test_an_entry_with_the_wrong_types_is_never_used(tmp_path):
+    path = str(CHOI[0])
+    cache = ReadingCache(tmp_path)
+    key = cache.key(Path(path).read_bytes(), {})
+    assert decode_entry(encode_entry(read_corpus(path), path), path) is not None
+    for text in tampered_entries():
+        (tmp_path / f"{key}.jsonl").write_text(text, encoding="utf-8")
+        assert cache.load(key, path) is None, text[:200]

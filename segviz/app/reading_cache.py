@@ -105,8 +105,8 @@ class ReadingCache:
             return None
         try:
             return decode_entry(raw, source)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, UnicodeDecodeError):
-            return None
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            return None   # UnicodeDecodeError and JSON errors are ValueErrors
 
     def store(self, key: str, source: str, corpus: Corpus) -> None:
         """Store ``corpus`` (read from ``source``) under ``key``; a corpus JSON cannot hold is not stored."""
@@ -226,6 +226,8 @@ def decode_entry(raw: bytes, source: str) -> Corpus:
     tokens: list[list[tuple[str, ...]]] = [[] for _ in metas]
     for line in lines[1:]:
         index, chunk_texts, chunk_tokens = json.loads(line)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(metas):
+            raise ValueError("a chunk of no document")
         if not (isinstance(chunk_texts, list) and isinstance(chunk_tokens, list)
                 and len(chunk_texts) == len(chunk_tokens)):
             raise ValueError("inconsistent chunk")
@@ -238,17 +240,43 @@ def decode_entry(raw: bytes, source: str) -> Corpus:
         if len(doc_texts) != int(meta["sentences"]) or not all(doc_tokens):
             raise ValueError("a document does not hold its sentences")
         marks = meta["paragraph_starts"]
-        documents.append(Document(name=str(meta["name"]), sentences=tuple(doc_tokens), texts=tuple(doc_texts),
-                                  paragraph_starts=tuple(bool(m) for m in marks) if marks is not None else (),
-                                  title=str(meta["title"])))
-    files = [_absolute(str(f), source) for f in header["files"]]
-    readings = [FileReading(path=_absolute(str(r["path"]), source), notes=tuple(str(n) for n in r["notes"]),
-                            **{k: r[k] for k in _READING_FIELDS}) for r in header["readings"]]
-    corpus = Corpus(documents, name=str(header["name"]), files=files, has_reference=bool(header["has_reference"]),
+        if marks is not None and not (isinstance(marks, list) and all(isinstance(m, bool) for m in marks)):
+            raise ValueError("paragraph marks are not flags")
+        documents.append(Document(name=_text(meta["name"]), sentences=tuple(doc_tokens), texts=tuple(doc_texts),
+                                  paragraph_starts=tuple(marks) if marks is not None else (),
+                                  title=_text(meta["title"])))
+    files = [_absolute(_text(f), source) for f in header["files"]]
+    readings = [FileReading(path=_absolute(_text(r["path"]), source), notes=tuple(_text(n) for n in r["notes"]),
+                            **_reading_fields(r)) for r in header["readings"]]
+    if not isinstance(header["has_reference"], bool):
+        raise ValueError("not a flag")
+    corpus = Corpus(documents, name=_text(header["name"]), files=files, has_reference=header["has_reference"],
                     readings=readings)
     if len(corpus.documents) != len(documents):
         raise ValueError("an empty document")
     return corpus
+
+
+def _text(value) -> str:
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    return value
+
+
+def _count(value, *, none: bool = False) -> int | None:
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError("not a count")
+    return value
+
+
+def _reading_fields(r: dict) -> dict:
+    if not isinstance(r["detected"], bool):
+        raise ValueError("not a flag")
+    return {"format": _text(r["format"]), "detected": r["detected"], "documents": _count(r["documents"]),
+            "sentences": _count(r["sentences"]),
+            "reference_boundaries": _count(r["reference_boundaries"], none=True)}
 
 
 def _relative(path: str, source: str) -> str:
