@@ -11,6 +11,7 @@ per-document P_k per domain under:
   ``c`` and epsilon -- each document gets about as many boundaries as the model expects it to hold.
 
     python benchmarks/default_rules.py [--data ../shared/corpora] [--json out.json]
+    python benchmarks/default_rules.py --model OTHER.segviz --threshold-only   # another candidate default model
 """
 from __future__ import annotations
 
@@ -56,10 +57,12 @@ def expected_count_rule(scale: float, epsilon: int):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "corpora"))
+    ap.add_argument("--model", default=None, help="another model trained on the same mix (default: the bundled one)")
+    ap.add_argument("--threshold-only", action="store_true", help="only the model's own threshold rule")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     data = Path(args.data)
-    model = Segmenter.load(default_model())
+    model = Segmenter.load(args.model or default_model())
     domains: dict[str, list] = {}
     for unit in units(mixed_data(data)["heldout"]):
         domain = "reuters" if "reut2" in unit.name else "wiki" if "wiki" in unit.name else "brown"
@@ -75,7 +78,7 @@ def main() -> int:
 
     rows = {f"threshold alpha={model.alpha_:g} epsilon={model.epsilon_}":
             score(lambda p: decode(p, model.alpha_, model.epsilon_))}
-    for scale in SCALES:
+    for scale in () if args.threshold_only else SCALES:
         for epsilon in EPSILONS:
             rows[f"expected count c={scale:g} epsilon={epsilon}"] = score(expected_count_rule(scale, epsilon))
     print("documents: " + ", ".join(f"{d} {len(us)}" for d, us in domains.items()))
