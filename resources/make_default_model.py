@@ -26,6 +26,7 @@ texts, so that each domain contributes a comparable number of held-out documents
 The model asks no relevance questions (no language models to ship), which keeps the file small.
 
     python resources/make_default_model.py [--data ../shared/corpora] [--out resources/default_model.segviz]
+    python resources/make_default_model.py --spliced 100,0 --excerpts starts --out /tmp/m.segviz   # an experiment
 """
 from __future__ import annotations
 
@@ -114,21 +115,30 @@ def _regroup(corpus: Corpus, sizes, label: str, rng: np.random.Generator) -> Cor
     return Corpus(docs, name=corpus.name, files=files)
 
 
-def spliced(texts: Corpus, n_documents: int, label: str, rng: np.random.Generator) -> Corpus:
-    """Choi-style documents cut from ``texts``: each joins 10 excerpts of 3-11 consecutive sentences, taken from
-    10 different texts at random places (Choi 2000's recipe).  A source of short segments from the same Brown
-    texts, never from a Choi set: the excerpts keep their sentences and paragraph marks as they stand."""
+def spliced(texts: Corpus, n_documents: int, label: str, rng: np.random.Generator, *, excerpts: str = "anywhere"
+            ) -> Corpus:
+    """Choi-style documents cut from ``texts``: each joins 10 excerpts of 3-11 consecutive sentences from 10
+    different texts.  A source of short segments from the same Brown texts, never from a Choi set.
+
+    ``excerpts="anywhere"``: each excerpt starts at a random place and keeps its paragraph marks as they stand.
+    ``excerpts="starts"``: each is the first n sentences of its text, without paragraph marks, as Choi (2000)
+    made his segments (his files record no paragraphs)."""
+    if excerpts not in ("anywhere", "starts"):
+        raise ValueError(f"excerpts must be 'anywhere' or 'starts', not {excerpts!r}")
     docs, files = [], []
     pool = list(texts.documents)
     for i in range(n_documents):
         for j in rng.choice(len(pool), size=SPLICED_EXCERPTS, replace=False):
             text = pool[int(j)]
             length = int(rng.integers(SPLICED_LENGTHS[0], SPLICED_LENGTHS[1] + 1))
-            start = int(rng.integers(0, len(text) - length + 1))
-            part = slice(start, start + length)
-            marks = text.paragraph_starts[part] if text.paragraph_starts else ()
-            docs.append(Document(f"{text.name}@{start}", text.sentences[part], text.texts[part],
-                                 paragraph_starts=marks))
+            if excerpts == "starts":
+                docs.append(Document(f"{text.name}@0", text.sentences[:length], text.texts[:length]))
+            else:
+                start = int(rng.integers(0, len(text) - length + 1))
+                part = slice(start, start + length)
+                marks = text.paragraph_starts[part] if text.paragraph_starts else ()
+                docs.append(Document(f"{text.name}@{start}", text.sentences[part], text.texts[part],
+                                     paragraph_starts=marks))
             files.append(f"{label} {i + 1}")
     return Corpus(docs, name=f"{label} ({n_documents} documents of {SPLICED_EXCERPTS} excerpts)", files=files)
 
@@ -144,7 +154,8 @@ def _without_texts(corpus: Corpus, banned: set[str], label: str) -> Corpus:
                   files=[f for _, f in kept])
 
 
-def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int, int] = SPLICED_DOCUMENTS) -> dict:
+def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int, int] = SPLICED_DOCUMENTS,
+               excerpts: str = "anywhere") -> dict:
     """The mixed training and held-out corpora (module docstring) and what went into them."""
     data = Path(data)
     rng = np.random.default_rng(seed)
@@ -161,9 +172,9 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
     train_parts = [reuters_train, brown_train, wiki.train]
     held_parts = [reuters_held, brown_held, wiki.heldout]
     if spliced_documents[0]:
-        train_parts.append(spliced(brown_train, spliced_documents[0], "brown spliced train", rng))
+        train_parts.append(spliced(brown_train, spliced_documents[0], "brown spliced train", rng, excerpts=excerpts))
     if spliced_documents[1]:
-        held_parts.append(spliced(brown_held, spliced_documents[1], "brown spliced held-out", rng))
+        held_parts.append(spliced(brown_held, spliced_documents[1], "brown spliced held-out", rng, excerpts=excerpts))
     train = Corpus.concatenate(train_parts, name="mixed training: " + ", ".join(c.name for c in train_parts))
     held = Corpus.concatenate(held_parts, name="mixed held out: " + ", ".join(c.name for c in held_parts))
     brown_ids = [{d.name.split("@")[0] for d in c.documents} for c in (train, held)]
@@ -181,8 +192,9 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                       "brown_spliced_heldout": spliced_documents[1]}}
 
 
-def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False) -> Segmenter:
-    mixed = mixed_data(data)
+def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False,
+          spliced_documents: tuple[int, int] = SPLICED_DOCUMENTS, excerpts: str = "anywhere") -> Segmenter:
+    mixed = mixed_data(data, spliced_documents=spliced_documents, excerpts=excerpts)
     train, held = mixed["train"], mixed["heldout"]
     t0 = time.perf_counter()
     seg = Segmenter(**(params or PARAMS))
@@ -204,8 +216,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA), help=f"the shared corpora (default {DEFAULT_DATA})")
     ap.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write the model (default {DEFAULT_OUT})")
+    ap.add_argument("--spliced", default=",".join(map(str, SPLICED_DOCUMENTS)),
+                    help="Choi-style documents spliced from the Brown texts: TRAIN,HELD (experiments; default "
+                         f"{SPLICED_DOCUMENTS[0]},{SPLICED_DOCUMENTS[1]})")
+    ap.add_argument("--excerpts", choices=("anywhere", "starts"), default="anywhere",
+                    help="where the spliced excerpts start: anywhere in a text, or at its start (Choi's recipe)")
     args = ap.parse_args(argv)
-    build(Path(args.data), Path(args.out))
+    try:
+        spliced_documents = tuple(int(x) for x in args.spliced.split(","))
+        if len(spliced_documents) != 2 or min(spliced_documents) < 0:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--spliced must be TRAIN,HELD (two counts >= 0), not {args.spliced!r}")
+    build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts)
     return 0
 
 
