@@ -81,7 +81,7 @@ def test_a_file_is_parsed_once_however_many_readers_ask(tmp_path):
 def test_a_file_another_reader_holds_is_taken_last_and_waited_for(tmp_path):
     files = [str(p) for p in CHOI[:3]]
     cache = ReadingCache(tmp_path)
-    key = cache.key(Path(files[0]).read_bytes(), {})
+    key = cache.key(Path(files[0]).read_bytes(), {}, files[0])
     assert cache.claim(key)   # "another reader" (this process: alive) is parsing files[0]
     reader = read_files_shared(files, lambda p, o: read_corpus(p, **o), {}, cache)
     assert [next(reader)[0], next(reader)[0]] == [1, 2]
@@ -95,7 +95,7 @@ def test_a_file_another_reader_holds_is_taken_last_and_waited_for(tmp_path):
 def test_a_claim_whose_reader_died_is_taken_over(tmp_path):
     files = [str(CHOI[0])]
     cache = ReadingCache(tmp_path)
-    key = cache.key(Path(files[0]).read_bytes(), {})
+    key = cache.key(Path(files[0]).read_bytes(), {}, files[0])
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     (tmp_path / f"{key}.claim").write_text(dead.stdout.strip())
     got = dict(read_files_shared(files, lambda p, o: read_corpus(p, **o), {}, cache))
@@ -109,7 +109,7 @@ def test_a_claim_whose_reader_died_is_taken_over(tmp_path):
 def test_a_damaged_entry_is_never_used(tmp_path, damage):
     path = str(CHOI[0])
     cache = ReadingCache(tmp_path)
-    key = cache.key(Path(path).read_bytes(), {})
+    key = cache.key(Path(path).read_bytes(), {}, path)
     (tmp_path / f"{key}.jsonl").write_bytes(damage)
     assert cache.load(key, path) is None
     corpus = run_to_end(read_corpus_task([path], reading_cache=tmp_path))
@@ -203,8 +203,19 @@ def tampered_entries():
 def test_an_entry_with_the_wrong_types_is_never_used(tmp_path):
     path = str(CHOI[0])
     cache = ReadingCache(tmp_path)
-    key = cache.key(Path(path).read_bytes(), {})
+    key = cache.key(Path(path).read_bytes(), {}, path)
     assert decode_entry(encode_entry(read_corpus(path), path), path) is not None
     for text in tampered_entries():
         (tmp_path / f"{key}.jsonl").write_text(text, encoding="utf-8")
         assert cache.load(key, path) is None, text[:200]
+
+
+def test_two_files_with_the_same_bytes_keep_their_own_names(tmp_path):
+    first, second = tmp_path / "a.sgm", tmp_path / "b.sgm"
+    first.write_bytes(SAMPLE.read_bytes())
+    second.write_bytes(SAMPLE.read_bytes())
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    corpus = run_to_end(read_corpus_task([str(first), str(second)], reading_cache=cache_dir))
+    assert same(corpus, read_corpus([first, second]))
+    assert corpus.documents[-1].name.startswith("b.sgm#")

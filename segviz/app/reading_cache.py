@@ -6,7 +6,7 @@ read it again later.  Splitting 70k Reuters sentences with syntok is ~9 s of pur
 two readings took both cores for 9 s before the model could start.
 
 A :class:`ReadingCache` is a private directory of the session (made by the window, removed when it closes) that
-holds what a reader made of one file, keyed by the file's bytes (SHA-256) and the reader options.  Each reader
+holds what a reader made of one file, keyed by the file's bytes (SHA-256), its name and the reader options.  Each reader
 *claims* a file before parsing it (an exclusive create), stores the result when done and releases the claim; a
 reader that finds a file claimed by another moves on to the next one and comes back to it at the end, when it
 waits for the other's result while the claimant is alive.  The window reads its files first to last and the
@@ -49,11 +49,12 @@ class ReadingCache:
 
     # -- keys and claims ---------------------------------------------------------------------------------------
     @staticmethod
-    def key(data: bytes, options: dict) -> str:
-        """The entry name for a file of bytes ``data`` read with ``options``."""
+    def key(data: bytes, options: dict, name: str) -> str:
+        """The entry name for a file called ``name`` (its last component: document names carry it) of bytes
+        ``data``, read with ``options``."""
         digest = hashlib.sha256(data)
-        digest.update(json.dumps([ENTRY_VERSION, sorted((str(k), repr(v)) for k, v in options.items())])
-                      .encode("utf-8"))
+        digest.update(json.dumps([ENTRY_VERSION, Path(name).name,
+                                  sorted((str(k), repr(v)) for k, v in options.items())]).encode("utf-8"))
         return digest.hexdigest()
 
     def _entry(self, key: str) -> Path:
@@ -157,7 +158,7 @@ def _take(path: str, read: Callable[[str, dict], Corpus], options: dict, cache: 
           waiting: bool = False) -> Corpus | None:
     """The corpus of ``path``: stored, or parsed here when unclaimed; None when another reader is on it."""
     data = read_source(path)
-    key = cache.key(data, options)
+    key = cache.key(data, options, path)
     stored = cache.load(key, path)
     if stored is not None:
         return stored
@@ -182,7 +183,7 @@ def _take(path: str, read: Callable[[str, dict], Corpus], options: dict, cache: 
 
 def _unchanged(path: str, options: dict, key: str, cache: ReadingCache) -> bool:
     try:
-        return cache.key(read_source(path), options) == key
+        return cache.key(read_source(path), options, path) == key
     except SegvizError:
         return False
 
