@@ -39,7 +39,7 @@ def test_the_worker_takes_a_share_and_the_matrix_is_the_same(model, corpus):
     one = evaluate_features(specs, FeatureContext.from_corpus(corpus))
     context = FeatureContext.from_corpus(corpus)
     worker = parallel.start_worker(context, specs)
-    assert worker.running and 0 < worker.tfidf_fraction < 1   # the default model asks tf-idf questions
+    assert worker.running and worker.tfidf_fraction > 0   # the default model asks tf-idf questions
     worker.compute_rest()
     assert worker.install() == len(worker._expected()) > 0
     two = evaluate_features(specs, context)
@@ -115,6 +115,9 @@ def test_the_plan_balances_the_work():
     others = [("cohesion", Window("sentence", -k, k)) for k in (5, 10)] + [("length", Window("sentence", -1, 0))]
     chosen, fraction = parallel._plan(others, tfidf_windows=[2, 5])
     assert chosen == [] and 0.5 < fraction < 1   # most of the pass, against the parent's words and cohesion
+    busy = [(signal, Window("sentence", -k, k)) for signal in ("cohesion", "names_overlap") for k in (5, 10, 25)]
+    chosen, fraction = parallel._plan(busy + [("length", Window("sentence", -1, 0))], tfidf_windows=[2])
+    assert chosen == [] and fraction == 1.0   # the parent has enough: the worker takes the whole pass
     chosen, fraction = parallel._plan(others)
     # no pass to split: whole families go while the worker has less to do than the parent's word questions
     assert fraction == 0 and {name for name, _ in chosen} == {"cohesion", "length"}

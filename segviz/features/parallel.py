@@ -9,8 +9,9 @@ Python statements and both threads queue for the interpreter.  A forked process 
 
 The share is planned from the measured cost of each signal family (:data:`KIND_COST`, seconds on
 reut2-000..013; a family the table does not know counts as free).  A family's windows stay together because
-they share work, except the tf-idf pass, which is split by its dense chunks (:func:`~segviz.features.tfidf.
-tfidf_cosines`): the worker takes the fraction of the chunks that leaves both processes the same work.  Every
+they share work, except the tf-idf pass, which can be split by its dense chunks (:func:`~segviz.features.tfidf.
+tfidf_cosines`): the worker takes the whole pass, or the fraction of its chunks that leaves both processes the
+same work, whichever the costs say ends sooner.  Every
 value is computed by the same code on the same inputs wherever it runs, so the result is the same; without
 ``os.fork`` (or when the fork or the worker fails) the parent computes the worker's share itself.
 
@@ -39,9 +40,9 @@ KIND_COST: dict[str, tuple[float, float]] = {
     "cohesion": (0.2, 0.6), "names": (0.1, 1.1), "shape": (0.2, 0.0),
     "dialogue": (0.05, 0.0), "position": (0.0, 0.0), "paragraphs": (0.0, 0.0),
 }
-#: the tf-idf pass's chunks (split between the processes; the term counts, ~0.9 s, come first, in the parent),
-#: as measured with both processes running
-TFIDF_SPLIT_COST = 5.9
+#: the tf-idf pass: counting the terms, then the chunks (which split between the processes), as measured with
+#: both processes running
+TFIDF_COUNT_COST, TFIDF_SPLIT_COST = 0.8, 4.2
 #: below this many candidate boundaries everything is computed here (the whole apply takes under a second)
 MIN_EVENTS = 5000
 #: the parent's own share before any signal: the word questions' token stream and the matrix assembly
@@ -76,10 +77,12 @@ def _plan(pairs: Sequence[tuple[str, Window]], tfidf_windows: Sequence[int] = ()
             parent += cost(kind)
     if pass_cost <= 0:
         return chosen, 0.0
-    # the terms are counted once before the fork (in neither share); the worker's fraction f of the chunks
-    # evens worker + f * split and parent + (1 - f) * split
+    # split: the terms are counted before the fork, then the worker's fraction f of the chunks evens
+    # worker + f * split and parent + (1 - f) * split; whole: the worker counts the terms and takes every chunk
     f = min(1.0, max(0.0, (TFIDF_SPLIT_COST + parent - worker) / (2 * TFIDF_SPLIT_COST)))
-    return chosen, float(f)
+    split = TFIDF_COUNT_COST + max(worker + f * TFIDF_SPLIT_COST, parent + (1 - f) * TFIDF_SPLIT_COST)
+    whole = max(worker + TFIDF_COUNT_COST + TFIDF_SPLIT_COST, parent)
+    return chosen, 1.0 if whole <= split else float(f)
 
 
 class SignalWorker:
@@ -109,7 +112,7 @@ class SignalWorker:
     def start(self) -> "SignalWorker":
         if not self.has_share or not hasattr(os, "fork"):
             return self
-        if self.tfidf_windows:   # counted once, before the fork: both shares read the same counts
+        if self.tfidf_windows and self.tfidf_fraction < 1.0:   # counted once, before the fork, for both shares
             self._counts = tfidf.term_counts(self.context.sentences)
         try:
             read_end, write_end = os.pipe()
