@@ -16,6 +16,7 @@ from segviz.app.apply_job import ApplyJob, applied_from_json, applied_to_json
 from segviz.app.child_process import decode_array, encode_array
 from segviz.app.tasks import apply_model_task
 from segviz.errors import SegvizError
+from tests.drive import events_and_value
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
@@ -23,13 +24,6 @@ LM_MODEL = ROOT / "resources" / "sample_model.json"   # a model with language mo
 SAMPLE_MODEL = ROOT / "resources" / "default_model.segviz"   # the bundled default (no language models)
 
 
-def run(gen):
-    events = []
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as stop:
-            return events, stop.value
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +35,9 @@ def sample():
 def test_the_child_gives_what_a_thread_gives(sample, model):
     if not Path(model).is_file():
         pytest.skip(f"{model} is absent")
-    events, (n, child) = run(ApplyJob(model, [SAMPLE], epsilons=(2, 5)).events())
+    events, (n, child) = events_and_value(ApplyJob(model, [SAMPLE], epsilons=(2, 5)).events())
     assert n == sample.n_sentences and any("reading" in e.stage for e in events)
-    _, local = run(apply_model_task(Segmenter.load(model), sample, (2, 5)))
+    _, local = events_and_value(apply_model_task(Segmenter.load(model), sample, (2, 5)))
     np.testing.assert_array_equal(child.probabilities, local.probabilities)
     assert (child.columns != local.columns).nnz == 0 and child.columns.shape == local.columns.shape
     assert set(child.keep_masks) == {2, 5}
@@ -57,7 +51,7 @@ def test_the_child_gives_what_a_thread_gives(sample, model):
 
 
 def test_the_result_crosses_as_json_and_is_checked(sample):
-    _, local = run(apply_model_task(Segmenter.load(LM_MODEL), sample, (3,)))
+    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample, (3,)))
     message = json.loads(json.dumps(applied_to_json(sample.n_sentences, local)))
     n, back = applied_from_json(message)
     assert n == sample.n_sentences and back.coverage == local.coverage
@@ -90,9 +84,9 @@ def test_arrays_cross_in_their_own_type():
 
 def test_a_missing_model_or_corpus_is_one_message(tmp_path):
     with pytest.raises(SegvizError):
-        run(ApplyJob(tmp_path / "none.segviz", [SAMPLE]).events())
+        events_and_value(ApplyJob(tmp_path / "none.segviz", [SAMPLE]).events())
     with pytest.raises(SegvizError):
-        run(ApplyJob(LM_MODEL, [tmp_path / "none.sgm"]).events())
+        events_and_value(ApplyJob(LM_MODEL, [tmp_path / "none.sgm"]).events())
 
 
 def test_close_ends_the_child_at_once():
@@ -101,7 +95,7 @@ def test_close_ends_the_child_at_once():
     next(gen)                       # the child is started
     threading.Timer(0.2, job.close).start()
     started = time.perf_counter()
-    events, result = run(gen)
+    events, result = events_and_value(gen)
     assert result is None and time.perf_counter() - started < 5
     assert job._child.process.poll() is not None
 
@@ -131,7 +125,7 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
                     timeout=60000)
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert model_control.EARLY_APPLY in started and "apply" not in started
-    _, local = run(apply_model_task(Segmenter.load(LM_MODEL), sample, ()))
+    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample, ()))
     np.testing.assert_array_equal(window.state.probabilities, local.probabilities)
     np.testing.assert_array_equal(window.state.relevance, local.relevance)
     # the context panel's feature columns came with it: no second evaluation

@@ -15,6 +15,7 @@ from segviz.events import Progress
 from segviz.metrics import p_k
 from segviz.peers.c99 import C99
 from segviz.evaluation import compare_segmenters
+from tests.drive import events_and_value
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
 
@@ -31,18 +32,11 @@ def _corpus(n_files=3, seed=0):
     return Corpus(docs, name="synthetic", files=files)
 
 
-def _run(gen):
-    events = []
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as stop:
-            return events, stop.value
 
 
 def test_per_document_rows_are_means_over_files():
     corpus = _corpus()
-    events, cmp = _run(compare_segmenters(corpus))
+    events, cmp = events_and_value(compare_segmenters(corpus))
     assert events == [Progress("compare", i, 3) for i in range(4)]
     assert cmp.evaluation == "per-document" and len(cmp.units) == 3
     assert cmp.segmenters == ["texttiling", "c99", *BASELINES]
@@ -58,7 +52,7 @@ def test_per_document_rows_are_means_over_files():
 
 def test_stream_evaluation_is_one_unit():
     corpus = _corpus()
-    _, cmp = _run(compare_segmenters(corpus, evaluation="stream", peers=["c99"], baselines=["none"]))
+    _, cmp = events_and_value(compare_segmenters(corpus, evaluation="stream", peers=["c99"], baselines=["none"]))
     assert cmp.units == ["synthetic"] and cmp.segmenters == ["c99", "none"]
     assert cmp.rows["none"]["hypothesis_segments"] == 1
     assert cmp.rows["c99"]["p_k"] == pytest.approx(p_k(corpus.masses(), C99().segment(corpus.sentences())))
@@ -66,7 +60,7 @@ def test_stream_evaluation_is_one_unit():
 
 def test_a_segmenter_that_cannot_run_is_reported_as_skipped():
     corpus = _corpus()
-    _, cmp = _run(compare_segmenters(corpus, evaluation="stream", peers=["c99"], baselines=[],
+    _, cmp = events_and_value(compare_segmenters(corpus, evaluation="stream", peers=["c99"], baselines=[],
                                      peer_params={"c99": {"max_sentences": 10}}))
     row = cmp.rows["c99"]
     assert row["skipped"] == 1 and row["p_k"] is None and "max_sentences" in row["errors"][0]
@@ -80,10 +74,10 @@ def test_model_is_run_like_any_segmenter():
         def predict(self, corpus):
             return corpus.masses()
 
-    _, cmp = _run(compare_segmenters(_corpus(), model=Oracle(), peers=[], baselines=["none"]))
+    _, cmp = events_and_value(compare_segmenters(_corpus(), model=Oracle(), peers=[], baselines=["none"]))
     assert cmp.segmenters == ["model", "none"]
     assert cmp.rows["model"]["p_k"] == 0.0 and cmp.rows["model"]["f1"] == 1.0
-    _, cmp = _run(compare_segmenters(_corpus(), model=Oracle(), model_name="oracle", baselines=[]))
+    _, cmp = events_and_value(compare_segmenters(_corpus(), model=Oracle(), model_name="oracle", baselines=[]))
     assert cmp.segmenters == ["oracle", "texttiling", "c99"]
     with pytest.raises(SegvizError, match="clashes"):
         next(compare_segmenters(_corpus(), model=Oracle(), model_name="c99"))

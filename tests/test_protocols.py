@@ -16,15 +16,9 @@ from segviz.errors import SegvizError
 from segviz.evaluation import score_segmenters
 from segviz.events import Progress
 from segviz.peers import PEERS
+from tests.drive import events_and_value
 
 
-def _drain(gen):
-    events = []
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as done:
-            return events, done.value
 
 
 def _fake_wiki(root: Path, n: int = 300, seed: int = 0) -> Path:
@@ -173,7 +167,7 @@ def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path, caps
     data = _fake_wiki(tmp_path / "data")
     out = tmp_path / "out"
     out.mkdir()
-    events, result = _drain(protocols.reproduce(
+    events, result = events_and_value(protocols.reproduce(
         "wiki", data, segmenter_params={"n_features": 2, "vocabulary": 50, "use_relevance": False}, out=out))
     assert any(isinstance(e, Progress) and e.stage.startswith("scoring") for e in events)
     rows = {k for k, v in result.table.items() if isinstance(v, dict)}
@@ -224,18 +218,19 @@ def test_heldout_stop_is_the_best_round_or_none():
 def test_language_model_cache_is_reused_and_checked(tmp_path, sample_dir):
     sentences = read_corpus(sample_dir / "choi").sentences()
     params = {"vocab_size": 300, "n_triggers": 200, "trigger_vocab": 200, "max_iter": 2}
-    _, (lms, where) = _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path, lm_params=params))
+    _, (lms, where) = events_and_value(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
+                                                                 lm_params=params))
     assert Path(where) == (tmp_path / "lm-tiny").resolve() and (tmp_path / "lm-tiny").exists()
 
-    events, (again, where2) = _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
-                                                               lm_params=params))
+    events, (again, where2) = events_and_value(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
+                                                                         lm_params=params))
     assert events == [] and where2 == where and again.vocab_ == lms.vocab_   # loaded, no training events
     with pytest.raises(SegvizError, match="vocab_size"):
-        _drain(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
-                                         lm_params={**params, "vocab_size": 400}))
+        events_and_value(protocols.language_models("tiny", lambda: sentences, out=tmp_path,
+                                                   lm_params={**params, "vocab_size": 400}))
     # a cache made from another split's text is refused: the LMs might have seen this split's test text
     with pytest.raises(SegvizError, match="delete the cache"):
-        _drain(protocols.language_models("tiny", lambda: sentences[:-10], out=tmp_path, lm_params=params))
+        events_and_value(protocols.language_models("tiny", lambda: sentences[:-10], out=tmp_path, lm_params=params))
 
 
 def test_cache_names_follow_the_split(tmp_path):

@@ -69,16 +69,8 @@ class ApplyJob:
                                    "read_options": self.read_options, "epsilons": self.epsilons,
                                    "reading_cache": self.reading_cache}):
                     return None
-                while True:
-                    message = child.receive()
-                    if message is None:
-                        return None
-                    if message["type"] == "progress":
-                        yield Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
-                    elif message["type"] == "result":
-                        return applied_from_json(message)
-                    else:
-                        raise SegvizError(f"the model's process: unknown message {message['type']!r}")
+                message = yield from child.progress_until_result()
+                return None if message is None else applied_from_json(message)
             finally:
                 child.end()
 

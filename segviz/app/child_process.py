@@ -24,12 +24,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import SegvizError
+from ..events import Progress
 
 
 #: the child's niceness: the window the user is looking at comes first
@@ -224,6 +225,20 @@ class ChildProcess:
         if message["type"] == "error":
             raise SegvizError(str(message.get("message", f"{self.what} failed")))
         return message
+
+    def progress_until_result(self) -> Generator[Progress, None, dict | None]:
+        """Yield the child's progress messages as ``Progress`` until its result, which is returned (None when
+        cancelled); any other message is an error."""
+        while True:
+            message = self.receive()
+            if message is None:
+                return None
+            if message["type"] == "progress":
+                yield Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
+            elif message["type"] == "result":
+                return message
+            else:
+                raise SegvizError(f"{self.what}: unknown message {message['type']!r}")
 
     def _read_line(self) -> bytes | None:
         fd = self.process.stdout.fileno()

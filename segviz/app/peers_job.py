@@ -58,16 +58,8 @@ class PeersJob:
                 for piece in self.pieces:
                     if not child.write_bytes(piece):
                         return None
-                while True:
-                    message = child.receive()
-                    if message is None:
-                        return None
-                    if message["type"] == "progress":
-                        yield Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
-                    elif message["type"] == "result":
-                        return self._masses(message.get("masses"), n)
-                    else:
-                        raise SegvizError(f"peer segmenters' process: unknown message {message['type']!r}")
+                message = yield from child.progress_until_result()
+                return None if message is None else self._masses(message.get("masses"), n)
             finally:
                 child.end()
 
