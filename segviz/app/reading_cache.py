@@ -137,16 +137,19 @@ def read_files_shared(files: list[str], read: Callable[[str, dict], Corpus], opt
         for i in order:
             yield i, read(files[i], options)
         return
-    later = []
+    later = {}
     for i in order:
-        corpus = _take(files[i], read, options, cache)
+        # the key once per file: hashing it again at every look while waiting would cost the reader being waited
+        # for a core's worth of work on a large file
+        key = cache.key(read_source(files[i]), options, files[i])
+        corpus = _take(files[i], key, read, options, cache)
         if corpus is None:
-            later.append(i)
+            later[i] = key
         else:
             yield i, corpus
-    for i in later:
+    for i, key in later.items():
         while True:
-            corpus = _take(files[i], read, options, cache, waiting=True)
+            corpus = _take(files[i], key, read, options, cache, waiting=True)
             if corpus is not None:
                 yield i, corpus
                 break
@@ -154,11 +157,10 @@ def read_files_shared(files: list[str], read: Callable[[str, dict], Corpus], opt
             time.sleep(POLL_SECONDS)
 
 
-def _take(path: str, read: Callable[[str, dict], Corpus], options: dict, cache: ReadingCache, *,
+def _take(path: str, key: str, read: Callable[[str, dict], Corpus], options: dict, cache: ReadingCache, *,
           waiting: bool = False) -> Corpus | None:
-    """The corpus of ``path``: stored, or parsed here when unclaimed; None when another reader is on it."""
-    data = read_source(path)
-    key = cache.key(data, options, path)
+    """The corpus of ``path`` (entry ``key``): stored, or parsed here when unclaimed; None when another reader is
+    on it."""
     stored = cache.load(key, path)
     if stored is not None:
         return stored
