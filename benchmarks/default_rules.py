@@ -35,7 +35,7 @@ from segviz.segmentation import boundaries_to_masses  # noqa: E402
 
 SCALES = (0.6, 0.8, 1.0, 1.2)
 EPSILONS = (2, 3, 4)
-MIXED = ("reuters", "brown", "wiki")
+MIXED = ("reuters", "brown", "wiki", "choi 4")
 
 
 def units(corpus: Corpus) -> list[Corpus]:
@@ -65,7 +65,8 @@ def main() -> int:
     model = Segmenter.load(args.model or default_model())
     domains: dict[str, list] = {}
     for unit in units(mixed_data(data)["heldout"]):
-        domain = "reuters" if "reut2" in unit.name else "wiki" if "wiki" in unit.name else "brown"
+        domain = ("reuters" if "reut2" in unit.name else "wiki" if "wiki" in unit.name
+                  else "choi 4" if unit.name.startswith("choi") else "brown")
         domains.setdefault(domain, []).append(unit)
     domains["choi 1/3-11"] = units(read_corpus(data / "choi2000" / "1" / "3-11", kind="choi"))
     applied = {d: [(model.boundary_probabilities(u), u.reference_masses()) for u in us] for d, us in domains.items()}

@@ -183,11 +183,12 @@ def mixed_domains(heldout) -> dict:
     """The mixed held-out corpus split back into its domains (by the source-file names the mix gives them)."""
     from segviz.corpus import Corpus
 
-    parts: dict[str, list] = {"reuters": [], "brown": [], "wiki": [], "spliced": []}
+    parts: dict[str, list] = {"reuters": [], "brown": [], "wiki": [], "choi 4": [], "spliced": []}
     for unit in heldout.by_file():
         name = str(unit.name)
         domain = ("reuters" if name.startswith("reut2-017 part") else "spliced" if name.startswith("brown spliced")
-                  else "brown" if name.startswith("brown") else "wiki")
+                  else "brown" if name.startswith("brown") else "choi 4" if name.startswith("choi")
+                  else "wiki")
         parts[domain].append(unit)
     return {d: Corpus.concatenate(units, name=d) for d, units in parts.items() if units}
 

@@ -27,10 +27,17 @@ The model asks no relevance questions (no language models to ship), which keeps 
 
     python resources/make_default_model.py [--data ../shared/corpora] [--out resources/default_model.segviz]
     python resources/make_default_model.py --spliced 100,0 --excerpts starts --out /tmp/m.segviz   # an experiment
+    python resources/make_default_model.py --choi-heldout-every 0 --choi-tuning 25 --out /tmp/c.segviz  # Choi-leaning
+
+**Choi's data is left out of the shipped model.**  ``--choi-heldout-every`` adds the source-disjoint segments of
+Choi's set 4 (:func:`choi_segments`) and ``--choi-tuning`` documents of his tuning set 1/3-11 to the mix.  Measured
+(docs/reproduction.md, "A default model that travels"), they bring the model level with C99 on Choi's benchmark
+and cost long-form prose 3-11 points of P_k, so they stay options.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -43,8 +50,8 @@ sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import Corpus, Document, read_corpus, tokenize  # noqa: E402
 from segviz.induction import FeatureAdded  # noqa: E402
-from segviz.protocols import (NATURAL_SEGMENTER, REUTERS_HELD, REUTERS_TRAIN, longform_data,  # noqa: E402
-                              read_brown_texts, wiki_data)
+from segviz.protocols import (NATURAL_SEGMENTER, REUTERS_HELD, REUTERS_TRAIN, choi_disjoint_training,  # noqa: E402
+                              longform_data, read_brown_texts, wiki_data)
 from segviz.segmenter import Segmenter  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "corpora"
@@ -60,6 +67,14 @@ BROWN_HELD_TEXTS = (2, 3)
 #: (``benchmarks/natural_select.py mixed --spliced 100,25``)
 SPLICED_DOCUMENTS = (0, 0)
 SPLICED_EXCERPTS = 10
+#: Choi's set 4, source-disjoint (:func:`choi_segments`): every CHOI_HELDOUT_EVERY-th file held out for the tuning
+#: (0 = all trained on; None = no Choi documents)
+CHOI_HELDOUT_EVERY: int | None = None
+#: segments per held-out Choi document
+CHOI_HELDOUT_SEGMENTS = 5
+#: how many documents of Choi's tuning set 1/3-11 join the held-out documents (as the choi-disjoint protocol tunes
+#: on it); 0 = none
+CHOI_TUNING_DOCUMENTS = 0
 SPLICED_LENGTHS = (3, 11)
 #: a Choi sentence is matched on its words (letters and digits only) when it has at least this many
 MATCH_MIN_WORDS = 4
@@ -84,8 +99,9 @@ def _words(tokens) -> tuple[str, ...]:
     return tuple(t for t in tokens if t.isalnum())
 
 
-def choi_brown_texts(data: Path) -> set[str]:
-    """Ids of the Brown texts with a sentence (of 4+ words) that also occurs in Choi's sets 1 or 2."""
+@functools.lru_cache(maxsize=2)
+def _sentence_owners(data: Path) -> dict[tuple[str, ...], set[str]]:
+    """Each Brown sentence of 4+ words (its letters-and-digits tokens) -> the ids of the texts that hold it."""
     texts = read_brown_texts(data / "brown_nltk" / "brown.zip")
     owner: dict[tuple[str, ...], set[str]] = {}
     for text_id, text in texts.items():
@@ -93,6 +109,12 @@ def choi_brown_texts(data: Path) -> set[str]:
             key = _words(tokenize(line))
             if len(key) >= MATCH_MIN_WORDS:
                 owner.setdefault(key, set()).add(text_id)
+    return owner
+
+
+def choi_brown_texts(data: Path) -> set[str]:
+    """Ids of the Brown texts with a sentence (of 4+ words) that also occurs in Choi's sets 1 or 2."""
+    owner = _sentence_owners(data)
     found: set[str] = set()
     root = data / "choi2000"
     for choi_set in ("1", "2"):
@@ -100,6 +122,25 @@ def choi_brown_texts(data: Path) -> set[str]:
         for sentence in corpus.sentences():
             found |= owner.get(_words(sentence), set())
     return found
+
+
+def choi_segments(data: Path, left_out_texts: set[str]) -> Corpus:
+    """Choi's set 4 as the ``choi-disjoint`` protocol trains on it (every segment sharing a sentence with sets 1
+    or 2 removed), minus every segment with a sentence of a Brown text in ``left_out_texts`` (the long-form
+    held-out and test texts, Choi's own texts); each set-4 file stays one source unit."""
+    root = data / "choi2000"
+    excluded = [read_corpus(str(root / s / "*" / "*.ref"), kind="choi") for s in ("1", "2")]
+    disjoint = choi_disjoint_training(root, excluded)
+    documents, files = _without_sources(disjoint.documents, disjoint.files, data, left_out_texts)
+    return Corpus(documents, name=f"choi 4/* ({len(documents)} source-disjoint segments)", files=files)
+
+
+def _without_sources(documents, files, data: Path, texts: set[str]) -> tuple[list, list]:
+    """The documents (and their files) none of whose sentences occurs in one of the Brown ``texts``."""
+    owner = _sentence_owners(data)
+    kept = [(d, f) for d, f in zip(documents, files)
+            if not any(owner.get(_words(s), set()) & texts for s in d.sentences)]
+    return [d for d, _ in kept], [f for _, f in kept]
 
 
 def _regroup(corpus: Corpus, sizes, label: str, rng: np.random.Generator) -> Corpus:
@@ -155,8 +196,12 @@ def _without_texts(corpus: Corpus, banned: set[str], label: str) -> Corpus:
 
 
 def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int, int] = SPLICED_DOCUMENTS,
-               excerpts: str = "anywhere") -> dict:
-    """The mixed training and held-out corpora (module docstring) and what went into them."""
+               excerpts: str = "anywhere", choi_heldout_every: int | None = CHOI_HELDOUT_EVERY,
+               choi_tuning_documents: int = CHOI_TUNING_DOCUMENTS) -> dict:
+    """The mixed training and held-out corpora (module docstring) and what went into them.
+
+    ``choi_heldout_every``: None = no Choi documents; 0 = :func:`choi_segments` in the training only; k = every
+    k-th of its files (sorted by name) held out for the tuning, the others trained on."""
     data = Path(data)
     rng = np.random.default_rng(seed)
     banned = choi_brown_texts(data)
@@ -171,6 +216,34 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
     wiki = wiki_data(data)
     train_parts = [reuters_train, brown_train, wiki.train]
     held_parts = [reuters_held, brown_held, wiki.heldout]
+    choi_parts: dict[str, int] = {}
+    if choi_heldout_every is not None:
+        notes = longform.notes["texts"]
+        choi = choi_segments(data, banned | set(notes["heldout"]) | set(notes["test"]))
+        held_files = set(sorted(set(choi.files))[::choi_heldout_every]) if choi_heldout_every else set()
+        choi_train = [(d, f) for d, f in zip(choi.documents, choi.files) if f not in held_files]
+        # a held-out segment cut from a text trained on would flatter the tuning: those are dropped
+        trained_texts = {d.name.split("@")[0] for d in brown_train.documents}
+        choi_held = [(d, f) for d, f in zip(choi.documents, choi.files) if f in held_files]
+        if choi_held:
+            choi_held = list(zip(*_without_sources(*zip(*choi_held), data, trained_texts)))
+        if choi_train:
+            train_parts.append(Corpus([d for d, _ in choi_train], name=f"choi 4/* ({len(choi_train)} segments)",
+                                      files=[f"choi {f}" for _, f in choi_train]))
+        if choi_held:
+            # documents of CHOI_HELDOUT_SEGMENTS segments: about as many held-out documents as the other domains
+            held = Corpus([d for d, _ in choi_held], name=f"choi 4/* held out ({len(choi_held)} segments)")
+            held_parts.append(_regroup(held, (CHOI_HELDOUT_SEGMENTS, CHOI_HELDOUT_SEGMENTS), "choi held-out document",
+                                       rng))
+        choi_parts = {"choi_train_segments": len(choi_train), "choi_heldout_segments": len(choi_held)}
+    if choi_tuning_documents:
+        tuning = read_corpus(data / "choi2000" / "1" / "3-11", kind="choi", name="choi 1/3-11")
+        names = sorted(set(tuning.files), key=lambda f: (len(Path(f).name), Path(f).name))
+        chosen = set(names[::max(1, len(names) // choi_tuning_documents)][:choi_tuning_documents])
+        kept = [(d, f) for d, f in zip(tuning.documents, tuning.files) if f in chosen]
+        held_parts.append(Corpus([d for d, _ in kept], name=f"choi 1/3-11 ({len(chosen)} documents)",
+                                 files=[f"choi 1/3-11 {Path(f).name}" for _, f in kept]))
+        choi_parts["choi_tuning_documents"] = len(chosen)
     if spliced_documents[0]:
         train_parts.append(spliced(brown_train, spliced_documents[0], "brown spliced train", rng, excerpts=excerpts))
     if spliced_documents[1]:
@@ -189,12 +262,12 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                       "brown_train_texts": len(brown_train), "brown_heldout_texts": len(brown_held),
                       "brown_heldout_streams": len(set(brown_held.files)), "wiki_train": len(set(wiki.train.files)),
                       "wiki_heldout": len(set(wiki.heldout.files)), "brown_spliced_train": spliced_documents[0],
-                      "brown_spliced_heldout": spliced_documents[1]}}
+                      "brown_spliced_heldout": spliced_documents[1], **choi_parts}}
 
 
-def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False,
-          spliced_documents: tuple[int, int] = SPLICED_DOCUMENTS, excerpts: str = "anywhere") -> Segmenter:
-    mixed = mixed_data(data, spliced_documents=spliced_documents, excerpts=excerpts)
+def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False, **mix) -> Segmenter:
+    """Train and save the default model; ``mix``: the keyword options of :func:`mixed_data`."""
+    mixed = mixed_data(data, **mix)
     train, held = mixed["train"], mixed["heldout"]
     t0 = time.perf_counter()
     seg = Segmenter(**(params or PARAMS))
@@ -204,12 +277,21 @@ def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = Fa
                   f"held-out P_mu={event.heldout_p_mu:.3f}", flush=True)
     seg.info_.update(trained_on="mixed: " + ", ".join(f"{k} {v}" for k, v in mixed["parts"].items()),
                      choi_brown_texts_left_out=len(mixed["choi_texts_left_out"]),
-                     licence="derived from Reuters-21578 (research use only), the Brown corpus (non-commercial "
-                             "research/education) and Wikipedia (CC BY-SA 3.0)")
+                     licence="derived from Reuters-21578 (research use only), the Brown corpus "
+                             + ("and Choi's (2000) benchmark cut from it " if _has_choi(mixed["parts"]) else "")
+                             + "(non-commercial research/education) and Wikipedia (CC BY-SA 3.0)")
     seg.save(out)
     if not quiet:
         print(f"{seg} saved to {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - t0:.0f} s")
     return seg
+
+
+def _has_choi(parts: dict) -> bool:
+    return any(parts.get(k) for k in ("choi_train_segments", "choi_heldout_segments", "choi_tuning_documents"))
+
+
+def _every_text(every: int | None) -> str:
+    return "none" if every is None else str(every)
 
 
 def main(argv=None) -> int:
@@ -221,14 +303,29 @@ def main(argv=None) -> int:
                          f"{SPLICED_DOCUMENTS[0]},{SPLICED_DOCUMENTS[1]})")
     ap.add_argument("--excerpts", choices=("anywhere", "starts"), default="anywhere",
                     help="where the spliced excerpts start: anywhere in a text, or at its start (Choi's recipe)")
+    ap.add_argument("--choi-heldout-every", default=_every_text(CHOI_HELDOUT_EVERY), metavar="K|none",
+                    help="Choi's set 4 (source-disjoint segments): 'none' = left out, 0 = all trained on, K = every "
+                         f"K-th file held out for the tuning (default {_every_text(CHOI_HELDOUT_EVERY)})")
+    ap.add_argument("--choi-tuning", type=int, default=CHOI_TUNING_DOCUMENTS, metavar="N",
+                    help=f"documents of Choi's tuning set 1/3-11 among the held-out ones (default "
+                         f"{CHOI_TUNING_DOCUMENTS})")
     args = ap.parse_args(argv)
+    try:
+        every = None if args.choi_heldout_every == "none" else int(args.choi_heldout_every)
+        if every is not None and every < 0:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--choi-heldout-every must be 'none' or a count >= 0, not {args.choi_heldout_every!r}")
+    if not 0 <= args.choi_tuning <= 50:
+        ap.error(f"--choi-tuning must be 0..50 (set 1/3-11 holds 50 documents), not {args.choi_tuning}")
     try:
         spliced_documents = tuple(int(x) for x in args.spliced.split(","))
         if len(spliced_documents) != 2 or min(spliced_documents) < 0:
             raise ValueError
     except ValueError:
         ap.error(f"--spliced must be TRAIN,HELD (two counts >= 0), not {args.spliced!r}")
-    build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts)
+    build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts,
+          choi_heldout_every=every, choi_tuning_documents=args.choi_tuning)
     return 0
 
 

@@ -109,3 +109,28 @@ def test_no_choi_text_in_its_training(shared_corpora):
 
     left_out = choi_brown_texts(shared_corpora)
     assert left_out == {f"ca{i:02d}" for i in range(1, 45)} | {f"cj{i:02d}" for i in range(1, 81)}
+
+
+def test_its_choi_segments_share_no_sentence_with_choi_tests_or_longform_held_out_and_test(shared_corpora):
+    """The set-4 segments it trains on are the choi-disjoint protocol's (no sentence of sets 1 or 2), minus every
+    segment of a long-form held-out or test text, so neither Choi's nor the long-form scores see trained text."""
+    sys.path.insert(0, str(SOURCE_ROOT / "resources"))
+    from make_default_model import MATCH_MIN_WORDS, choi_segments
+    from segviz.corpus import tokenize
+    from segviz.protocols import longform_data, read_brown_texts
+
+    def words(tokens):   # Choi's files and the Brown zip tokenise a few characters differently: compare words
+        return tuple(t for t in tokens if t.isalnum())
+
+    texts = longform_data(shared_corpora).notes["texts"]
+    left_out = set(texts["heldout"]) | set(texts["test"])
+    segments = choi_segments(shared_corpora, left_out)
+    trained = {tuple(s) for d in segments.documents for s in d.sentences}
+    assert 500 < len(segments) < 1519
+    root = shared_corpora / "choi2000"
+    for choi_set in ("1", "2"):
+        assert trained.isdisjoint(read_corpus(str(root / choi_set / "*" / "*.ref"), kind="choi").sentences())
+    brown = read_brown_texts(shared_corpora / "brown_nltk" / "brown.zip")
+    left_out_sentences = {words(tokenize(line)) for t in left_out for line in brown[t].sentences}
+    trained_words = {words(s) for s in trained}
+    assert {w for w in trained_words if len(w) >= MATCH_MIN_WORDS}.isdisjoint(left_out_sentences)
