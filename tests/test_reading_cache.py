@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,80 @@ def test_two_files_with_the_same_bytes_keep_their_own_names(tmp_path):
     corpus = run_to_end(read_corpus_task([str(first), str(second)], reading_cache=cache_dir))
     assert same(corpus, read_corpus([first, second]))
     assert corpus.documents[-1].name.startswith("b.sgm#")
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_directories_of_windows_that_died_are_removed_and_nothing_else(tmp_path):
+    from segviz.app.reading_cache import OWNER_FILE, SESSION_PREFIX, remove_abandoned_sessions
+
+    def session(name: str, owner: str | None) -> Path:
+        d = tmp_path / (SESSION_PREFIX + name)
+        d.mkdir()
+        (d / "entry.jsonl").write_text("{}\n")
+        if owner is not None:
+            (d / OWNER_FILE).write_text(owner)
+        return d
+
+    dead = session("dead", str(_dead_pid()))
+    alive = session("alive", str(os.getppid()))
+    ours = session("ours", str(os.getpid()))
+    no_owner = session("no-owner", None)
+    garbled = session("garbled", "not a pid")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / OWNER_FILE).write_text(str(_dead_pid()))
+    (elsewhere / "keep.txt").write_text("precious")
+    (tmp_path / (SESSION_PREFIX + "link")).symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / (SESSION_PREFIX + "file")).write_text(str(_dead_pid()))
+    unrelated = tmp_path / "other-dead"
+    unrelated.mkdir()
+    (unrelated / OWNER_FILE).write_text(str(_dead_pid()))
+
+    assert remove_abandoned_sessions(tmp_path) == [dead]
+    assert not dead.exists()
+    for kept in (alive, ours, no_owner, garbled, unrelated, tmp_path / (SESSION_PREFIX + "file")):
+        assert kept.exists()
+    assert (elsewhere / "keep.txt").read_text() == "precious"   # a link is never followed
+    assert remove_abandoned_sessions(tmp_path / "missing") == []
+
+
+def test_a_new_session_directory_names_its_owner_and_sweeps_abandoned_ones(tmp_path, monkeypatch):
+    import tempfile
+
+    from segviz.app.reading_cache import OWNER_FILE, SESSION_PREFIX, new_session_directory
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    abandoned = tmp_path / (SESSION_PREFIX + "old")
+    abandoned.mkdir()
+    (abandoned / OWNER_FILE).write_text(str(_dead_pid()))
+    session = new_session_directory()
+    try:
+        assert not abandoned.exists()
+        assert Path(session.name).parent == tmp_path
+        assert (Path(session.name) / OWNER_FILE).read_text() == str(os.getpid())
+    finally:
+        session.cleanup()
+    assert not Path(session.name).exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc to see a zombie")
+def test_a_killed_window_not_yet_collected_by_its_parent_counts_as_dead(tmp_path):
+    from segviz.app.reading_cache import OWNER_FILE, SESSION_PREFIX, remove_abandoned_sessions
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        for _ in range(200):   # exited, not yet waited for: a zombie
+            if Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+            time.sleep(0.01)
+        session = tmp_path / (SESSION_PREFIX + "zombie")
+        session.mkdir()
+        (session / OWNER_FILE).write_text(str(child.pid))
+        assert remove_abandoned_sessions(tmp_path) == [session]
+    finally:
+        child.wait()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
+from .reading_cache import new_session_directory
 from .state import SessionState
 from .peers_job import PeersJob
 from .tasks import peer_names
@@ -76,7 +76,7 @@ class MainWindow(QMainWindow):
                                               epsilon=_setting(self.settings, "decision/epsilon", 2, int)), self)
         self.state = self.session.state
         # the session's parses of corpus files, shared with the engine children (each file is parsed once)
-        self.reading_cache = tempfile.TemporaryDirectory(prefix="segviz-reading-", ignore_cleanup_errors=True)
+        self.reading_cache = new_session_directory()
         self.background = BackgroundWork(self)
         self.background.busyChanged.connect(self.busyChanged)
         self.background.allFinished.connect(self._background_done)

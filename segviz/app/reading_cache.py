@@ -22,6 +22,9 @@ import errno
 import hashlib
 import json
 import os
+import shutil
+import stat
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,6 +42,64 @@ CHUNK_SENTENCES = 2000
 POLL_SECONDS = 0.05
 
 _READING_FIELDS = ("format", "detected", "documents", "sentences", "reference_boundaries")
+#: the session directories' name prefix, and the file in each that names the window process owning it
+SESSION_PREFIX = "segviz-reading-"
+OWNER_FILE = "owner.pid"
+
+
+def new_session_directory() -> tempfile.TemporaryDirectory:
+    """A window's private cache directory (removed when the window closes), after removing the directories of
+    windows that died without removing theirs (:func:`remove_abandoned_sessions`)."""
+    remove_abandoned_sessions()
+    session = tempfile.TemporaryDirectory(prefix=SESSION_PREFIX, ignore_cleanup_errors=True)
+    try:
+        (Path(session.name) / OWNER_FILE).write_text(str(os.getpid()), encoding="ascii")
+    except OSError:
+        pass   # without the owner file a later window leaves this directory alone: nothing worse
+    return session
+
+
+def remove_abandoned_sessions(parent: str | os.PathLike | None = None) -> list[Path]:
+    """Remove the session directories under ``parent`` (default: the temporary directory) whose owning window
+    process has died, e.g. killed outright before it could remove its own; returns what was removed.
+
+    Only real directories of this user with an owner file naming a process that no longer exists are removed;
+    a symbolic link, another user's directory, one without an owner file or one whose owner lives is left
+    alone (a reused process id keeps a directory, never the reverse)."""
+    removed = []
+    try:
+        candidates = list(Path(parent or tempfile.gettempdir()).glob(SESSION_PREFIX + "*"))
+    except OSError:
+        return removed
+    for directory in candidates:
+        try:
+            info = os.lstat(directory)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            pid = int((directory / OWNER_FILE).read_text(encoding="ascii").strip())
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        if pid <= 0 or pid == os.getpid() or _process_alive(pid):
+            continue
+        shutil.rmtree(directory, ignore_errors=True)
+        if not directory.exists():
+            removed.append(directory)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError as exc:   # alive but not ours to signal
+        return exc.errno == errno.EPERM
+    # a killed process whose parent has not yet collected it (a zombie) still answers the signal
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace").rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
 
 
 class ReadingCache:
@@ -87,15 +148,7 @@ class ReadingCache:
             pid = int(self._claim(key).read_text().strip() or "0")
         except (OSError, ValueError):
             return False
-        if pid <= 0:
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except OSError as exc:   # alive but not ours to signal
-            return exc.errno == errno.EPERM
-        return True
+        return pid > 0 and _process_alive(pid)
 
     # -- entries -----------------------------------------------------------------------------------------------
     def load(self, key: str, source: str) -> Corpus | None:
