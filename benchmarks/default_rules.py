@@ -74,7 +74,7 @@ def main() -> int:
     def score(rule) -> dict[str, float]:
         out = {d: 100 * float(np.mean([p_k(ref, boundaries_to_masses(rule(p), p.size + 1)) for p, ref in items]))
                for d, items in applied.items()}
-        out["mixed mean"] = float(np.mean([out[d] for d in MIXED]))
+        out["mixed mean"] = float(np.mean([out[d] for d in MIXED if d in out]))
         return {k: round(v, 1) for k, v in out.items()}
 
     rows = {f"threshold alpha={model.alpha_:g} epsilon={model.epsilon_}":
