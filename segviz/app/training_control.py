@@ -29,6 +29,11 @@ class TrainingControl:
         self.worker: GeneratorWorker | None = None
         #: extra keyword arguments of the job (e.g. ``lm_params=dict(vocab_size=2000)`` for a quick run)
         self.params: dict = {}
+        #: rounds received whose table row is not drawn yet (the second pass of :meth:`_show_round`)
+        self._rounds_pending = 0
+        #: the worker's last ``paused`` signal: it arrives after every event delivered before the pause, whereas
+        #: the worker's own flag is set in its thread before its last event has reached the window
+        self._pause_reached = False
 
     @property
     def running(self) -> bool:
@@ -36,7 +41,10 @@ class TrainingControl:
 
     @property
     def paused(self) -> bool:
-        return self.worker is not None and self.worker.is_paused
+        # paused as the user sees it: the worker has stopped and the last round it delivered is drawn, so that
+        # Run is offered only once nothing more is about to appear
+        return (self.worker is not None and self.worker.is_paused and self._pause_reached
+                and self._rounds_pending == 0)
 
     def start(self, n_features: int = 30, *, step: bool = False) -> GeneratorWorker | None:
         """Train LMs + induce ``n_features`` features on the shown corpus; the views update every round."""
@@ -120,11 +128,17 @@ class TrainingControl:
                                       lockstep=True)
         if step:
             worker.step()
-        worker.paused.connect(lambda _p: win.update_actions() if shiboken6.isValid(win) else None)
+        self._pause_reached = False
+        worker.paused.connect(self._pause_signal)
         worker.finished.connect(lambda w=worker: self._finished(w))
         self.worker = worker
         win.update_actions()
         return worker
+
+    def _pause_signal(self, paused: bool) -> None:
+        self._pause_reached = bool(paused)
+        if shiboken6.isValid(self.window):
+            self.window.update_actions()
 
     def _show_round(self, event: CurveUpdate, note: str) -> None:
         """One induced feature, in two event-loop passes so neither takes more than a frame: the round's model,
@@ -141,6 +155,7 @@ class TrainingControl:
         corpus, probabilities = state.corpus, state.probabilities
 
         def table():
+            self._rounds_pending -= 1
             if state.corpus is not corpus:
                 return
             state.add_round(event.added)
@@ -148,7 +163,10 @@ class TrainingControl:
                 state.refresh_metrics()
             win.features.status.setText(f"round {event.added.round}: gain {event.added.gain:.3g}")
             win.roundShown.emit(int(event.added.round))
+            if self._rounds_pending == 0 and self._pause_reached:
+                win.update_actions()
 
+        self._rounds_pending += 1
         QTimer.singleShot(0, table)
 
     def _ended(self) -> None:
@@ -165,11 +183,13 @@ class TrainingControl:
         if self.worker is None:
             self.start(self.window.features.n_features.value(), step=True)
         else:
+            self._pause_reached = False
             self.worker.step()
         self.window.update_actions()
 
     def run(self) -> None:
         if self.worker is not None:
+            self._pause_reached = False
             self.worker.resume()
         self.window.update_actions()
 
