@@ -49,6 +49,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import Corpus, Document, read_corpus, tokenize  # noqa: E402
+from segviz.errors import SegvizError  # noqa: E402
 from segviz.induction import FeatureAdded  # noqa: E402
 from segviz.protocols import (NATURAL_SEGMENTER, REUTERS_HELD, REUTERS_TRAIN, choi_disjoint_training,  # noqa: E402
                               longform_data, read_brown_texts, wiki_data)
@@ -324,8 +325,12 @@ def main(argv=None) -> int:
             raise ValueError
     except ValueError:
         ap.error(f"--spliced must be TRAIN,HELD (two counts >= 0), not {args.spliced!r}")
-    build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts,
-          choi_heldout_every=every, choi_tuning_documents=args.choi_tuning)
+    try:
+        build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts,
+              choi_heldout_every=every, choi_tuning_documents=args.choi_tuning)
+    except SegvizError as exc:
+        print(f"make_default_model: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
