@@ -68,15 +68,15 @@ BROWN_HELD_TEXTS = (2, 3)
 #: (``benchmarks/natural_select.py mixed --spliced 100,25``)
 SPLICED_DOCUMENTS = (0, 0)
 SPLICED_EXCERPTS = 10
-#: Choi's set 4, source-disjoint (:func:`choi_segments`): every CHOI_HELDOUT_EVERY-th file held out for the tuning
-#: (0 = all trained on; None = no Choi documents)
+SPLICED_LENGTHS = (3, 11)
+#: Choi's set 4, source-disjoint (:func:`choi_segments`): the segments of every CHOI_HELDOUT_EVERY-th source text
+#: held out for the tuning (0 = all trained on; None = no Choi documents)
 CHOI_HELDOUT_EVERY: int | None = None
 #: segments per held-out Choi document
 CHOI_HELDOUT_SEGMENTS = 5
 #: how many documents of Choi's tuning set 1/3-11 join the held-out documents (as the choi-disjoint protocol tunes
 #: on it); 0 = none
 CHOI_TUNING_DOCUMENTS = 0
-SPLICED_LENGTHS = (3, 11)
 #: a Choi sentence is matched on its words (letters and digits only) when it has at least this many
 MATCH_MIN_WORDS = 4
 
@@ -201,8 +201,9 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                choi_tuning_documents: int = CHOI_TUNING_DOCUMENTS) -> dict:
     """The mixed training and held-out corpora (module docstring) and what went into them.
 
-    ``choi_heldout_every``: None = no Choi documents; 0 = :func:`choi_segments` in the training only; k = every
-    k-th of its files (sorted by name) held out for the tuning, the others trained on."""
+    ``choi_heldout_every``: None = no Choi documents; 0 = :func:`choi_segments` in the training only; k = the
+    segments of every k-th source text held out for the tuning, the others trained on.
+    ``choi_tuning_documents``: that many documents of Choi's tuning set 1/3-11 held out as well."""
     data = Path(data)
     rng = np.random.default_rng(seed)
     banned = choi_brown_texts(data)
@@ -221,11 +222,16 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
     if choi_heldout_every is not None:
         notes = longform.notes["texts"]
         choi = choi_segments(data, banned | set(notes["heldout"]) | set(notes["test"]))
-        held_files = set(sorted(set(choi.files))[::choi_heldout_every]) if choi_heldout_every else set()
-        choi_train = [(d, f) for d, f in zip(choi.documents, choi.files) if f not in held_files]
-        # a held-out segment cut from a text trained on would flatter the tuning: those are dropped
+        # held out by source text, not by file: set 4 cuts the same text's opening at several lengths in several
+        # files, and a segment is a text's first sentences, so its first sentence names its text
+        sources = sorted({d.sentences[0] for d in choi.documents})
+        held_sources = set(sources[::choi_heldout_every]) if choi_heldout_every else set()
+        choi_train = [(d, f) for d, f in zip(choi.documents, choi.files) if d.sentences[0] not in held_sources]
+        trained_sentences = {s for d, _ in choi_train for s in d.sentences}
+        choi_held = [(d, f) for d, f in zip(choi.documents, choi.files)
+                     if d.sentences[0] in held_sources and trained_sentences.isdisjoint(d.sentences)]
+        # a held-out segment cut from a long-form text trained on would flatter the tuning too
         trained_texts = {d.name.split("@")[0] for d in brown_train.documents}
-        choi_held = [(d, f) for d, f in zip(choi.documents, choi.files) if f in held_files]
         if choi_held:
             choi_held = list(zip(*_without_sources(*zip(*choi_held), data, trained_texts)))
         if choi_train:
@@ -305,8 +311,9 @@ def main(argv=None) -> int:
     ap.add_argument("--excerpts", choices=("anywhere", "starts"), default="anywhere",
                     help="where the spliced excerpts start: anywhere in a text, or at its start (Choi's recipe)")
     ap.add_argument("--choi-heldout-every", default=_every_text(CHOI_HELDOUT_EVERY), metavar="K|none",
-                    help="Choi's set 4 (source-disjoint segments): 'none' = left out, 0 = all trained on, K = every "
-                         f"K-th file held out for the tuning (default {_every_text(CHOI_HELDOUT_EVERY)})")
+                    help="Choi's set 4 (source-disjoint segments): 'none' = left out, 0 = all trained on, K = the "
+                         "segments of every K-th source text held out for the tuning (default "
+                         f"{_every_text(CHOI_HELDOUT_EVERY)})")
     ap.add_argument("--choi-tuning", type=int, default=CHOI_TUNING_DOCUMENTS, metavar="N",
                     help=f"documents of Choi's tuning set 1/3-11 among the held-out ones (default "
                          f"{CHOI_TUNING_DOCUMENTS})")

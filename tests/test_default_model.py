@@ -134,3 +134,16 @@ def test_its_choi_segments_share_no_sentence_with_choi_tests_or_longform_held_ou
     left_out_sentences = {words(tokenize(line)) for t in left_out for line in brown[t].sentences}
     trained_words = {words(s) for s in trained}
     assert {w for w in trained_words if len(w) >= MATCH_MIN_WORDS}.isdisjoint(left_out_sentences)
+
+
+def test_choi_held_out_for_the_tuning_shares_no_sentence_with_the_training(shared_corpora):
+    """``--choi-heldout-every K`` holds out whole source texts: set 4 cuts one text's opening at several lengths in
+    several files, so a split by file would tune on sentences it trained on."""
+    sys.path.insert(0, str(SOURCE_ROOT / "resources"))
+    from make_default_model import mixed_data
+
+    mix = mixed_data(shared_corpora, choi_heldout_every=3)
+    held = [d for d, f in zip(mix["heldout"].documents, mix["heldout"].files) if f.startswith("choi")]
+    assert len(held) == mix["parts"]["choi_heldout_segments"] > 100
+    trained = set(mix["train"].sentences())
+    assert not any(s in trained for d in held for s in d.sentences if len(s) >= 4)
