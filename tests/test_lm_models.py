@@ -28,15 +28,6 @@ def sentences(seed=0, n=400):
     return out
 
 
-def drain(gen):
-    events = []
-    while True:
-        try:
-            events.append(next(gen))
-        except StopIteration as stop:
-            return stop.value, events
-
-
 @pytest.fixture(scope="module")
 def lms():
     model = LanguageModels(vocab_size=40, window=20, n_triggers=200, trigger_vocab=30, max_iter=4,
