@@ -132,16 +132,15 @@ def choi_segments(data: Path, left_out_texts: set[str]) -> Corpus:
     root = data / "choi2000"
     excluded = [read_corpus(str(root / s / "*" / "*.ref"), kind="choi") for s in ("1", "2")]
     disjoint = choi_disjoint_training(root, excluded)
-    documents, files = _without_sources(disjoint.documents, disjoint.files, data, left_out_texts)
-    return Corpus(documents, name=f"choi 4/* ({len(documents)} source-disjoint segments)", files=files)
+    kept = _without_sources(zip(disjoint.documents, disjoint.files), data, left_out_texts)
+    return Corpus([d for d, _ in kept], name=f"choi 4/* ({len(kept)} source-disjoint segments)",
+                  files=[f for _, f in kept])
 
 
-def _without_sources(documents, files, data: Path, texts: set[str]) -> tuple[list, list]:
-    """The documents (and their files) none of whose sentences occurs in one of the Brown ``texts``."""
+def _without_sources(pairs, data: Path, texts: set[str]) -> list:
+    """The (document, file) pairs none of whose document's sentences occurs in one of the Brown ``texts``."""
     owner = _sentence_owners(data)
-    kept = [(d, f) for d, f in zip(documents, files)
-            if not any(owner.get(_words(s), set()) & texts for s in d.sentences)]
-    return [d for d, _ in kept], [f for _, f in kept]
+    return [(d, f) for d, f in pairs if not any(owner.get(_words(s), set()) & texts for s in d.sentences)]
 
 
 def _regroup(corpus: Corpus, sizes, label: str, rng: np.random.Generator) -> Corpus:
@@ -232,8 +231,7 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                      if d.sentences[0] in held_sources and trained_sentences.isdisjoint(d.sentences)]
         # a held-out segment cut from a long-form text trained on would flatter the tuning too
         trained_texts = {d.name.split("@")[0] for d in brown_train.documents}
-        if choi_held:
-            choi_held = list(zip(*_without_sources(*zip(*choi_held), data, trained_texts)))
+        choi_held = _without_sources(choi_held, data, trained_texts)
         if choi_train:
             train_parts.append(Corpus([d for d, _ in choi_train], name=f"choi 4/* ({len(choi_train)} segments)",
                                       files=[f"choi {f}" for _, f in choi_train]))
