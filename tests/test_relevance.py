@@ -7,7 +7,7 @@ import pytest
 from segviz.corpus import Corpus, Document
 from segviz.errors import SegvizError
 from segviz.relevance import relevance_profile, sentence_relevance, word_relevance
-from tests.test_lm_models import drain, sentences
+from tests.test_lm_models import sentences
 
 
 @pytest.fixture(scope="module")
