@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from segviz.events import run_to_end  # noqa: E402
 from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
-from segviz.segmenter import Segmenter  # noqa: E402
+from segviz.models import load_model  # noqa: E402
 
 DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi")
 MIXED_OF = ("reuters", "longform", "wiki")
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     models = {}
     for item in args.models:
         name, _, path = item.partition("=")
-        models[name] = Segmenter.load(path)
+        models[name] = load_model(path)
     cells: dict[str, dict] = {}
     for domain in [d for d in args.domains.split(",") if d]:
         t0 = time.perf_counter()

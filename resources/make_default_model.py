@@ -53,6 +53,7 @@ from segviz.errors import SegvizError  # noqa: E402
 from segviz.induction import FeatureAdded  # noqa: E402
 from segviz.protocols import (NATURAL_SEGMENTER, REUTERS_HELD, REUTERS_TRAIN, choi_disjoint_training,  # noqa: E402
                               longform_data, read_brown_texts, wiki_data)
+from segviz.routing import ExpertRouter  # noqa: E402
 from segviz.segmenter import Segmenter  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "corpora"
@@ -77,6 +78,22 @@ CHOI_HELDOUT_SEGMENTS = 5
 #: how many documents of Choi's tuning set 1/3-11 join the held-out documents (as the choi-disjoint protocol tunes
 #: on it); 0 = none
 CHOI_TUNING_DOCUMENTS = 0
+#: the short-excerpt expert of the router (:func:`build_short`): cohesion and the peers' evidence, the questions
+#: that make the ``choi-disjoint`` protocol's model (docs/reproduction.md), no vocabulary and no relevance questions
+#: (no language models to ship), stopped and tuned on Choi's tuning set 1/3-11 for the mean per-document P_k
+EXCERPT_PARAMS = {
+    "families": ("cohesion", "peer"),
+    "use_relevance": False,
+    "n_features": 30,
+    "l2": 1.0,
+    "min_support": 5,
+    "stopping": "heldout",
+    "tuning_metric": "p_k",
+    "tuning_units": "per-document",
+}
+#: Choi's set-1 collections that tune the router's threshold beside the mixed held-out documents (the short
+#: expert is tuned on set 1/3-11; set 2 is the test)
+ROUTER_CHOI_SETS = ("3-5", "6-8", "9-11")
 #: a Choi sentence is matched on its words (letters and digits only) when it has at least this many
 MATCH_MIN_WORDS = 4
 
@@ -261,7 +278,7 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
     test_ids = set(longform.notes["texts"]["test"])
     if brown_ids[0] & brown_ids[1] or (brown_ids[0] | brown_ids[1]) & (test_ids | banned):
         raise RuntimeError("a Brown text is in two portions, in the long-form test or in Choi's sets")
-    return {"train": train, "heldout": held, "choi_texts_left_out": sorted(banned),
+    return {"train": train, "heldout": held, "heldout_parts": held_parts, "choi_texts_left_out": sorted(banned),
             "longform_test_texts": longform.notes["texts"]["test"],
             "parts": {"reuters_train": len(reuters_train), "reuters_heldout_parts": len(set(reuters_held.files)),
                       "brown_train_texts": len(brown_train), "brown_heldout_texts": len(brown_held),
@@ -270,11 +287,11 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                       "brown_spliced_heldout": spliced_documents[1], **choi_parts}}
 
 
-def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False, **mix) -> Segmenter:
-    """Train and save the default model; ``mix``: the keyword options of :func:`mixed_data`."""
+def build_long(data: Path, params: dict | None = None, *, quiet: bool = False, **mix) -> tuple[Segmenter, dict]:
+    """Train the long-prose expert on the mix (module docstring); ``mix``: the options of :func:`mixed_data`.
+    Returns it and the mixed data (whose held-out parts also tune the router)."""
     mixed = mixed_data(data, **mix)
     train, held = mixed["train"], mixed["heldout"]
-    t0 = time.perf_counter()
     seg = Segmenter(**(params or PARAMS))
     for event in seg.fit_iter(train, held, None):
         if isinstance(event, FeatureAdded) and not quiet:
@@ -285,10 +302,58 @@ def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = Fa
                      licence="derived from Reuters-21578 (research use only), the Brown corpus "
                              + ("and Choi's (2000) benchmark cut from it " if _has_choi(mixed["parts"]) else "")
                              + "(non-commercial research/education) and Wikipedia (CC BY-SA 3.0)")
-    seg.save(out)
-    if not quiet:
-        print(f"{seg} saved to {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - t0:.0f} s")
+    return seg, mixed
+
+
+def build_short(data: Path, *, quiet: bool = False) -> Segmenter:
+    """Train the short-excerpt expert: Choi's set 4, source-disjoint (:func:`choi_segments`, without the
+    long-form held-out and test texts), tuned on Choi's tuning set 1/3-11 (:data:`EXCERPT_PARAMS`)."""
+    notes = longform_data(data).notes["texts"]
+    train = choi_segments(data, choi_brown_texts(data) | set(notes["heldout"]) | set(notes["test"]))
+    held = read_corpus(data / "choi2000" / "1" / "3-11", kind="choi", name="choi 1/3-11")
+    seg = Segmenter(**EXCERPT_PARAMS)
+    for event in seg.fit_iter(train, held, None):
+        if isinstance(event, FeatureAdded) and not quiet:
+            print(f"  short {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g}", flush=True)
+    seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
+                     licence="derived from Choi's (2000) benchmark, cut from the Brown corpus (non-commercial "
+                             "research/education)")
     return seg
+
+
+def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
+    """The held-out domains the router's threshold is tuned on: the mixed held-out parts (Reuters 017 parts,
+    Brown held-out streams, wiki300 201-250) and Choi's set 1 3-5, 6-8 and 9-11 (:data:`ROUTER_CHOI_SETS`)."""
+    choi = read_corpus([data / "choi2000" / "1" / s for s in ROUTER_CHOI_SETS], kind="choi",
+                       name="choi 1/" + ",".join(ROUTER_CHOI_SETS))
+    return [*mixed["heldout_parts"], choi]
+
+
+def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False, long_only: bool = False,
+          long_model: Path | None = None, **mix):
+    """Train and save the default model (a router of two experts, or with ``long_only`` the long-prose expert
+    alone); ``long_model``: an already-trained long-prose expert to route to; ``mix``: :func:`mixed_data`'s
+    options."""
+    t0 = time.perf_counter()
+    if long_model is not None:
+        long = Segmenter.load(long_model)
+        mixed = mixed_data(data, **mix)
+    else:
+        long, mixed = build_long(data, params, quiet=quiet, **mix)
+    model = long
+    if not long_only:
+        short = build_short(data, quiet=quiet)
+        model = ExpertRouter(short=short, long=long).fit(router_heldout(data, mixed))
+        if not quiet:
+            for name, row in model.tuning_["domains"].items():
+                print(f"  router held out: {name}: {row['short_chosen']}/{row['documents']} documents to the short "
+                      f"expert; P_k {row['routed']:.3f} (short alone {row['short']:.3f}, long alone "
+                      f"{row['long']:.3f})")
+        model.info_.update(licence=long.info_["licence"] + "; its short-excerpt expert from Choi's (2000) benchmark")
+    model.save(out)
+    if not quiet:
+        print(f"{model} saved to {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - t0:.0f} s")
+    return model
 
 
 def _has_choi(parts: dict) -> bool:
@@ -315,6 +380,12 @@ def main(argv=None) -> int:
     ap.add_argument("--choi-tuning", type=int, default=CHOI_TUNING_DOCUMENTS, metavar="N",
                     help=f"documents of Choi's tuning set 1/3-11 among the held-out ones (default "
                          f"{CHOI_TUNING_DOCUMENTS})")
+    ap.add_argument("--long-only", action="store_true",
+                    help="save the long-prose expert alone, without the router and its short-excerpt expert (the "
+                         "model before routing; with the --choi-* options, the Choi-leaning variants)")
+    ap.add_argument("--long-model", metavar="MODEL", default=None,
+                    help="route to this already-trained long-prose expert instead of training it (its mix options "
+                         "must be the ones it was trained with)")
     args = ap.parse_args(argv)
     try:
         every = None if args.choi_heldout_every == "none" else int(args.choi_heldout_every)
@@ -332,7 +403,8 @@ def main(argv=None) -> int:
         ap.error(f"--spliced must be TRAIN,HELD (two counts >= 0), not {args.spliced!r}")
     try:
         build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts,
-              choi_heldout_every=every, choi_tuning_documents=args.choi_tuning)
+              choi_heldout_every=every, choi_tuning_documents=args.choi_tuning, long_only=args.long_only,
+              long_model=None if args.long_model is None else Path(args.long_model))
     except SegvizError as exc:
         print(f"make_default_model: error: {exc}", file=sys.stderr)
         return 2

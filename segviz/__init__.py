@@ -8,14 +8,15 @@ corpus -> lm (trigram, triggers) -> relevance -> features -> induction -> decode
 The public face::
 
     from segviz import Segmenter, read_corpus, LanguageModels
+    from segviz import ExpertRouter, load_model   # two segmenters and a gauge; open either kind of model file
 
 (imported on first use, so ``segviz --help`` does not pay for numpy and scipy).
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["Segmenter", "LanguageModels", "Corpus", "read_corpus", "FeatureAdded", "InductionFinished",
-           "__version__"]
+__all__ = ["Segmenter", "ExpertRouter", "load_model", "LanguageModels", "Corpus", "read_corpus", "FeatureAdded",
+           "InductionFinished", "__version__"]
 
 
 def __getattr__(name: str):
@@ -23,6 +24,14 @@ def __getattr__(name: str):
         from .segmenter import Segmenter
 
         return Segmenter
+    if name == "ExpertRouter":
+        from .routing import ExpertRouter
+
+        return ExpertRouter
+    if name == "load_model":
+        from .models import load_model
+
+        return load_model
     if name == "LanguageModels":
         from .lm.models import LanguageModels
 

@@ -29,6 +29,8 @@ class SegmentedDocument:
     masses: tuple[int, ...]
     probabilities: tuple[float, ...]
     paragraph_starts: tuple[bool, ...] = ()
+    #: the expert a router chose for this unit (:mod:`segviz.routing`), or None for a single segmenter
+    expert: str | None = None
 
     def __post_init__(self) -> None:
         validate_masses(self.masses, what=f"segmentation of {self.name}")
@@ -54,21 +56,29 @@ class SegmentedDocument:
 def segment_documents_iter(model, corpus, *, alpha: float | None = None, epsilon: int | None = None
                            ) -> Generator[Progress, None, list[SegmentedDocument]]:
     """Segment every source unit of ``corpus`` with ``model`` (module docstring); yields
-    ``Progress("segment", units_done, n_units)`` and returns the :class:`SegmentedDocument` s."""
-    a = model.alpha_ if alpha is None else float(alpha)
-    e = model.epsilon_ if epsilon is None else int(epsilon)
+    ``Progress("segment", units_done, n_units)`` and returns the :class:`SegmentedDocument` s.
+
+    A router (:class:`segviz.routing.ExpertRouter`) picks its expert unit by unit; each unit is then decided
+    with that expert's own alpha and epsilon unless ``alpha``/``epsilon`` override them."""
     units = corpus.by_file()
     out: list[SegmentedDocument] = []
     yield Progress("segment", 0, len(units))
     for i, unit in enumerate(units):
         texts = tuple(unit.sentence_texts())
+        expert_name, segmenter = None, model
+        # a router is recognised by its experts, not imported: the corpus readers import this module's writers
+        if hasattr(model, "experts_") and len(texts) > 1:
+            expert_name = model.route(unit).expert
+            segmenter = model.experts_[expert_name]
         if len(texts) > 1:
-            probs = np.asarray(model.boundary_probabilities(unit), dtype=np.float64)
+            a = segmenter.alpha_ if alpha is None else float(alpha)
+            e = segmenter.epsilon_ if epsilon is None else int(epsilon)
+            probs = np.asarray(segmenter.boundary_probabilities(unit), dtype=np.float64)
             masses = boundaries_to_masses(decode(probs, a, e), len(texts))
         else:
             probs, masses = np.zeros(0), (len(texts),)
         out.append(SegmentedDocument(unit.name, texts, tuple(int(m) for m in masses),
-                                     tuple(float(p) for p in probs), unit.paragraph_starts()))
+                                     tuple(float(p) for p in probs), unit.paragraph_starts(), expert_name))
         yield Progress("segment", i + 1, len(units))
     return out
 

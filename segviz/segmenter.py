@@ -577,21 +577,28 @@ class Segmenter:
             "info": self.info_,
         }
 
+    def bundle_parts(self, prefix: str = "") -> tuple[dict[str, dict], dict[str, np.ndarray]]:
+        """This segmenter's JSON document and its language models' documents and arrays, named under
+        ``prefix/`` in a bundle (``segmenter``, ``lm/...``; a model of several segmenters gives each a prefix).
+
+        The segmenter's document records the SHA-256 of the language models it is saved with, and
+        :meth:`from_bundle` refuses a pair that does not match."""
+        self._check_fitted()
+        base = f"{prefix}/" if prefix else ""
+        documents: dict[str, dict] = {}
+        arrays: dict[str, np.ndarray] = {}
+        lm_digest = None
+        if self.lms_ is not None:
+            documents, arrays = self.lms_.bundle_parts(f"{base}lm")
+            lm_digest = members_digest(member_digests(documents, arrays), f"{base}lm")
+        documents[f"{base}segmenter"] = dict(self.to_dict(), lm_sha256=lm_digest)
+        return documents, arrays
+
     def save(self, path: str | os.PathLike, *, parents: bool = False) -> Path:
         """Write the model and its language models as ONE file, atomically (a bundle, :mod:`segviz.bundle`).
 
-        A reader sees the previous file or this one, never a mix; the segmenter's JSON records the SHA-256 of the
-        language models it was saved with, and :meth:`load` refuses a pair that does not match."""
-        self._check_fitted()
-        documents = {"segmenter": None}
-        arrays: dict[str, np.ndarray] = {}
-        if self.lms_ is not None:
-            lm_documents, arrays = self.lms_.bundle_parts("lm")
-            documents.update(lm_documents)
-        lm_digest = None
-        if self.lms_ is not None:
-            lm_digest = members_digest(member_digests(lm_documents, arrays), "lm")
-        documents["segmenter"] = dict(self.to_dict(), lm_sha256=lm_digest)
+        A reader sees the previous file or this one, never a mix (:meth:`bundle_parts`)."""
+        documents, arrays = self.bundle_parts()
         return write_bundle(path, "segmenter", documents, arrays, parents=parents)
 
     @classmethod
@@ -602,16 +609,7 @@ class Segmenter:
         the file and the field."""
         path = Path(path)
         if is_bundle(path):
-            bundle = read_bundle(path, kind="segmenter")
-            d = bundle.document("segmenter")
-            has_lm = any(name.startswith("lm/") for name in bundle.digests)
-            if has_lm:
-                if d.get("lm_sha256") != bundle.digest_of("lm"):
-                    raise SegvizError(f"{path}: its language models do not match the segmenter (checksum differs); "
-                                      "the file was assembled from parts of different models")
-                if lms is None:
-                    lms = LanguageModels.from_bundle(bundle, "lm")
-            return cls._from_document(d, source=str(path), lms=lms, lm_dir=None)
+            return cls.from_bundle(read_bundle(path, kind="segmenter"), lms=lms)
         d = load_json(path, expected_format=FORMAT)
         lm_dir = d.get("lm_dir")
         if lm_dir is not None and not isinstance(lm_dir, str):
@@ -623,6 +621,21 @@ class Segmenter:
                     raise SegvizError(f"{path}: its language models are missing (looked in {lm_dir})")
                 lms = LanguageModels.load(lm_dir)
         return cls._from_document(d, source=str(path), lms=lms, lm_dir=lm_dir or None)
+
+    @classmethod
+    def from_bundle(cls, bundle, prefix: str = "", *, lms=None) -> "Segmenter":
+        """The segmenter stored under ``prefix/`` of a read :class:`~segviz.bundle.Bundle` (:meth:`bundle_parts`),
+        with its language models, checked against the digest it recorded."""
+        base = f"{prefix}/" if prefix else ""
+        source = bundle.source + (f" ({prefix})" if prefix else "")
+        d = bundle.document(f"{base}segmenter")
+        if any(name.startswith(f"{base}lm/") for name in bundle.digests):
+            if d.get("lm_sha256") != bundle.digest_of(f"{base}lm"):
+                raise SegvizError(f"{source}: its language models do not match the segmenter (checksum differs); "
+                                  "the file was assembled from parts of different models")
+            if lms is None:
+                lms = LanguageModels.from_bundle(bundle, f"{base}lm")
+        return cls._from_document(d, source=source, lms=lms, lm_dir=None)
 
     @classmethod
     def _from_document(cls, d: dict, *, source: str, lms, lm_dir: str | None) -> "Segmenter":

@@ -27,7 +27,8 @@ import scipy.sparse as sp
 from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
-from ..segmenter import Segmenter
+from ..models import load_model
+from ..routing import EXPERTS, Route
 from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
                             serve_guarded)
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
@@ -92,6 +93,7 @@ def applied_to_json(n: int, applied: AppliedModel) -> dict:
         "keep": {str(e): encode_array(k, "|u1") for e, k in applied.keep_masks.items()},
         "coverage": None if coverage is None else {"covered": coverage.covered, "words": coverage.words,
                                                    "vocabulary": coverage.vocabulary},
+        "route": None if applied.route is None else applied.route.to_dict(),
     }
 
 
@@ -123,11 +125,17 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
             keep[int(epsilon)] = decode_array(mask, shape=(n - 1,), dtype="|u1").astype(bool)
         cov = message.get("coverage")
         coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
+        route = message.get("route")
+        if route is not None:
+            route = Route(str(route["expert"]), float(route["expected_length"]), float(route["threshold"]))
+            if route.expert not in EXPERTS or not (np.isfinite(route.expected_length)
+                                                   and np.isfinite(route.threshold)):
+                raise ValueError("an unknown route")
     except SegvizError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise SegvizError(f"the model's process: malformed result ({exc})") from None
-    return n, AppliedModel(probabilities, relevance, profile, columns, keep, coverage)
+    return n, AppliedModel(probabilities, relevance, profile, columns, keep, coverage, route)
 
 
 # -- the child's side -----------------------------------------------------------------------------------------
@@ -136,9 +144,9 @@ def _child_result(config: dict):
     corpus = yield from read_corpus_task(config["paths"], reading_cache=config.get("reading_cache"), backwards=True,
                                          **(config.get("read_options") or {}))
     yield Progress("loading the model", 0, 1)
-    segmenter = Segmenter.load(config["model"])
+    model = load_model(config["model"])
     # two cores' worth: the window is idle by now, waiting for this
-    applied = yield from apply_model_task(segmenter, corpus, [int(e) for e in config.get("epsilons") or ()],
+    applied = yield from apply_model_task(model, corpus, [int(e) for e in config.get("epsilons") or ()],
                                           n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
     return corpus.n_sentences, applied
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
-from .. import Segmenter
+from ..models import load_model
 from ..corpus import write_choi
 from ..errors import SegvizError
 from ..events import Progress
@@ -213,10 +213,10 @@ class FileActions:
 
         def load():
             yield Progress("loading the model", 0, 1)
-            return Segmenter.load(path)
+            return load_model(path)
 
-        def loaded(segmenter):
-            win.apply_model(segmenter, path)
+        def loaded(model):
+            win.apply_model(model, path)
 
         win.background.start("load-model", load, on_result=loaded,
                              on_error=lambda msg: win.show_error("Cannot open model", msg))

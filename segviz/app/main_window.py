@@ -421,7 +421,8 @@ class MainWindow(QMainWindow):
             # corpus shows a segmentation beside its reference and the peers; Train replaces it
             self.info_label.setText(f"{self.info_label.text()}  ·  no model open: applying the bundled model")
             self.open_model(str(self.default_model))
-        elif self.state.segmenter is None or not self.apply_model(self.state.segmenter, self.state.model_path):
+        elif self.state.segmenter is None or not self.apply_model(self.state.opened_model or self.state.segmenter,
+                                                                  self.state.model_path):
             self.compute_peers()
 
     # -- delegated to the composed helpers (tests, launch.py and the benchmarks use these names) --------------
@@ -455,9 +456,10 @@ class MainWindow(QMainWindow):
         """Load a segmenter and apply it to the corpus; errors leave the current model in place."""
         return self.files.open_model(path)
 
-    def apply_model(self, segmenter, path: str | None = None) -> bool:
-        """Compute probabilities, relevance and the relevance profile for the corpus in the background."""
-        return self.model_control.apply_model(segmenter, path)
+    def apply_model(self, model, path: str | None = None) -> bool:
+        """Compute probabilities, relevance and the relevance profile for the corpus in the background (a router
+        first chooses its expert for the corpus, :mod:`segviz.routing`)."""
+        return self.model_control.apply_model(model, path)
 
     def save_model(self, path: str | os.PathLike) -> bool:
         return self.files.save_model(path)

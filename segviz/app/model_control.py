@@ -14,6 +14,8 @@ import os
 import numpy as np
 from PySide6.QtCore import QTimer
 
+from ..models import experts_of
+from ..routing import ExpertRouter
 from .apply_job import ApplyJob
 from .state import check_decision
 from .tasks import apply_model_task, decision_passes_task, feature_columns_task, tune_task
@@ -35,34 +37,41 @@ class ModelControl:
         self._early: dict | None = None    # an apply started while the corpus was being read (see apply_model)
         window.session.probabilitiesChanged.connect(self._warm_decision_passes)
 
-    def apply_model(self, segmenter, path: str | None = None) -> bool:
-        """Apply ``segmenter`` to the corpus in the background; nothing changes until it has succeeded.
+    def apply_model(self, model, path: str | None = None) -> bool:
+        """Apply ``model`` to the corpus in the background; nothing changes until it has succeeded.
 
-        A model whose decision parameters are unusable is refused at once (a dialog; the shown model stays)."""
+        ``model`` is a segmenter, or a router (:mod:`segviz.routing`): the router chooses its expert for the
+        corpus in the background, and the window then shows that expert (its curve, features and α, ε) with the
+        reason under the reference line.  A model whose decision parameters are unusable is refused at once (a
+        dialog; the shown model stays)."""
         win = self.window
         try:
-            check_decision(segmenter.alpha_, segmenter.epsilon_)
+            for expert in experts_of(model):
+                check_decision(expert.alpha_, expert.epsilon_)
         except (ValueError, TypeError, AttributeError) as exc:
             win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
             return False
         state = win.state
         if state.corpus is None:
-            state.set_segmenter(segmenter, path)
-            state.load_history(segmenter)
+            # no text to choose for yet: a router shows its long-prose expert until one is open
+            shown = model.experts_["long"] if isinstance(model, ExpertRouter) else model
+            state.set_segmenter(shown, path, opened=model)
+            state.load_history(shown)
             win.modelApplied.emit()
-            self._apply_early(segmenter, path)
+            self._apply_early(model, path)
             return True
         corpus = state.corpus
 
         def done(applied):
             if state.corpus is not corpus:
                 return
+            segmenter = model if applied.route is None else model.experts_[applied.route.expert]
             # the columns were evaluated with the relevance the trace shows; keep them for the context panel
             self._set_columns(segmenter, corpus, applied.columns)
             state.model_note = ""
             state.coverage = applied.coverage
             win.heldout_start = None
-            state.set_segmenter(segmenter, path)
+            state.set_segmenter(segmenter, path, opened=model, route=applied.route)
             # three event-loop passes, each painted before the next, none long enough to be noticed on 10^5
             # sentences: the curve and hypothesis; the relevance, its profile and the metrics; the feature table
             state.set_probabilities(applied.probabilities, keep_masks=applied.keep_masks, metrics=False)
@@ -104,8 +113,8 @@ class ModelControl:
                 done(applied)
 
         # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
-        epsilons = (state.epsilon, segmenter.epsilon_)
-        key = self._child_key(segmenter, path, state.corpus_paths, win.files.read_options)
+        epsilons = tuple(sorted({state.epsilon, *(expert.epsilon_ for expert in experts_of(model))}))
+        key = self._child_key(model, path, state.corpus_paths, win.files.read_options)
         early, self._early = self._early, None
         if early is not None and key is not None and early["key"] == key:
             # started while this corpus was being read: its outcome is this apply's
@@ -121,7 +130,7 @@ class ModelControl:
             win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
         else:
             # a model with no file of its own (trained here): in a thread
-            win.background.start("apply", lambda: apply_model_task(segmenter, corpus, epsilons), on_result=done,
+            win.background.start("apply", lambda: apply_model_task(model, corpus, epsilons), on_result=done,
                                  on_error=failed)
         return True
 

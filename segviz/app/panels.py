@@ -166,6 +166,8 @@ class DecisionPanel(QWidget):
                         "one, so only the model's curve and its boundaries are shown")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
+            if state.route is not None and state.probabilities is not None:
+                text += f"<br><span style='color:#616161'>model: {html.escape(state.route.describe())}</span>"
             if state.coverage is not None and state.probabilities is not None:
                 color = "#c62828" if state.coverage.out_of_domain else "#616161"
                 text += f"<br><span style='color:{color}'>{html.escape(state.coverage.message())}</span>"

@@ -102,6 +102,8 @@ class SessionState:
         self.model_path: str | None = None
         self.model_note = ""        # e.g. "trained on documents 1-240 of this corpus" (in-sample warning)
         self.coverage = None        # segviz.domain.Coverage of the shown text by the shown model's vocabulary
+        self.opened_model = None    # what was opened: the segmenter, or the router (segviz.routing) it came from
+        self.route = None           # segviz.routing.Route: why the router chose the shown segmenter for this text
         self.rounds: list[InductionRound] = []
         self._listeners: list[Callable[[str], None]] = []
         self._n = 0
@@ -159,6 +161,7 @@ class SessionState:
         self.relevance_profile = None
         self.model_note = ""
         self.coverage = None
+        self.route = None
         self.metrics = {name: dict(row) for name, row in prepared.baseline_metrics.items()}
         self._notify(CORPUS)
         self._recompute_hypothesis()
@@ -227,14 +230,21 @@ class SessionState:
         self.model_path = None
         self.model_note = ""
         self.coverage = None
+        self.opened_model = None
+        self.route = None
         self._notify(MODEL)
         self._notify(PROBABILITIES)
         self._recompute_hypothesis()
 
-    def set_segmenter(self, segmenter, path: str | None = None) -> None:
-        """Take the model and the decision parameters it was tuned to (ValueError if they are unusable)."""
+    def set_segmenter(self, segmenter, path: str | None = None, *, opened=None, route=None) -> None:
+        """Take the model and the decision parameters it was tuned to (ValueError if they are unusable).
+
+        ``opened`` is what the file held when it is not ``segmenter`` itself (a router, :mod:`segviz.routing`),
+        ``route`` why the router chose ``segmenter`` for the shown text."""
         alpha, epsilon = check_decision(segmenter.alpha_, segmenter.epsilon_)
         self.segmenter = segmenter
+        self.opened_model = segmenter if opened is None else opened
+        self.route = route
         self.model_path = path
         self.alpha, self.epsilon = alpha, epsilon
         self._notify(MODEL)

@@ -27,6 +27,7 @@ from ..readers.source import expand_paths
 from .reading_cache import ReadingCache, read_files_shared
 from .state import prepare_corpus
 from ..relevance import relevance_profile, sentence_relevance
+from ..routing import ExpertRouter
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
 PEER_CHUNK = 1500
@@ -102,16 +103,25 @@ class AppliedModel:
     columns: object = field(repr=False)
     keep_masks: dict = field(repr=False, default_factory=dict)   # the decision rule's passes, per epsilon
     coverage: object = None   # segviz.domain.Coverage: how much of the text the model's vocabulary knows
+    route: object = None      # segviz.routing.Route: the expert a router chose for this text (None: one segmenter)
 
 
-def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = (), *, n_jobs: int = 1
+def apply_model_task(model, corpus: Corpus, epsilons: Sequence[int] = (), *, n_jobs: int = 1
                      ) -> Generator[Progress, None, AppliedModel]:
     """Relevance (Section 3.3, with the model's own language models), then the model's boundary probabilities
     and the decision rule's greedy pass for each of ``epsilons``.
 
+    ``model`` is a segmenter, or a router (:class:`~segviz.routing.ExpertRouter`), which first chooses the
+    expert for the whole corpus (:attr:`AppliedModel.route`) and is then applied as that expert.
     The relevance computed for the trace is the one the model's relevance questions use; the feature columns are
     kept so that later questions (which features fire at a position, where a feature fires) cost a lookup.
     ``n_jobs=2`` forks a worker for part of the questions (only in an engine child: never fork the window)."""
+    route = None
+    segmenter = model
+    if isinstance(model, ExpertRouter):
+        yield Progress("choosing the expert", 0, 3)
+        route = model.route(corpus)
+        segmenter = model.experts_[route.expert]
     lms = segmenter.lms_
     relevance = profile = None
     if lms is not None:
@@ -127,7 +137,7 @@ def apply_model_task(segmenter, corpus: Corpus, epsilons: Sequence[int] = (), *,
         profile = relevance_profile(lms, corpus, relevance=relevance)
     yield Progress("decision rule", 3, 3)
     keep = {int(e): greedy_order_keep(probabilities, int(e)) for e in epsilons}
-    return AppliedModel(probabilities, relevance, profile, columns, keep, model_coverage(segmenter, corpus))
+    return AppliedModel(probabilities, relevance, profile, columns, keep, model_coverage(segmenter, corpus), route)
 
 
 def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None):

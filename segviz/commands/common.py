@@ -144,16 +144,17 @@ def load_language_models(path):
     return LanguageModels.load(path)
 
 
-def load_segmenter(path):
-    """:meth:`segviz.segmenter.Segmenter.load`, imported on use so that ``segviz --help`` stays fast."""
+def load_model(path):
+    """:func:`segviz.models.load_model` (a segmenter or a router of two), imported on use so that
+    ``segviz --help`` stays fast."""
     from pathlib import Path
 
     from ..errors import SegvizError
-    from ..segmenter import Segmenter
+    from ..models import load_model as load
 
     if not Path(path).is_file():
         raise SegvizError(f"model file not found: {path}")
-    return Segmenter.load(path)
+    return load(path)
 
 
 def run_with_progress(generator, *, quiet: bool = False):

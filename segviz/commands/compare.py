@@ -18,7 +18,7 @@ from ..evaluation import compare_segmenters
 from ..paths import default_model
 from ..peers import PEERS
 from .arguments import names_list, seed
-from .common import format_table, load_segmenter, print_json, read_input, run_with_progress
+from .common import format_table, load_model, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 
 TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
@@ -42,12 +42,12 @@ def render(comparison) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    model = load_segmenter(args.model) if args.model else None
+    model = load_model(args.model) if args.model else None
     model_name = f"model {Path(args.model).name}" if args.model else "default model"
     corpus = read_input(args.corpus, **reader_params(args))
     if model is None:   # the bundled default model, once the input is known to be readable
         if default_model().is_file():
-            model = load_segmenter(str(default_model()))
+            model = load_model(str(default_model()))
         else:
             print(f"segviz: the bundled default model is missing ({default_model()}); its row is left out",
                   file=sys.stderr)

@@ -16,7 +16,7 @@ import sys
 from ..errors import SegvizError
 from ..evaluation import model_segmenter, score_segmenters, table_payload
 from .arguments import positive_int, probability, seed
-from .common import load_segmenter, print_json, read_input, render_table
+from .common import load_model, print_json, read_input, render_table
 from .reading import add_reader_arguments, reader_params
 
 _MODEL_JSON = re.compile(rb'^\s*\{.*"format"\s*:\s*"segviz-segmenter"', re.S)
@@ -45,10 +45,15 @@ def _print(args, payload: dict, rows: dict) -> None:
 def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
     if not corpus_paths:
         raise SegvizError("no corpus to evaluate the model on (usage: segviz evaluate --model MODEL CORPUS...)")
-    seg = load_segmenter(model_path)
+    seg = load_model(model_path)
     corpus = read_input(corpus_paths, **reader_params(args))
     if corpus.n_sentences < 3:
         raise SegvizError(f"{corpus.name}: {corpus.n_sentences} sentence(s); scoring needs at least 3")
+    route = None
+    if hasattr(seg, "route"):   # a router: the stream is one document, segmented by the expert it chooses
+        route = seg.route(corpus)
+        seg = seg.experts_[route.expert]
+        print(f"segviz: the model routes {corpus.name} to {route.describe()}", file=sys.stderr)
     comparison = score_segmenters(
         corpus, models={"model": model_segmenter(seg, alpha=args.alpha, epsilon=args.epsilon)}, peers=(),
         evaluation="stream", seed=args.seed)
@@ -57,6 +62,8 @@ def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
     payload["model_file"] = str(model_path)
     payload["alpha"] = seg.alpha_ if args.alpha is None else args.alpha
     payload["epsilon"] = seg.epsilon_ if args.epsilon is None else args.epsilon
+    if route is not None:
+        payload["route"] = route.to_dict()
     _print(args, payload, rows)
     return 0
 

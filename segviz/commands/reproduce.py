@@ -82,9 +82,9 @@ def _output_directory(out: str | None, parents: bool) -> Path | None:
 
 def _score_only(args, which, data: Path, out: Path | None, options: dict, protocols) -> int:
     """``--score NAME=MODEL ...``: no training; the given models on each selected protocol's test portions."""
-    from .common import load_segmenter
+    from .common import load_model
 
-    models = {name: load_segmenter(path) for name, path in args.score}
+    models = {name: load_model(path) for name, path in args.score}
     payload, texts = {}, []
     for name in which:
         if name == "choi-disjoint" and "choi" in which:

@@ -25,7 +25,7 @@ from ..persist import check_output_path
 from ..segmented import segment_documents_iter
 from ..writers import OUTPUT_FORMATS, output_format_for, write_segmentation
 from .arguments import positive_int, probability
-from .common import load_segmenter, read_input, run_with_progress
+from .common import load_model, read_input, run_with_progress
 from .evaluate import looks_like_model
 from .reading import add_reader_arguments, reader_params
 
@@ -52,7 +52,7 @@ def _cmd_segment(args: argparse.Namespace) -> int:
         check_output_path(args.output, parents=args.parents)
     out_format = output_format_for(args.output, args.output_format)
     model_path, corpus_paths, default = _model_and_corpus(args)
-    seg = load_segmenter(model_path)
+    seg = load_model(model_path)
     corpus = read_input(corpus_paths, **reader_params(args))
     if default:
         print(f"segviz: no --model given: using {DEFAULT_MODEL_SUMMARY}, {model_path} (train your own with "
@@ -62,6 +62,11 @@ def _cmd_segment(args: argparse.Namespace) -> int:
         print(f"segviz: {coverage.message()}", file=sys.stderr)
     documents = run_with_progress(segment_documents_iter(seg, corpus, alpha=args.alpha, epsilon=args.epsilon),
                                   quiet=args.quiet)
+    routed = [d.expert for d in documents if d.expert]
+    if routed:
+        print(f"segviz: the model routes each document (segviz.routing): its short-excerpt expert segmented "
+              f"{routed.count('short'):,}, its long-prose expert {routed.count('long'):,} (short when the short "
+              f"expert expects segments of at most {seg.threshold_:g} sentences)", file=sys.stderr)
     write_segmentation(args.output, documents, out_format)
     n_segments = sum(len(d.masses) for d in documents)
     where = "standard output" if args.output in (None, "-") else args.output
