@@ -11,7 +11,9 @@ the short-segment expert gauge each document: the segment length it expects ther
 
 (the model's boundary probabilities q of Section 4; the expected number of boundaries is their sum).  At most
 ``threshold_`` sentences: the short expert segments the document, with its own decision rule (Section 7);
-longer: the long expert, with its own.  The threshold is tuned on held-out documents as the decision rule's α and
+longer: the long expert, with its own.  (A text of more than :data:`GAUGE_SENTENCES` sentences is gauged on
+evenly spread windows of that many sentences in all: the expected boundary rate carries over.)  The threshold is
+tuned on held-out documents as the decision rule's α and
 ε are (Section 7): the value that gives the best mean score over the held-out documents, each held-out domain
 weighing the same.
 
@@ -33,7 +35,7 @@ import numpy as np
 
 from segviz import __version__
 from segviz.bundle import read_bundle, write_bundle
-from segviz.corpus import Corpus
+from segviz.corpus import Corpus, Document
 from segviz.errors import SegvizError
 from segviz.evaluation import evaluation_units
 from segviz.events import Progress, run_to_end
@@ -42,7 +44,7 @@ from segviz.segmentation import boundaries_to_masses
 from segviz.segmenter import Segmenter, as_corpus
 
 __all__ = ["ExpertRouter", "Route", "EXPERTS", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length",
-           "expert_for", "routed_scores", "best_threshold"]
+           "expert_for", "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
 
 KIND = "router"
 FORMAT = "segviz-router"
@@ -55,6 +57,11 @@ DEFAULT_THRESHOLDS = tuple(float(t) for t in np.round(np.geomspace(3.0, 64.0, 12
 #: set it (0.1 points of P_k or P_mu)
 DEFAULT_TOLERANCE = 0.001
 _TUNING_METRICS = ("p_k", "p_mu")
+#: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
+#: all: the gauge is a rate, and on 70k sentences the short expert's questions on every sentence would cost as much
+#: as applying the chosen expert (docs/benchmarks.md)
+GAUGE_SENTENCES = 4000
+GAUGE_WINDOWS = 8
 
 
 def expected_segment_length(probabilities: np.ndarray) -> float:
@@ -62,6 +69,38 @@ def expected_segment_length(probabilities: np.ndarray) -> float:
     have boundary probabilities ``probabilities`` (1 + the expected number of boundaries segments)."""
     p = np.asarray(probabilities, dtype=np.float64)
     return float((p.size + 1) / (1.0 + p.sum()))
+
+
+def gauge_windows(corpus: Corpus, *, max_sentences: int | None = None, windows: int | None = None
+                  ) -> list[Corpus]:
+    """``[corpus]`` when it has at most ``max_sentences`` sentences (:data:`GAUGE_SENTENCES`), else ``windows``
+    (:data:`GAUGE_WINDOWS`) stretches of the stream, evenly spread from its start to its end, of
+    ``max_sentences // windows`` sentences each (documents cut where a stretch starts or ends)."""
+    max_sentences = GAUGE_SENTENCES if max_sentences is None else int(max_sentences)
+    windows = GAUGE_WINDOWS if windows is None else int(windows)
+    n = corpus.n_sentences
+    if n <= max_sentences:
+        return [corpus]
+    width = max(2, max_sentences // windows)
+    starts = np.linspace(0, n - width, windows).round().astype(int)
+    return [_stretch(corpus, int(a), int(a) + width) for a in starts]
+
+
+def _stretch(corpus: Corpus, start: int, end: int) -> Corpus:
+    """Sentences ``start .. end - 1`` of the stream, as a corpus (the documents it crosses, cut to it)."""
+    documents, files, offset = [], [], 0
+    for document, name in zip(corpus.documents, corpus.files):
+        n = len(document)
+        lo, hi = max(start - offset, 0), min(end - offset, n)
+        if lo < hi:
+            marks = document.paragraph_starts[lo:hi] if document.paragraph_starts else ()
+            documents.append(Document(document.name, document.sentences[lo:hi], document.texts[lo:hi],
+                                      paragraph_starts=marks, title=document.title))
+            files.append(name)
+        offset += n
+        if offset >= end:
+            break
+    return Corpus(documents, name=f"{corpus.name} [{start}:{end}]", files=files, has_reference=False)
 
 
 @dataclass(frozen=True)
@@ -186,7 +225,8 @@ class ExpertRouter:
             lengths, by_expert = [], {name: [] for name in EXPERTS}
             for unit in domain_units:
                 probabilities = {name: expert.boundary_probabilities(unit) for name, expert in self.experts_.items()}
-                lengths.append(expected_segment_length(probabilities["short"]))
+                lengths.append(expected_segment_length(probabilities["short"]) if unit.n_sentences <= GAUGE_SENTENCES
+                               else self.gauge(unit))
                 reference = unit.masses()
                 for name, expert in self.experts_.items():
                     hypothesis = expert.decide(probabilities[name])
@@ -216,11 +256,25 @@ class ExpertRouter:
         return self
 
     # ------------------------------------------------------------------ queries
+    def gauge(self, corpus) -> float:
+        """The segment length the short expert expects on ``corpus`` (:func:`expected_segment_length`); on a text
+        longer than :data:`GAUGE_SENTENCES`, its boundary rate is measured on :func:`gauge_windows` and carried to
+        the whole text: n / (1 + rate (n - 1))."""
+        corpus = as_corpus(corpus)
+        pieces = gauge_windows(corpus)
+        if len(pieces) == 1:
+            return expected_segment_length(self.short.boundary_probabilities(corpus))
+        expected = gaps = 0.0
+        for piece in pieces:
+            q = self.short.boundary_probabilities(piece)
+            expected, gaps = expected + float(q.sum()), gaps + q.size
+        n = corpus.n_sentences
+        return float(n / (1.0 + expected / gaps * (n - 1)))
+
     def route(self, corpus) -> Route:
         """Which expert segments ``corpus`` (one document or stream), and the expected length that decided."""
         self._check_fitted()
-        corpus = as_corpus(corpus)
-        length = expected_segment_length(self.short.boundary_probabilities(corpus))
+        length = self.gauge(corpus)
         return Route("short" if length <= self.threshold_ else "long", length, self.threshold_)
 
     def expert_for(self, corpus) -> Segmenter:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from segviz import Segmenter, read_corpus
+from segviz.models import load_model
 from segviz.app.apply_job import ApplyJob, applied_from_json, applied_to_json
 from segviz.app.child_process import decode_array, encode_array
 from segviz.app.tasks import apply_model_task
@@ -37,7 +38,7 @@ def test_the_child_gives_what_a_thread_gives(sample, model):
         pytest.skip(f"{model} is absent")
     events, (n, child) = events_and_value(ApplyJob(model, [SAMPLE], epsilons=(2, 5)).events())
     assert n == sample.n_sentences and any("reading" in e.stage for e in events)
-    _, local = events_and_value(apply_model_task(Segmenter.load(model), sample, (2, 5)))
+    _, local = events_and_value(apply_model_task(load_model(model), sample, (2, 5)))
     np.testing.assert_array_equal(child.probabilities, local.probabilities)
     assert (child.columns != local.columns).nnz == 0 and child.columns.shape == local.columns.shape
     assert set(child.keep_masks) == {2, 5}
@@ -215,3 +216,36 @@ def test_the_window_and_the_child_share_one_parse_that_ends_with_the_window(wind
     with qtbot.waitSignal(window.closed, timeout=10000):
         window.close()
     assert not cache.exists()
+
+
+def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_new_corpus(window, qtbot, tmp_path):
+    """The window shows the expert a router picks for the shown text, says why, and routes the next text anew."""
+    from segviz.routing import ExpertRouter
+
+    short = Segmenter.from_weights([], [], prior=0.3, alpha=0.2, epsilon=2, mu=0.1)
+    long = Segmenter.from_weights([], [], prior=0.01, alpha=0.5, epsilon=4, mu=0.1)
+    router = ExpertRouter(short=short, long=long)
+    router.threshold_, router.tuning_, router.info_ = 8.0, {}, {}
+    path = router.save(tmp_path / "router.segviz")
+    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+        window.open_corpus(str(SAMPLE))
+    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    assert window.open_model(str(path))
+    qtbot.waitUntil(lambda: window.state.route is not None and not window.busy, timeout=60000)
+    state = window.state
+    assert isinstance(state.opened_model, ExpertRouter) and state.route.expert == "short"
+    assert state.segmenter is state.opened_model.experts_["short"] and state.epsilon == 2
+    np.testing.assert_allclose(state.probabilities, 0.3)
+    assert "short-excerpt expert" in window.decision.reference_label.text()
+    # a text of 2 sentences: the short expert expects segments of 2 / 1.3 = 1.5 sentences -- still short; a
+    # router whose threshold is below that sends it to the long expert
+    text = tmp_path / "two.txt"
+    text.write_text("One sentence here.\n\nAnother one there.\n")
+    router.threshold_ = 1.0
+    router.save(path)
+    window.state.opened_model.threshold_ = 1.0
+    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+        window.open_corpus(str(text))
+    qtbot.waitUntil(lambda: state.route is not None and state.route.expert == "long" and not window.busy,
+                    timeout=60000)
+    assert state.segmenter is state.opened_model.experts_["long"] and state.epsilon == 4

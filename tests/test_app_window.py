@@ -422,8 +422,8 @@ def test_extensionless_svg_from_the_dialog_is_written(window, qtbot, tmp_path, m
 def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(window, qtbot):
     """No model open: the bundled default model segments the corpus, scored beside its reference and the
     baselines; the probabilities are the engine's own for that model."""
+    from segviz.models import load_model
     from segviz.paths import default_model
-    from segviz.segmenter import Segmenter
 
     with qtbot.waitSignal(window.modelApplied, timeout=60000):
         with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
@@ -431,6 +431,8 @@ def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(win
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     state = window.state
     assert state.has_reference and state.model_path == str(default_model())
-    expected = Segmenter.load(default_model()).boundary_probabilities(read_corpus(CHOI))
+    expected = load_model(default_model()).boundary_probabilities(read_corpus(CHOI))
     np.testing.assert_allclose(state.probabilities, expected, rtol=0, atol=1e-12)
+    # spliced Brown excerpts: the router's short-excerpt expert segments them, and the window says so
+    assert state.route.expert == "short" and state.segmenter is state.opened_model.short
     assert MODEL_ROW in state.metrics and 0.0 <= state.metrics[MODEL_ROW]["p_k"] <= 1.0

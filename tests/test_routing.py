@@ -16,7 +16,7 @@ from segviz.metrics import p_k
 from segviz.models import experts_of, load_model
 from segviz.paths import bundled, default_model
 from segviz.routing import (DEFAULT_THRESHOLDS, ExpertRouter, Route, best_threshold, expected_segment_length,
-                            routed_scores)
+                            gauge_windows, routed_scores)
 from segviz.segmented import segment_documents
 from segviz.segmenter import Segmenter
 
@@ -91,6 +91,29 @@ def test_route_sends_a_document_by_the_short_experts_expected_length():
     assert "long-prose expert" in route.describe() and "more than 3" in route.describe()
     assert router.predict(stream(100)) == router.long.predict(stream(100))
     np.testing.assert_array_equal(router.predict_proba(stream(100)), router.long.predict_proba(stream(100)))
+
+
+def test_gauge_windows_are_evenly_spread_stretches_of_the_stream():
+    corpus = read_corpus(CHOI)             # 5 files, several documents each
+    n = corpus.n_sentences
+    assert gauge_windows(corpus, max_sentences=n) == [corpus]
+    pieces = gauge_windows(corpus, max_sentences=60, windows=4)
+    stream = corpus.sentence_texts()
+    width = 15
+    starts = [round(k * (n - width) / 3) for k in range(4)]
+    assert [p.sentence_texts() for p in pieces] == [stream[a:a + width] for a in starts]
+    assert starts[0] == 0 and starts[-1] + width == n
+
+
+def test_a_long_text_is_gauged_on_windows_close_to_the_whole(shipped, monkeypatch):
+    from segviz import routing
+
+    reuters = read_corpus(REUTERS)
+    exact = expected_segment_length(shipped.short.boundary_probabilities(reuters))
+    assert shipped.gauge(reuters) == pytest.approx(exact)            # short enough: every sentence
+    monkeypatch.setattr(routing, "GAUGE_SENTENCES", reuters.n_sentences // 3)
+    sampled = shipped.gauge(reuters)
+    assert sampled != exact and sampled == pytest.approx(exact, rel=0.25)
 
 
 def test_parameters_are_stored_verbatim_and_checked_at_fit():
