@@ -9,6 +9,9 @@ research purposes only):
 * **applying**: ``Segmenter.feature_matrix`` with ``n_jobs=1`` and ``n_jobs=2`` (:mod:`segviz.features.parallel`),
   each on a fresh model, ``--repeat`` times, and whether the two give bit-identical probabilities;
 * **per family**: the seconds of each signal family of the model's questions, and of its word questions.
+* **routing** (a router, :mod:`segviz.routing`, such as the bundled default model): the seconds its gauge takes to
+  choose the expert (the short expert on evenly spread windows of a long text), then the measurements above are of
+  the chosen expert.
 
     python benchmarks/bench_apply.py                       # reut2-000..013, the bundled default model
     python benchmarks/bench_apply.py FILE... --model M --repeat 3 --json out.json
@@ -29,7 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segviz import Segmenter  # noqa: E402
+from segviz.models import load_model  # noqa: E402
+from segviz.routing import ExpertRouter  # noqa: E402
 from segviz.app.tasks import read_corpus_task  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
 from segviz.features.context import FeatureContext  # noqa: E402
@@ -105,11 +109,28 @@ def main() -> int:
           f"{two[0]['seconds']:.2f} s / {two[1]['seconds']:.2f} s")
 
     corpus = run_to_end(read_corpus_task(files))
+    expert = None
+    if isinstance(load_model(model_path), ExpertRouter):
+        gauges = []
+        for _ in range(args.repeat):
+            router = load_model(model_path)
+            start = time.perf_counter()
+            route = router.route(corpus)
+            gauges.append(time.perf_counter() - start)
+        expert = route.expert
+        results["route"] = route.to_dict()
+        results["gauge_s"] = [round(t, 2) for t in gauges]
+        print(f"routing: {route.describe()}; the gauge took {', '.join(f'{t:.2f}' for t in gauges)} s")
+
+    def fresh():
+        model = load_model(model_path)
+        return model if expert is None else model.experts_[expert]
+
     timings: dict[int, list[float]] = {1: [], 2: []}
     probabilities = {}
     for _ in range(args.repeat):
         for n_jobs in (1, 2):
-            model = Segmenter.load(model_path)
+            model = fresh()
             start = time.perf_counter()
             model.feature_matrix(corpus, n_jobs=n_jobs)
             timings[n_jobs].append(time.perf_counter() - start)
@@ -121,7 +142,7 @@ def main() -> int:
           f"n_jobs=2 {', '.join(f'{t:.2f}' for t in timings[2])} s "
           f"(ratio {np.median(timings[1]) / np.median(timings[2]):.2f}); probabilities identical: {identical}")
 
-    families = per_family(corpus, Segmenter.load(model_path))
+    families = per_family(corpus, fresh())
     results["per_family_s"] = families
     print("per family (one core): " + ", ".join(f"{k} {v}" for k, v in families.items()))
     results["load_average_end"] = round(os.getloadavg()[0], 2)

@@ -27,9 +27,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "resources"))
 
 from make_default_model import mixed_data  # noqa: E402
-from segviz import Corpus, Segmenter, read_corpus  # noqa: E402
+from segviz import Corpus, read_corpus  # noqa: E402
 from segviz.decode import decode, greedy_order_keep  # noqa: E402
 from segviz.metrics import p_k  # noqa: E402
+from segviz.models import load_model  # noqa: E402
+from segviz.routing import ExpertRouter  # noqa: E402
 from segviz.paths import default_model  # noqa: E402
 from segviz.segmentation import boundaries_to_masses  # noqa: E402
 
@@ -62,7 +64,9 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     data = Path(args.data)
-    model = Segmenter.load(args.model or default_model())
+    model = load_model(args.model or default_model())
+    if isinstance(model, ExpertRouter):   # the rules studied here are the long-prose expert's
+        model = model.long
     domains: dict[str, list] = {}
     for unit in units(mixed_data(data)["heldout"]):
         domain = ("reuters" if "reut2" in unit.name else "wiki" if "wiki" in unit.name
