@@ -13,9 +13,8 @@ the short-segment expert gauge each document: the segment length it expects ther
 ``threshold_`` sentences: the short expert segments the document, with its own decision rule (Section 7);
 longer: the long expert, with its own.  (A text of more than :data:`GAUGE_SENTENCES` sentences is gauged on
 evenly spread windows of that many sentences in all: the expected boundary rate carries over.)  The threshold is
-tuned on held-out documents as the decision rule's α and
-ε are (Section 7): the value that gives the best mean score over the held-out documents, each held-out domain
-weighing the same.
+tuned on held-out documents as the decision rule's α and ε are (Section 7): the value that gives the best mean
+score over the held-out documents, each held-out domain weighing the same.
 
 The router is an estimator in scikit-learn's style: ``short`` and ``long`` (fitted segmenters) and the threshold
 grid are stored verbatim; :meth:`fit` / :meth:`fit_iter` tune ``threshold_``; :meth:`route` says which expert a
@@ -44,7 +43,7 @@ from segviz.segmentation import boundaries_to_masses
 from segviz.segmenter import Segmenter, as_corpus
 
 __all__ = ["ExpertRouter", "Route", "EXPERTS", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length",
-           "expert_for", "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
+           "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
 
 KIND = "router"
 FORMAT = "segviz-router"
@@ -381,11 +380,6 @@ def best_threshold(curve: np.ndarray, *, minimise: bool, tolerance: float) -> in
     runs = np.split(winners, np.flatnonzero(np.diff(winners) > 1) + 1)
     run = max(runs, key=len)
     return int(run[len(run) // 2])
-
-
-def expert_for(model, corpus):
-    """The segmenter that answers for ``corpus``: ``model`` itself, or the expert a router chooses."""
-    return model.expert_for(corpus) if isinstance(model, ExpertRouter) else model
 
 
 def _masses(boundaries, n: int) -> tuple[int, ...]:
