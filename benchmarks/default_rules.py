@@ -66,7 +66,7 @@ def main() -> int:
     data = Path(args.data)
     model = load_model(args.model or default_model())
     if isinstance(model, ExpertRouter):   # the rules studied here are the long-prose expert's
-        model = model.long
+        model = model.experts_["mixed"]
     domains: dict[str, list] = {}
     for unit in units(mixed_data(data)["heldout"]):
         domain = ("reuters" if "reut2" in unit.name else "wiki" if "wiki" in unit.name

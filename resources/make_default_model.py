@@ -1,16 +1,23 @@
 """Rebuild ``resources/default_model.segviz``: the model ``segment``, ``compare`` and the app use when none is given.
 
-A model that travels: trained on a mix of three domains, tuned on a mix of their held-out portions, and never
-shown any test text of any protocol (docs/protocols.md):
+A router of four experts (:mod:`segviz.routing`), finest segment scale first, none shown any test text of any
+protocol (docs/protocols.md); the first whose gauge is at most its threshold segments a document:
 
-========================  ======================================================  ====================================
-domain                    training                                                held out (decision rule, stop)
-========================  ======================================================  ====================================
-Reuters-21578 newswire    ``reut2-014..016`` (the Reuters protocol's training)     ``reut2-017``, cut into parts of
-                                                                                  about 40 stories
-Brown long-form prose     the long-form protocol's training texts                 its held-out texts, 2-3 per stream
-wiki300 sections          ``wiki_test_1..200`` (titles dropped)                    ``wiki_test_201..250``
-========================  ======================================================  ====================================
+============  ===========================================================  ====================================  =====
+expert        training                                                     held out (decision rule, stop)        gauge
+============  ===========================================================  ====================================  =====
+excerpts      Choi's set 4 without a sentence of sets 1-2 or of a          Choi's tuning set 1/3-11              its own
+              long-form held-out or test text (:func:`build_excerpts`)
+mixed         ``reut2-014..016``, the long-form training texts,            ``reut2-017`` in parts of 40 stories, its own
+              ``wiki_test_1..200`` (:func:`build_mixed`)                   long-form held-out texts 2-3 per
+                                                                           stream, ``wiki_test_201..250``
+sections      ``wiki_test_1..200`` (the ``wiki`` protocol's model)         ``wiki_test_201..250``                mixed
+long-form     the long-form training texts (the ``longform`` protocol's    its held-out streams                  --
+              model, :func:`build_longform`)
+============  ===========================================================  ====================================  =====
+
+The thresholds are tuned (:meth:`ExpertRouter.fit`) on the mixed held-out documents and Choi's set 1/3-5, 6-8 and
+9-11 (:func:`router_heldout`), each of the four domains weighing the same.
 
 **Brown texts in Choi's sets are left out.**  Choi's (2000) benchmark is cut from Brown texts; every Brown text
 with a sentence that also occurs in Choi's sets 1 (tuning) or 2 (test) is dropped from the training and held-out
@@ -18,21 +25,21 @@ streams (:func:`choi_brown_texts`, by sentence matching; they are the 124 texts 
 categories, ``ca01..ca44`` and ``cj01..cj80``, the sections Choi's README names).  Long-form *test* texts are
 never read.  The wiki test articles (251-300) and the Reuters test files (018-021) are never read.
 
-**Balance.**  The decision rule is tuned on the mean over held-out *documents* (``tuning_units="per-document"``),
-so each domain's share of held-out documents is its weight: Reuters 017 is cut into parts of about 40 whole
-stories (a Reuters "document" the length of a wiki article) and the Brown held-out texts into streams of 2-3
-texts, so that each domain contributes a comparable number of held-out documents.
+**Balance.**  The mixed expert's decision rule is tuned on the mean over held-out *documents*
+(``tuning_units="per-document"``), so each domain's share of held-out documents is its weight: Reuters 017 is cut
+into parts of about 40 whole stories (a Reuters "document" the length of a wiki article) and the Brown held-out
+texts into streams of 2-3 texts, so that each domain contributes a comparable number of held-out documents.
 
-The model asks no relevance questions (no language models to ship), which keeps the file small.
+No expert asks relevance questions (no language models to ship), which keeps the file small.
 
     python resources/make_default_model.py [--data ../shared/corpora] [--out resources/default_model.segviz]
-    python resources/make_default_model.py --spliced 100,0 --excerpts starts --out /tmp/m.segviz   # an experiment
-    python resources/make_default_model.py --choi-heldout-every 0 --choi-tuning 25 --out /tmp/c.segviz  # Choi-leaning
+    python resources/make_default_model.py --mixed-only --spliced 100,0 --excerpts starts --out /tmp/m.segviz
+    python resources/make_default_model.py --mixed-only --choi-heldout-every 0 --choi-tuning 25 --out /tmp/c.segviz
 
-**Choi's data is left out of the shipped model.**  ``--choi-heldout-every`` adds the source-disjoint segments of
-Choi's set 4 (:func:`choi_segments`) and ``--choi-tuning`` documents of his tuning set 1/3-11 to the mix.  Measured
-(docs/reproduction.md, "A default model that travels"), they bring the model level with C99 on Choi's benchmark
-and cost long-form prose 3-11 points of P_k, so they stay options.
+**Choi's data in the mixed expert** is an experiment: ``--choi-heldout-every`` adds the source-disjoint segments
+of Choi's set 4 (:func:`choi_segments`) and ``--choi-tuning`` documents of his tuning set 1/3-11 to the mix.
+Measured (docs/reproduction.md, "A default model that travels"), they bring one model level with C99 on Choi's
+benchmark and cost long-form prose 3-11 points of P_k, which is why the default model routes instead.
 """
 from __future__ import annotations
 
@@ -78,7 +85,7 @@ CHOI_HELDOUT_SEGMENTS = 5
 #: how many documents of Choi's tuning set 1/3-11 join the held-out documents (as the choi-disjoint protocol tunes
 #: on it); 0 = none
 CHOI_TUNING_DOCUMENTS = 0
-#: the short-excerpt expert of the router (:func:`build_short`): cohesion and the peers' evidence, the questions
+#: the excerpts expert of the router (:func:`build_excerpts`): cohesion and the peers' evidence, the questions
 #: that make the ``choi-disjoint`` protocol's model (docs/reproduction.md), no vocabulary and no relevance questions
 #: (no language models to ship), stopped and tuned on Choi's tuning set 1/3-11 for the mean per-document P_k
 EXCERPT_PARAMS = {
@@ -91,6 +98,12 @@ EXCERPT_PARAMS = {
     "tuning_metric": "p_k",
     "tuning_units": "per-document",
 }
+#: the default model's experts, finest segment scale first (:func:`build`), and the expert whose expected segment
+#: length decides whether each but the last claims a document: the excerpts expert gauges itself; the mixed expert
+#: gauges itself and the sections expert (its expected lengths tell newswire, sections and whole texts apart on the
+#: held-out documents; docs/reproduction.md)
+EXPERTS = ("excerpts", "mixed", "sections", "long-form")
+GAUGES = ("excerpts", "mixed", "mixed")
 #: Choi's set-1 collections that tune the router's threshold beside the mixed held-out documents (the short
 #: expert is tuned on set 1/3-11; set 2 is the test)
 ROUTER_CHOI_SETS = ("3-5", "6-8", "9-11")
@@ -287,8 +300,8 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                       "brown_spliced_heldout": spliced_documents[1], **choi_parts}}
 
 
-def build_long(data: Path, params: dict | None = None, *, quiet: bool = False, **mix) -> tuple[Segmenter, dict]:
-    """Train the long-prose expert on the mix (module docstring); ``mix``: the options of :func:`mixed_data`.
+def build_mixed(data: Path, params: dict | None = None, *, quiet: bool = False, **mix) -> tuple[Segmenter, dict]:
+    """Train the mixed expert on the mix (module docstring); ``mix``: the options of :func:`mixed_data`.
     Returns it and the mixed data (whose held-out parts also tune the router)."""
     mixed = mixed_data(data, **mix)
     train, held = mixed["train"], mixed["heldout"]
@@ -305,8 +318,8 @@ def build_long(data: Path, params: dict | None = None, *, quiet: bool = False, *
     return seg, mixed
 
 
-def build_short(data: Path, *, quiet: bool = False) -> Segmenter:
-    """Train the short-excerpt expert: Choi's set 4, source-disjoint (:func:`choi_segments`, without the
+def build_excerpts(data: Path, *, quiet: bool = False) -> Segmenter:
+    """Train the excerpts expert: Choi's set 4, source-disjoint (:func:`choi_segments`, without the
     long-form held-out and test texts), tuned on Choi's tuning set 1/3-11 (:data:`EXCERPT_PARAMS`)."""
     notes = longform_data(data).notes["texts"]
     train = choi_segments(data, choi_brown_texts(data) | set(notes["heldout"]) | set(notes["test"]))
@@ -314,11 +327,43 @@ def build_short(data: Path, *, quiet: bool = False) -> Segmenter:
     seg = Segmenter(**EXCERPT_PARAMS)
     for event in seg.fit_iter(train, held, None):
         if isinstance(event, FeatureAdded) and not quiet:
-            print(f"  short {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g}", flush=True)
+            print(f"  excerpts {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g}", flush=True)
     seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
                      licence="derived from Choi's (2000) benchmark, cut from the Brown corpus (non-commercial "
                              "research/education)")
     return seg
+
+
+def build_sections(data: Path, *, quiet: bool = False) -> Segmenter:
+    """Train the sections expert: the ``wiki`` protocol's model (wiki300 1-200, tuned on 201-250, titles dropped;
+    the natural-boundary parameters with the threshold rule, :data:`segviz.protocols.NATURAL_SEGMENTER`)."""
+    wiki = wiki_data(data)
+    seg = Segmenter(**wiki.segmenter_defaults)
+    _fit(seg, wiki.train, wiki.heldout, "sections", quiet)
+    seg.info_.update(trained_on=f"{wiki.train.name}, tuned on {wiki.heldout.name}",
+                     licence="derived from English Wikipedia (CC BY-SA 3.0)")
+    return seg
+
+
+def build_longform(data: Path, *, quiet: bool = False) -> Segmenter:
+    """Train the long-form expert: the ``longform`` protocol's model (streams of whole Brown texts, the length-prior
+    rule), on its training texts and tuned on its held-out streams, both without the Brown texts Choi's sets were
+    cut from (:func:`choi_brown_texts`)."""
+    longform = longform_data(data)
+    banned = choi_brown_texts(data)
+    train = _without_texts(longform.train, banned, "brown long-form train")
+    held = _without_texts(longform.heldout, banned, "brown long-form held out")
+    seg = Segmenter(**longform.segmenter_defaults)
+    _fit(seg, train, held, "long-form", quiet)
+    seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
+                     licence="derived from the Brown corpus (non-commercial research/education)")
+    return seg
+
+
+def _fit(seg: Segmenter, train: Corpus, held: Corpus, label: str, quiet: bool) -> None:
+    for event in seg.fit_iter(train, held, None):
+        if isinstance(event, FeatureAdded) and not quiet:
+            print(f"  {label} {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g}", flush=True)
 
 
 def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
@@ -329,27 +374,30 @@ def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
     return [*mixed["heldout_parts"], choi]
 
 
-def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False, long_only: bool = False,
-          long_model: Path | None = None, **mix):
-    """Train and save the default model (a router of two experts, or with ``long_only`` the long-prose expert
-    alone); ``long_model``: an already-trained long-prose expert to route to; ``mix``: :func:`mixed_data`'s
-    options."""
+def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False, mixed_only: bool = False,
+          mixed_model: Path | None = None, **mix):
+    """Train and save the default model: a router of the four experts (:data:`EXPERTS`), or with ``mixed_only``
+    the mixed expert alone; ``mixed_model``: an already-trained mixed expert to route to; ``mix``:
+    :func:`mixed_data`'s options."""
     t0 = time.perf_counter()
-    if long_model is not None:
-        long = Segmenter.load(long_model)
-        mixed = mixed_data(data, **mix)
+    if mixed_model is not None:
+        mixed = Segmenter.load(mixed_model)
+        mixed_split = mixed_data(data, **mix)
     else:
-        long, mixed = build_long(data, params, quiet=quiet, **mix)
-    model = long
-    if not long_only:
-        short = build_short(data, quiet=quiet)
-        model = ExpertRouter(short=short, long=long).fit(router_heldout(data, mixed))
+        mixed, mixed_split = build_mixed(data, params, quiet=quiet, **mix)
+    model = mixed
+    if not mixed_only:
+        experts = {"excerpts": build_excerpts(data, quiet=quiet), "mixed": mixed,
+                   "sections": build_sections(data, quiet=quiet), "long-form": build_longform(data, quiet=quiet)}
+        model = ExpertRouter(experts=[(name, experts[name]) for name in EXPERTS], gauges=GAUGES)
+        model.fit(router_heldout(data, mixed_split))
         if not quiet:
             for name, row in model.tuning_["domains"].items():
-                print(f"  router held out: {name}: {row['short_chosen']}/{row['documents']} documents to the short "
-                      f"expert; P_k {row['routed']:.3f} (short alone {row['short']:.3f}, long alone "
-                      f"{row['long']:.3f})")
-        model.info_.update(licence=long.info_["licence"] + "; its short-excerpt expert from Choi's (2000) benchmark")
+                taken = ", ".join(f"{k} {v}" for k, v in row["taken"].items() if v)
+                alone = ", ".join(f"{k} {v:.3f}" for k, v in row["alone"].items())
+                print(f"  router held out: {name}: {taken} of {row['documents']}; P_k {row['routed']:.3f} "
+                      f"(alone: {alone})")
+        model.info_.update(licence=mixed.info_["licence"] + "; its excerpts expert from Choi's (2000) benchmark")
     model.save(out)
     if not quiet:
         print(f"{model} saved to {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - t0:.0f} s")
@@ -380,12 +428,12 @@ def main(argv=None) -> int:
     ap.add_argument("--choi-tuning", type=int, default=CHOI_TUNING_DOCUMENTS, metavar="N",
                     help=f"documents of Choi's tuning set 1/3-11 among the held-out ones (default "
                          f"{CHOI_TUNING_DOCUMENTS})")
-    ap.add_argument("--long-only", action="store_true",
-                    help="save the long-prose expert alone, without the router and its short-excerpt expert (the "
-                         "model before routing; with the --choi-* options, the Choi-leaning variants)")
-    ap.add_argument("--long-model", metavar="MODEL", default=None,
-                    help="route to this already-trained long-prose expert instead of training it (its mix options "
-                         "must be the ones it was trained with)")
+    ap.add_argument("--mixed-only", action="store_true",
+                    help="save the mixed expert alone, without the router and the other experts (the default model "
+                         "before routing; with the --choi-* options, the Choi-leaning variants)")
+    ap.add_argument("--mixed-model", metavar="MODEL", default=None,
+                    help="route to this already-trained mixed expert instead of training it (its mix options must "
+                         "be the ones it was trained with)")
     args = ap.parse_args(argv)
     try:
         every = None if args.choi_heldout_every == "none" else int(args.choi_heldout_every)
@@ -403,8 +451,8 @@ def main(argv=None) -> int:
         ap.error(f"--spliced must be TRAIN,HELD (two counts >= 0), not {args.spliced!r}")
     try:
         build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts,
-              choi_heldout_every=every, choi_tuning_documents=args.choi_tuning, long_only=args.long_only,
-              long_model=None if args.long_model is None else Path(args.long_model))
+              choi_heldout_every=every, choi_tuning_documents=args.choi_tuning, mixed_only=args.mixed_only,
+              mixed_model=None if args.mixed_model is None else Path(args.mixed_model))
     except SegvizError as exc:
         print(f"make_default_model: error: {exc}", file=sys.stderr)
         return 2

@@ -1,31 +1,34 @@
-"""Two experts and a gauge: a model that picks, per document, between a segmenter of short excerpts and a
-segmenter of natural prose (beyond the paper).
+"""Experts and gauges: a model that picks, per document, one of several segmenters, each built for segments of
+one scale (beyond the paper).
 
-One exponential model with one decision rule serves 7-sentence excerpts and 130-sentence texts badly
-(docs/reproduction.md, "A default model that travels"): trained on both, it learns to cut where a few sentences
-share no words, which inside a long text happens often; trained without the excerpts, it places the boundaries of
-spliced documents poorly.  :class:`ExpertRouter` keeps two fitted :class:`~segviz.segmenter.Segmenter` s and lets
-the short-segment expert gauge each document: the segment length it expects there,
+One exponential model with one decision rule serves 7-sentence excerpts, 25-sentence sections and 130-sentence
+texts badly (docs/reproduction.md, "A default model that travels"): trained on all of them, it learns to cut where
+a few sentences share no words, which inside a long text happens often; trained on some, it misplaces the others.
+:class:`ExpertRouter` keeps several fitted :class:`~segviz.segmenter.Segmenter` s in order, finest scale first,
+and a decision list over them.  Each expert but the last has a *gauge*: the segment length some expert (itself,
+or another) expects in the document,
 
     n / (1 + sum over the n - 1 gaps of q(yes | gap))
 
-(the model's boundary probabilities q of Section 4; the expected number of boundaries is their sum).  At most
-``threshold_`` sentences: the short expert segments the document, with its own decision rule (Section 7);
-longer: the long expert, with its own.  (A text of more than :data:`GAUGE_SENTENCES` sentences is gauged on
-evenly spread windows of that many sentences in all: the expected boundary rate carries over.)  The threshold is
-tuned on held-out documents as the decision rule's α and ε are (Section 7): the value that gives the best mean
-score over the held-out documents, each held-out domain weighing the same.
+(the gauge expert's boundary probabilities q of Section 4; the expected number of boundaries is their sum).  The
+first expert whose gauge is at most its threshold segments the document, with its own decision rule (Section 7);
+when none claims it, the last one does.  (A text of more than :data:`GAUGE_SENTENCES` sentences is gauged on
+evenly spread windows of that many sentences in all: the expected boundary rate carries over.)  The thresholds are
+tuned on held-out documents as the decision rule's α and ε are (Section 7): for the best mean score over the
+held-out documents, each held-out domain weighing the same, one threshold at a time until none moves.
 
-The router is an estimator in scikit-learn's style: ``short`` and ``long`` (fitted segmenters) and the threshold
-grid are stored verbatim; :meth:`fit` / :meth:`fit_iter` tune ``threshold_``; :meth:`route` says which expert a
-document gets and why; :meth:`predict`, :meth:`predict_proba` and :meth:`score` answer with that expert.  It is
-saved as one bundle (:mod:`segviz.bundle`, kind ``router``) holding both segmenters, and read back by
-:meth:`ExpertRouter.load` or :func:`segviz.models.load_model`.
+The router is an estimator in scikit-learn's style: ``experts`` (name and fitted segmenter, in order), ``gauges``
+and the threshold grid are stored verbatim; :meth:`fit` / :meth:`fit_iter` tune ``thresholds_``; :meth:`route`
+says which expert a document gets and why; :meth:`predict`, :meth:`predict_proba` and :meth:`score` answer with
+that expert.  It is saved as one bundle (:mod:`segviz.bundle`, kind ``router``) holding every segmenter, and read
+back by :meth:`ExpertRouter.load` or :func:`segviz.models.load_model`.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generator, Sequence
@@ -42,23 +45,26 @@ from segviz.metrics import score_row
 from segviz.segmentation import boundaries_to_masses
 from segviz.segmenter import Segmenter, as_corpus
 
-__all__ = ["ExpertRouter", "Route", "EXPERTS", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length",
-           "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
+__all__ = ["ExpertRouter", "Route", "Check", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length",
+           "route_choices", "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
 
 KIND = "router"
 FORMAT = "segviz-router"
 VERSION = 1
-#: the experts' names, in the order a bundle stores them
-EXPERTS = ("short", "long")
-#: the tuning grid of the threshold on the short expert's expected segment length (sentences)
-DEFAULT_THRESHOLDS = tuple(float(t) for t in np.round(np.geomspace(3.0, 64.0, 121), 2))
-#: held-out scores within this of the best count as tied, so that one held-out document near the threshold does not
+#: the tuning grid of each threshold on a gauge (an expected segment length, in sentences)
+DEFAULT_THRESHOLDS = tuple(float(t) for t in np.round(np.geomspace(3.0, 400.0, 161), 2))
+#: held-out scores within this of the best count as tied, so that one held-out document near a threshold does not
 #: set it (0.1 points of P_k or P_mu)
 DEFAULT_TOLERANCE = 0.001
+#: passes over the thresholds, one at a time, before the tuning gives up waiting for them to settle
+MAX_TUNING_PASSES = 10
+#: at most this many settings of all thresholds together are tried on the coarse grid the tuning starts from
+COARSE_SETTINGS = 100_000
 _TUNING_METRICS = ("p_k", "p_mu")
+_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 #: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
-#: all: the gauge is a rate, and on 70k sentences the short expert's questions on every sentence would cost as much
-#: as applying the chosen expert (docs/benchmarks.md)
+#: all: a gauge is a rate, and on 70k sentences an expert's questions on every sentence would cost as much as
+#: applying the chosen expert (docs/benchmarks.md)
 GAUGE_SENTENCES = 4000
 GAUGE_WINDOWS = 8
 
@@ -103,56 +109,89 @@ def _stretch(corpus: Corpus, start: int, end: int) -> Corpus:
 
 
 @dataclass(frozen=True)
-class Route:
-    """Which expert a document gets: ``expert`` (``"short"`` or ``"long"``), because the short expert expects
-    segments of ``expected_length`` sentences there, against the router's ``threshold``."""
+class Check:
+    """One rule of the decision list asked of a document: ``expert`` claims it when the segment length the
+    ``gauge`` expert expects there, ``expected_length``, is at most ``threshold``."""
 
     expert: str
+    gauge: str
     expected_length: float
     threshold: float
 
+    @property
+    def claims(self) -> bool:
+        return self.expected_length <= self.threshold
+
+
+@dataclass(frozen=True)
+class Route:
+    """Which expert a document gets (``expert``) and the checks that led there, in the order they were asked."""
+
+    expert: str
+    checks: tuple[Check, ...]
+
     def describe(self) -> str:
-        """``the short-excerpt expert: it expects segments of 6.7 sentences here (at most 10.4)``."""
-        relation = "at most" if self.expert == "short" else "more than"
-        name = "short-excerpt" if self.expert == "short" else "long-prose"
-        return (f"the {name} expert: the short-excerpt expert expects segments of {self.expected_length:.1f} "
-                f"sentences here ({relation} {self.threshold:g})")
+        """``the excerpts expert: the excerpts expert expects segments of 6.7 sentences here (at most 10.2)``, or
+        for the last expert, why every other declined."""
+        said = [f"the {c.gauge} expert expects segments of {c.expected_length:.1f} sentences here "
+                f"({'at most' if c.claims else 'more than'} {c.threshold:g}"
+                + ("" if c.claims else f", so not the {c.expert} expert") + ")" for c in self.checks]
+        return f"the {self.expert} expert: " + "; ".join(said) if said else f"the {self.expert} expert"
 
     def to_dict(self) -> dict:
-        return {"expert": self.expert, "expected_length": self.expected_length, "threshold": self.threshold}
+        return {"expert": self.expert, "checks": [[c.expert, c.gauge, c.expected_length, c.threshold]
+                                                  for c in self.checks]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Route":
+        """The route :meth:`to_dict` wrote, its fields checked (ValueError otherwise)."""
+        expert, checks = d["expert"], d["checks"]
+        if not (isinstance(expert, str) and _NAME.match(expert)) or not isinstance(checks, list):
+            raise ValueError("an unknown route")
+        out = []
+        for item in checks:
+            name, gauge, length, threshold = item
+            if not all(isinstance(x, str) and _NAME.match(x) for x in (name, gauge)) or not all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                    for x in (length, threshold)):
+                raise ValueError("an unknown route")
+            out.append(Check(name, gauge, float(length), float(threshold)))
+        return cls(expert, tuple(out))
 
 
 class ExpertRouter:
-    """Per-document choice between two fitted segmenters (module docstring).
+    """Per-document choice among fitted segmenters by a decision list over gauges (module docstring).
 
     Parameters (keyword-only, stored verbatim)
     ------------------------------------------
-    short : a fitted :class:`~segviz.segmenter.Segmenter` for documents of short segments; it also gauges
-        every document.
-    long : a fitted :class:`~segviz.segmenter.Segmenter` for the others.
-    thresholds : the tuning grid of the threshold on the short expert's expected segment length.
+    experts : ``(name, fitted Segmenter)`` pairs, finest segment scale first; the last takes what no other claims.
+        Names are lowercase words (``excerpts``, ``long-form``).
+    gauges : for each expert but the last, the name of the expert whose expected segment length decides whether
+        it claims a document (itself, or an expert that tells the scales apart better).
+    thresholds : the tuning grid of every threshold.
     tuning_metric : ``"p_k"`` (minimised) or ``"p_mu"`` (maximised), each held-out document scored with the
-        expert the threshold gives it.
+        expert the thresholds give it.
     tolerance : thresholds whose held-out score is within this of the best count as tied; the middle of the
         longest run of tied neighbours is kept.
 
     Learned state
     -------------
-    threshold_ : documents where the short expert expects segments of at most this many sentences get it.
-    tuning_ : the held-out score of every threshold of the grid, and the per-domain scores at ``threshold_``.
+    thresholds_ : one per rule: the expert claims a document when its gauge is at most this many sentences.
+    tuning_ : the held-out score of every value of the last tuned threshold of each rule, and per held-out domain
+        how many documents each expert took and the scores, routed and of each expert alone.
     info_ : provenance (what the experts and the tuning saw).
     """
 
-    def __init__(self, *, short: Segmenter | None = None, long: Segmenter | None = None,
+    def __init__(self, *, experts: Sequence[tuple[str, Segmenter]] = (), gauges: Sequence[str] = (),
                  thresholds: Sequence[float] = DEFAULT_THRESHOLDS, tuning_metric: str = "p_k",
                  tolerance: float = DEFAULT_TOLERANCE):
-        self.short = short
-        self.long = long
+        self.experts = experts
+        self.gauges = gauges
         self.thresholds = thresholds
         self.tuning_metric = tuning_metric
         self.tolerance = tolerance
 
-    _PARAMS = ("short", "long", "thresholds", "tuning_metric", "tolerance")
+    _PARAMS = ("experts", "gauges", "thresholds", "tuning_metric", "tolerance")
 
     def get_params(self) -> dict:
         return {name: getattr(self, name) for name in self._PARAMS}
@@ -165,19 +204,46 @@ class ExpertRouter:
         return self
 
     def __repr__(self) -> str:
+        parts = [f"{name}={len(expert.features_)} features" for name, expert in self.experts_.items()] \
+            if self._experts_valid() else ["unchecked experts"]
         if self.is_fitted:
-            return (f"ExpertRouter(short={len(self.short.features_)} features, long={len(self.long.features_)} "
-                    f"features, threshold={self.threshold_:g})")
-        return "ExpertRouter(unfitted)"
+            parts.append("thresholds=" + "/".join(f"{t:g}" for t in self.thresholds_))
+        return f"ExpertRouter({', '.join(parts)})" if self.is_fitted else "ExpertRouter(unfitted)"
 
     # ------------------------------------------------------------------ validation
-    def _validate_params(self) -> None:
-        for name in EXPERTS:
-            expert = getattr(self, name)
+    def _experts_valid(self) -> bool:
+        try:
+            self._check_experts()
+        except SegvizError:
+            return False
+        return True
+
+    def _check_experts(self) -> None:
+        pairs = list(self.experts)
+        if len(pairs) < 2:
+            raise SegvizError("a router needs at least two experts, as (name, fitted Segmenter) pairs")
+        names = []
+        for pair in pairs:
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+                raise SegvizError("experts must be (name, fitted Segmenter) pairs")
+            name, expert = pair
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise SegvizError(f"expert name {name!r} must be a lowercase word (letters, digits, '-')")
             if not isinstance(expert, Segmenter) or not expert.is_fitted:
                 raise SegvizError(f"the router's {name} expert must be a fitted Segmenter")
+            names.append(name)
+        if len(set(names)) != len(names):
+            raise SegvizError(f"two experts share a name: {names}")
+        gauges = list(self.gauges)
+        if len(gauges) != len(names) - 1 or not all(g in names for g in gauges):
+            raise SegvizError(f"gauges must name, for each expert but the last ({', '.join(names[:-1])}), one of "
+                              f"the experts; got {gauges!r}")
+
+    def _validate_params(self) -> None:
+        self._check_experts()
         grid = list(self.thresholds)
-        if not grid or not all(isinstance(t, (int, float)) and math.isfinite(t) and t > 0 for t in grid):
+        if not grid or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
+                               and t > 0 for t in grid):
             raise SegvizError("thresholds must be a non-empty sequence of positive numbers")
         if isinstance(self.tolerance, bool) or not isinstance(self.tolerance, (int, float)) \
                 or not 0 <= self.tolerance < 1:
@@ -188,7 +254,7 @@ class ExpertRouter:
 
     @property
     def is_fitted(self) -> bool:
-        return getattr(self, "threshold_", None) is not None
+        return getattr(self, "thresholds_", None) is not None
 
     def _check_fitted(self) -> None:
         if not self.is_fitted:
@@ -196,85 +262,132 @@ class ExpertRouter:
 
     @property
     def experts_(self) -> dict[str, Segmenter]:
-        """The experts by name (``short``, ``long``)."""
-        return {"short": self.short, "long": self.long}
+        """The experts by name, in order."""
+        return {name: expert for name, expert in self.experts}
+
+    @property
+    def names_(self) -> list[str]:
+        return [name for name, _ in self.experts]
+
+    @property
+    def fallback_(self) -> Segmenter:
+        """The last expert: what a document gets when no rule claims it (and what is shown before any text)."""
+        return list(self.experts)[-1][1]
 
     # ------------------------------------------------------------------ fitting
     def fit(self, heldout) -> "ExpertRouter":
-        """Tune ``threshold_`` on held-out documents (:meth:`fit_iter` run to the end)."""
+        """Tune ``thresholds_`` on held-out documents (:meth:`fit_iter` run to the end)."""
         return run_to_end(self.fit_iter(heldout))
 
     def fit_iter(self, heldout) -> Generator[Progress, None, "ExpertRouter"]:
-        """Tune ``threshold_`` on ``heldout``: a corpus, or a sequence of corpora (held-out domains, each weighing
+        """Tune ``thresholds_`` on ``heldout``: a corpus, or a sequence of corpora (held-out domains, each weighing
         the same in the mean), each scored document by document (its source files).
 
-        Both experts segment every held-out document with their own decision rules; the threshold that gives the
-        best mean score is kept (:func:`routed_scores`).  Scores within ``tolerance`` of the best tie, and the
-        middle of the longest run of tied neighbours is kept (:func:`best_threshold`: the widest margin on both
-        sides, so that one held-out document near the edge does not set it).  Yields ``Progress("tuning the router", documents_done, n_documents)``."""
+        Every expert segments every held-out document with its own decision rule, and every gauge is measured.
+        The best setting of all thresholds together on a coarse grid (:data:`COARSE_SETTINGS` settings at most)
+        is the start; then each threshold in turn is set, on the whole grid, to the value that gives the best mean
+        score with the others held (:func:`routed_scores`; scores within ``tolerance`` of the best tie, and the
+        middle of the longest run of tied neighbours is kept, :func:`best_threshold`), until a pass moves none.
+        (One threshold at a time from a poor start stalls: an expert claiming little cannot show what it would
+        gain while the one before it claims its documents.)  Yields
+        ``Progress("tuning the router", documents_done, n_documents)``."""
         self._validate_params()
         domains = [heldout] if isinstance(heldout, Corpus) else list(heldout)
         if not domains or not all(isinstance(c, Corpus) for c in domains):
             raise SegvizError("the router is tuned on a held-out corpus or a sequence of them")
         units = [evaluation_units(c, "per-document") for c in domains]
         total = sum(len(u) for u in units)
+        names, experts, gauge_names = self.names_, self.experts_, list(self.gauges)
         yield Progress("tuning the router", 0, total)
         gauges, scores, done = [], [], 0
         for domain_units in units:
-            lengths, by_expert = [], {name: [] for name in EXPERTS}
-            for unit in domain_units:
-                probabilities = {name: expert.boundary_probabilities(unit) for name, expert in self.experts_.items()}
-                lengths.append(expected_segment_length(probabilities["short"]) if unit.n_sentences <= GAUGE_SENTENCES
-                               else self.gauge(unit))
+            g = np.zeros((len(domain_units), len(gauge_names)))
+            s = np.zeros((len(domain_units), len(names)))
+            for i, unit in enumerate(domain_units):
+                probabilities = {name: expert.boundary_probabilities(unit) for name, expert in experts.items()}
+                for j, gauge in enumerate(gauge_names):
+                    g[i, j] = (expected_segment_length(probabilities[gauge]) if unit.n_sentences <= GAUGE_SENTENCES
+                               else self._gauge(gauge, unit))
                 reference = unit.masses()
-                for name, expert in self.experts_.items():
-                    hypothesis = expert.decide(probabilities[name])
-                    masses = _masses(hypothesis, unit.n_sentences)
-                    by_expert[name].append(score_row(reference, masses)[self.tuning_metric])
+                for k, (name, expert) in enumerate(experts.items()):
+                    masses = _masses(expert.decide(probabilities[name]), unit.n_sentences)
+                    s[i, k] = score_row(reference, masses)[self.tuning_metric]
                 done += 1
                 yield Progress("tuning the router", done, total)
-            gauges.append(np.asarray(lengths))
-            scores.append({name: np.asarray(v) for name, v in by_expert.items()})
+            gauges.append(g)
+            scores.append(s)
         grid = np.asarray(sorted(set(float(t) for t in self.thresholds)))
-        curve = routed_scores(grid, gauges, scores)
-        best = best_threshold(curve, minimise=self.tuning_metric == "p_k", tolerance=float(self.tolerance))
-        self.threshold_ = float(grid[best])
-        names = [c.name if [d.name for d in domains].count(c.name) == 1 else f"{c.name} ({i + 1})"
-                 for i, c in enumerate(domains)]
+        minimise = self.tuning_metric == "p_k"
+        chosen = _coarse_start(grid, gauges, scores, minimise)
+        curves: list[list[float]] = [[] for _ in gauge_names]
+        for _ in range(MAX_TUNING_PASSES):
+            moved = False
+            for rule in range(len(gauge_names)):
+                curve = []
+                for t in grid:
+                    trial = [grid[c] for c in chosen]
+                    trial[rule] = t
+                    curve.append(routed_scores(np.asarray(trial), gauges, scores))
+                best = best_threshold(np.asarray(curve), minimise=minimise, tolerance=float(self.tolerance))
+                curves[rule] = [float(x) for x in curve]
+                if best != chosen[rule]:
+                    chosen[rule], moved = best, True
+            if not moved:
+                break
+        self.thresholds_ = [float(grid[c]) for c in chosen]
+        labels = [c.name if [d.name for d in domains].count(c.name) == 1 else f"{c.name} ({i + 1})"
+                  for i, c in enumerate(domains)]
+        thresholds = np.asarray(self.thresholds_)
         self.tuning_ = {
             "metric": self.tuning_metric,
-            "thresholds": [float(t) for t in grid],
-            "scores": [float(x) for x in curve],
-            "domains": {name: {"documents": int(g.size),
-                               "short_chosen": int((g <= self.threshold_).sum()),
-                               "routed": float(np.mean(np.where(g <= self.threshold_, s["short"], s["long"]))),
-                               "short": float(s["short"].mean()), "long": float(s["long"].mean())}
-                        for name, g, s in zip(names, gauges, scores)},
+            "grid": [float(t) for t in grid],
+            "curves": {f"{names[r]} (gauge: {gauge_names[r]})": curves[r] for r in range(len(gauge_names))},
+            "domains": {label: {"documents": int(g.shape[0]),
+                                "taken": {name: int(n) for name, n in zip(
+                                    names, np.bincount(route_choices(thresholds, g), minlength=len(names)))},
+                                "routed": float(routed_scores(thresholds, [g], [s])),
+                                "alone": {name: float(s[:, k].mean()) for k, name in enumerate(names)}}
+                        for label, g, s in zip(labels, gauges, scores)},
         }
-        self.info_ = {"tuned_on": names, "tuned_score": float(curve[best])}
+        self.info_ = {"tuned_on": labels, "tuned_score": float(routed_scores(thresholds, gauges, scores))}
         return self
 
     # ------------------------------------------------------------------ queries
-    def gauge(self, corpus) -> float:
-        """The segment length the short expert expects on ``corpus`` (:func:`expected_segment_length`); on a text
-        longer than :data:`GAUGE_SENTENCES`, its boundary rate is measured on :func:`gauge_windows` and carried to
-        the whole text: n / (1 + rate (n - 1))."""
-        corpus = as_corpus(corpus)
+    def _gauge(self, name: str, corpus: Corpus) -> float:
         pieces = gauge_windows(corpus)
+        expert = self.experts_[name]
         if len(pieces) == 1:
-            return expected_segment_length(self.short.boundary_probabilities(corpus))
+            return expected_segment_length(expert.boundary_probabilities(corpus))
         expected = gaps = 0.0
         for piece in pieces:
-            q = self.short.boundary_probabilities(piece)
+            q = expert.boundary_probabilities(piece)
             expected, gaps = expected + float(q.sum()), gaps + q.size
         n = corpus.n_sentences
         return float(n / (1.0 + expected / gaps * (n - 1)))
 
+    def gauge(self, name: str, corpus) -> float:
+        """The segment length expert ``name`` expects on ``corpus`` (:func:`expected_segment_length`); on a text
+        longer than :data:`GAUGE_SENTENCES`, its boundary rate is measured on :func:`gauge_windows` and carried to
+        the whole text: n / (1 + rate (n - 1))."""
+        if name not in self.experts_:
+            raise SegvizError(f"no expert called {name!r}; the router has {', '.join(self.names_)}")
+        return self._gauge(name, as_corpus(corpus))
+
     def route(self, corpus) -> Route:
-        """Which expert segments ``corpus`` (one document or stream), and the expected length that decided."""
+        """Which expert segments ``corpus`` (one document or stream), and the gauges that decided (each measured
+        once, and only when asked)."""
         self._check_fitted()
-        length = self.gauge(corpus)
-        return Route("short" if length <= self.threshold_ else "long", length, self.threshold_)
+        corpus = as_corpus(corpus)
+        measured: dict[str, float] = {}
+        checks = []
+        for (name, _), gauge, threshold in zip(self.experts, self.gauges, self.thresholds_):
+            if gauge not in measured:
+                measured[gauge] = self._gauge(gauge, corpus)
+            check = Check(name, gauge, measured[gauge], threshold)
+            checks.append(check)
+            if check.claims:
+                return Route(name, tuple(checks))
+        return Route(self.names_[-1], tuple(checks))
 
     def expert_for(self, corpus) -> Segmenter:
         """The expert :meth:`route` chooses for ``corpus``."""
@@ -304,16 +417,18 @@ class ExpertRouter:
         self._check_fitted()
         return {"format": FORMAT, "version": VERSION, "segviz_version": __version__,
                 "params": {"thresholds": [float(t) for t in self.thresholds], "tuning_metric": self.tuning_metric,
-                           "tolerance": float(self.tolerance)},
-                "threshold": self.threshold_, "experts": list(EXPERTS), "tuning": self.tuning_, "info": self.info_}
+                           "tolerance": float(self.tolerance), "gauges": list(self.gauges)},
+                "experts": self.names_, "thresholds": [float(t) for t in self.thresholds_],
+                "tuning": self.tuning_, "info": self.info_}
 
     def save(self, path: str | os.PathLike, *, parents: bool = False) -> Path:
-        """Write the router and both experts (with any language models) as ONE bundle file, atomically."""
+        """Write the router and its experts (with any language models) as ONE bundle file, atomically."""
         self._check_fitted()
+        self._check_experts()
         documents: dict[str, dict] = {"router": self.to_dict()}
         arrays: dict[str, np.ndarray] = {}
-        for name, expert in self.experts_.items():
-            expert_documents, expert_arrays = expert.bundle_parts(name)
+        for name, expert in self.experts:
+            expert_documents, expert_arrays = expert.bundle_parts(f"experts/{name}")
             documents.update(expert_documents)
             arrays.update(expert_arrays)
         return write_bundle(path, KIND, documents, arrays, parents=parents)
@@ -332,19 +447,22 @@ class ExpertRouter:
         if d.get("version") != VERSION:
             raise SegvizError(f"{source}: router version {d.get('version')!r} is not supported "
                               f"(this segviz reads version {VERSION})")
-        if d.get("experts") != list(EXPERTS):
-            raise SegvizError(f"{source}: field 'experts' must be {list(EXPERTS)}, not {d.get('experts')!r}")
+        names = d.get("experts")
+        if not isinstance(names, list) or not 2 <= len(names) <= 16 or not all(
+                isinstance(n, str) and _NAME.match(n) for n in names) or len(set(names)) != len(names):
+            raise SegvizError(f"{source}: field 'experts' must list 2-16 distinct lowercase names")
         params = d.get("params")
         if not isinstance(params, dict):
             raise SegvizError(f"{source}: field 'params' must be an object")
-        threshold = d.get("threshold")
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold) \
-                or threshold <= 0:
-            raise SegvizError(f"{source}: field 'threshold' must be a positive number, not {threshold!r}")
-        thresholds = params.get("thresholds")
-        if not isinstance(thresholds, list) or not thresholds or len(thresholds) > 10_000 or not all(
-                isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t > 0
-                for t in thresholds):
+        gauges = params.get("gauges")
+        if not isinstance(gauges, list) or len(gauges) != len(names) - 1 or not all(g in names for g in gauges):
+            raise SegvizError(f"{source}: field 'params.gauges' must name an expert for each expert but the last")
+        learned = d.get("thresholds")
+        if not isinstance(learned, list) or len(learned) != len(names) - 1 or not all(
+                _positive(t) for t in learned):
+            raise SegvizError(f"{source}: field 'thresholds' must be {len(names) - 1} positive numbers")
+        grid = params.get("thresholds")
+        if not isinstance(grid, list) or not grid or len(grid) > 10_000 or not all(_positive(t) for t in grid):
             raise SegvizError(f"{source}: field 'params.thresholds' must be a list of positive numbers")
         metric = params.get("tuning_metric")
         if metric not in _TUNING_METRICS:
@@ -352,34 +470,66 @@ class ExpertRouter:
         tolerance = params.get("tolerance")
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
             raise SegvizError(f"{source}: field 'params.tolerance' must be a number in [0, 1)")
-        for field_name, expected in (("tuning", dict), ("info", dict)):
-            if not isinstance(d.get(field_name), expected):
+        for field_name in ("tuning", "info"):
+            if not isinstance(d.get(field_name), dict):
                 raise SegvizError(f"{source}: field {field_name!r} must be an object")
-        experts = {name: Segmenter.from_bundle(bundle, name) for name in EXPERTS}
-        router = cls(short=experts["short"], long=experts["long"], thresholds=tuple(float(t) for t in thresholds),
+        experts = [(name, Segmenter.from_bundle(bundle, f"experts/{name}")) for name in names]
+        router = cls(experts=experts, gauges=tuple(gauges), thresholds=tuple(float(t) for t in grid),
                      tuning_metric=metric, tolerance=float(tolerance))
-        router.threshold_ = float(threshold)
+        router.thresholds_ = [float(t) for t in learned]
         router.tuning_ = d["tuning"]
         router.info_ = d["info"]
         return router
 
 
-def routed_scores(grid: np.ndarray, gauges: Sequence[np.ndarray], scores: Sequence[dict]) -> np.ndarray:
-    """The held-out score of each threshold of ``grid``: per domain, the mean over its documents of the short
-    expert's score where its gauge is at most the threshold and the long expert's elsewhere; then the mean over
-    domains (each weighs the same)."""
-    return np.array([np.mean([np.mean(np.where(g <= t, s["short"], s["long"])) for g, s in zip(gauges, scores)])
-                     for t in grid])
+def route_choices(thresholds: np.ndarray, gauges: np.ndarray) -> np.ndarray:
+    """Per document (a row of ``gauges``, one column per rule), the index of the expert the decision list gives
+    it: the first rule whose gauge is at most its threshold, else the last expert."""
+    claims = np.asarray(gauges) <= np.asarray(thresholds)[None, :]
+    first = np.argmax(claims, axis=1)
+    return np.where(claims.any(axis=1), first, claims.shape[1])
+
+
+def routed_scores(thresholds: np.ndarray, gauges: Sequence[np.ndarray], scores: Sequence[np.ndarray]) -> float:
+    """The held-out score of one setting of the thresholds: per domain, the mean over its documents of the score
+    of the expert :func:`route_choices` gives each (``scores``: documents x experts); then the mean over domains
+    (each weighs the same)."""
+    per_domain = []
+    for g, s in zip(gauges, scores):
+        choice = route_choices(thresholds, g)
+        per_domain.append(float(np.mean(s[np.arange(s.shape[0]), choice])))
+    return float(np.mean(per_domain))
+
+
+def _coarse_start(grid: np.ndarray, gauges, scores, minimise: bool) -> list[int]:
+    """Grid indices of the best setting of every threshold together, searched on every k-th grid value with k as
+    small as :data:`COARSE_SETTINGS` allows (the first best setting in grid order)."""
+    rules = gauges[0].shape[1]
+    step = 1
+    while math.ceil(grid.size / step) ** rules > COARSE_SETTINGS:
+        step += 1
+    coarse = np.arange(0, grid.size, step)
+    best, best_score = None, math.inf
+    for setting in itertools.product(coarse, repeat=rules):
+        score = routed_scores(grid[list(setting)], gauges, scores) * (1.0 if minimise else -1.0)
+        if score < best_score - 1e-12:
+            best, best_score = list(setting), score
+    return [int(i) for i in best]
 
 
 def best_threshold(curve: np.ndarray, *, minimise: bool, tolerance: float) -> int:
-    """Index into the threshold grid (``curve`` holds its scores, in grid order) of the threshold to keep: among the scores within ``tolerance`` of the best, the
-    middle of the longest run of neighbouring grid values (the first such run on a tie)."""
+    """Index into the threshold grid (``curve`` holds its scores, in grid order) of the threshold to keep: among
+    the scores within ``tolerance`` of the best, the middle of the longest run of neighbouring grid values (the
+    first such run on a tie)."""
     signed = np.asarray(curve, dtype=np.float64) * (1.0 if minimise else -1.0)
     winners = np.flatnonzero(signed <= signed.min() + tolerance + 1e-12)
     runs = np.split(winners, np.flatnonzero(np.diff(winners) > 1) + 1)
     run = max(runs, key=len)
     return int(run[len(run) // 2])
+
+
+def _positive(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
 
 
 def _masses(boundaries, n: int) -> tuple[int, ...]:

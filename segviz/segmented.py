@@ -71,10 +71,14 @@ def segment_documents_iter(model, corpus, *, alpha: float | None = None, epsilon
             expert_name = model.route(unit).expert
             segmenter = model.experts_[expert_name]
         if len(texts) > 1:
-            a = segmenter.alpha_ if alpha is None else float(alpha)
-            e = segmenter.epsilon_ if epsilon is None else int(epsilon)
             probs = np.asarray(segmenter.boundary_probabilities(unit), dtype=np.float64)
-            masses = boundaries_to_masses(decode(probs, a, e), len(texts))
+            if alpha is None and epsilon is None:
+                boundaries = segmenter.decide(probs)   # the model's own tuned rule (threshold or length prior)
+            else:
+                a = segmenter.alpha_ if alpha is None else float(alpha)
+                e = segmenter.epsilon_ if epsilon is None else int(epsilon)
+                boundaries = decode(probs, a, e)
+            masses = boundaries_to_masses(boundaries, len(texts))
         else:
             probs, masses = np.zeros(0), (len(texts),)
         out.append(SegmentedDocument(unit.name, texts, tuple(int(m) for m in masses),

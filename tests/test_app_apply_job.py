@@ -224,8 +224,8 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
 
     short = Segmenter.from_weights([], [], prior=0.3, alpha=0.2, epsilon=2, mu=0.1)
     long = Segmenter.from_weights([], [], prior=0.01, alpha=0.5, epsilon=4, mu=0.1)
-    router = ExpertRouter(short=short, long=long)
-    router.threshold_, router.tuning_, router.info_ = 8.0, {}, {}
+    router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
+    router.thresholds_, router.tuning_, router.info_ = [8.0], {}, {}
     path = router.save(tmp_path / "router.segviz")
     with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
         window.open_corpus(str(SAMPLE))
@@ -236,14 +236,14 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     assert isinstance(state.opened_model, ExpertRouter) and state.route.expert == "short"
     assert state.segmenter is state.opened_model.experts_["short"] and state.epsilon == 2
     np.testing.assert_allclose(state.probabilities, 0.3)
-    assert "short-excerpt expert" in window.decision.reference_label.text()
+    assert "model: the short expert: the short expert expects" in window.decision.reference_label.text()
     # a text of 2 sentences: the short expert expects segments of 2 / 1.3 = 1.5 sentences -- still short; a
     # router whose threshold is below that sends it to the long expert
     text = tmp_path / "two.txt"
     text.write_text("One sentence here.\n\nAnother one there.\n")
-    router.threshold_ = 1.0
+    router.thresholds_ = [1.0]
     router.save(path)
-    window.state.opened_model.threshold_ = 1.0
+    window.state.opened_model.thresholds_ = [1.0]
     with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
         window.open_corpus(str(text))
     qtbot.waitUntil(lambda: state.route is not None and state.route.expert == "long" and not window.busy,

@@ -434,5 +434,5 @@ def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(win
     expected = load_model(default_model()).boundary_probabilities(read_corpus(CHOI))
     np.testing.assert_allclose(state.probabilities, expected, rtol=0, atol=1e-12)
     # spliced Brown excerpts: the router's short-excerpt expert segments them, and the window says so
-    assert state.route.expert == "short" and state.segmenter is state.opened_model.short
+    assert state.route.expert == "excerpts" and state.segmenter is state.opened_model.experts_["excerpts"]
     assert MODEL_ROW in state.metrics and 0.0 <= state.metrics[MODEL_ROW]["p_k"] <= 1.0

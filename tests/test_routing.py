@@ -1,5 +1,6 @@
-"""The router (segviz.routing): two experts and a gauge.  Its threshold choice against brute force, its tuning
-against the experts scored one by one, its file validated like a segmenter's, and the CLI naming the expert."""
+"""The router (segviz.routing): experts and a decision list over gauges.  Its choices and threshold tuning against
+brute force, its tuning against the experts scored one by one, its file validated like a segmenter's, and the CLI
+naming the expert."""
 from __future__ import annotations
 
 import io
@@ -15,8 +16,8 @@ from segviz.errors import SegvizError
 from segviz.metrics import p_k
 from segviz.models import experts_of, load_model
 from segviz.paths import bundled, default_model
-from segviz.routing import (DEFAULT_THRESHOLDS, ExpertRouter, Route, best_threshold, expected_segment_length,
-                            gauge_windows, routed_scores)
+from segviz.routing import (DEFAULT_THRESHOLDS, Check, ExpertRouter, Route, best_threshold,
+                            expected_segment_length, gauge_windows, route_choices, routed_scores)
 from segviz.segmented import segment_documents
 from segviz.segmenter import Segmenter
 
@@ -31,8 +32,9 @@ def constant_expert(prior: float, alpha: float, epsilon: int) -> Segmenter:
 
 
 def fitted_router(threshold: float = 8.0) -> ExpertRouter:
-    router = ExpertRouter(short=constant_expert(0.3, 0.2, 2), long=constant_expert(0.01, 0.5, 4))
-    router.threshold_ = threshold
+    router = ExpertRouter(experts=[("short", constant_expert(0.3, 0.2, 2)), ("long", constant_expert(0.01, 0.5, 4))],
+                          gauges=["short"])
+    router.thresholds_ = [threshold]
     router.tuning_ = {"metric": "p_k"}
     router.info_ = {}
     return router
@@ -51,24 +53,28 @@ def test_expected_segment_length_is_n_over_one_plus_the_expected_boundaries():
     assert expected_segment_length(np.zeros(9)) == 10.0
 
 
-def test_routed_scores_and_best_threshold_against_brute_force():
+def test_route_choices_routed_scores_and_best_threshold_against_brute_force():
     rng = np.random.default_rng(3)
     for trial in range(40):
-        grid = np.sort(rng.uniform(1, 30, size=int(rng.integers(3, 12))))
-        gauges = [rng.uniform(1, 30, size=int(rng.integers(1, 6))) for _ in range(int(rng.integers(1, 4)))]
-        scores = [{"short": rng.uniform(size=g.size).round(1), "long": rng.uniform(size=g.size).round(1)}
-                  for g in gauges]
-        curve = routed_scores(grid, gauges, scores)
-        for k, t in enumerate(grid):
-            per_domain = []
-            for g, s in zip(gauges, scores):
-                per_domain.append(sum(s["short"][i] if g[i] <= t else s["long"][i] for i in range(g.size)) / g.size)
-            assert curve[k] == pytest.approx(sum(per_domain) / len(per_domain))
+        rules = int(rng.integers(1, 4))
+        thresholds = rng.uniform(1, 30, size=rules)
+        gauges = [rng.uniform(1, 30, size=(int(rng.integers(1, 6)), rules)) for _ in range(int(rng.integers(1, 4)))]
+        scores = [rng.uniform(size=(g.shape[0], rules + 1)).round(1) for g in gauges]
+        per_domain = []
+        for g, s in zip(gauges, scores):
+            picked = []
+            for row in g:
+                expert = next((r for r in range(rules) if row[r] <= thresholds[r]), rules)   # first that claims
+                picked.append(expert)
+            np.testing.assert_array_equal(route_choices(thresholds, g), picked)
+            per_domain.append(sum(s[i, e] for i, e in enumerate(picked)) / len(picked))
+        assert routed_scores(thresholds, gauges, scores) == pytest.approx(sum(per_domain) / len(per_domain))
+        curve = rng.uniform(size=int(rng.integers(3, 12))).round(1)
         tolerance = float(rng.choice([0.0, 0.05]))
         for minimise in (True, False):
             chosen = best_threshold(curve, minimise=minimise, tolerance=tolerance)
             signed = curve if minimise else -curve
-            tied = [k for k in range(grid.size) if signed[k] <= signed.min() + tolerance + 1e-12]
+            tied = [k for k in range(curve.size) if signed[k] <= signed.min() + tolerance + 1e-12]
             runs, run = [], [tied[0]]
             for k in tied[1:]:
                 if k == run[-1] + 1:
@@ -81,16 +87,54 @@ def test_routed_scores_and_best_threshold_against_brute_force():
             assert chosen == longest[len(longest) // 2]
 
 
+def test_fit_finds_the_thresholds_that_route_each_domain_to_its_expert():
+    """Three constant experts (q = 0.5, 0.1, 0.01) on documents of three lengths: the short ones are segmented
+    best by the first, the long ones by the last; coordinate-wise tuning finds a setting that gives each domain
+    its expert (the gauge of each document is brute-forced here from n and q)."""
+    def doc(n: int, segment: int) -> Corpus:
+        sentences = [[f"w{i}", "common"] for i in range(n)]
+        name = f"n{n}"
+        return Corpus([Document(f"{name}-{k}", sentences[k:k + segment], [" ".join(x) for x in sentences[k:k + segment]])
+                       for k in range(0, n, segment)], name=name, files=[name] * len(range(0, n, segment)))
+
+    experts = [("fine", constant_expert(0.5, 0.4, 1)), ("middle", constant_expert(0.1, 0.05, 8)),
+               ("coarse", constant_expert(0.01, 0.005, 60))]
+    router = ExpertRouter(experts=experts, gauges=["fine", "fine"], tolerance=0.0)
+    domains = [Corpus.concatenate([doc(n, seg) for _ in range(2)], name=f"segments of {seg}")
+               for n, seg in ((12, 2), (80, 10), (300, 60))]
+    router.fit(domains)
+    # the fine expert's gauge is n / (1 + 0.5 (n - 1)): 1.85, 1.98, 1.99 -- it cannot tell the domains apart
+    # beyond the first; so the middle expert takes the rest or the coarse one does, as the held-out scores say
+    assert router.route(domains[0].by_file()[0]).expert == "fine"
+    taken = {name: row["taken"] for name, row in router.tuning_["domains"].items()}
+    assert taken["segments of 2"]["fine"] == 1 or taken["segments of 2"]["fine"] == 2
+    best = min(routed_scores(np.array([a, b]), *_brute_inputs(router, domains))
+               for a in DEFAULT_THRESHOLDS[::8] for b in DEFAULT_THRESHOLDS[::8])
+    assert router.info_["tuned_score"] <= best + 1e-9
+
+
+def _brute_inputs(router: ExpertRouter, domains):
+    gauges, scores = [], []
+    for corpus in domains:
+        units = corpus.by_file()
+        gauges.append(np.array([[expected_segment_length(router.experts_[g].boundary_probabilities(u))
+                                 for g in router.gauges] for u in units]))
+        scores.append(np.array([[p_k(u.masses(), e.predict(u)) for e in router.experts_.values()] for u in units]))
+    return gauges, scores
+
+
 def test_route_sends_a_document_by_the_short_experts_expected_length():
     router = fitted_router(threshold=8.0)
     # q = 0.3 everywhere: n / (1 + 0.3 (n - 1)) is 2.5 for n = 4 and 3.3 for n = 100, under 8
     assert router.route(stream(100)).expert == "short"
-    router.threshold_ = 3.0
+    router.thresholds_ = [3.0]
     route = router.route(stream(100))
-    assert route == Route("long", pytest.approx(100 / (1 + 0.3 * 99)), 3.0)
-    assert "long-prose expert" in route.describe() and "more than 3" in route.describe()
-    assert router.predict(stream(100)) == router.long.predict(stream(100))
-    np.testing.assert_array_equal(router.predict_proba(stream(100)), router.long.predict_proba(stream(100)))
+    assert route == Route("long", (Check("short", "short", pytest.approx(100 / (1 + 0.3 * 99)), 3.0),))
+    assert route.describe().startswith("the long expert: the short expert expects segments of 3.3 sentences")
+    assert "more than 3, so not the short expert" in route.describe()
+    assert Route.from_dict(route.to_dict()) == route
+    assert router.predict(stream(100)) == router.experts_["long"].predict(stream(100))
+    np.testing.assert_array_equal(router.predict_proba(stream(100)), router.experts_["long"].predict_proba(stream(100)))
 
 
 def test_gauge_windows_are_evenly_spread_stretches_of_the_stream():
@@ -109,25 +153,28 @@ def test_a_long_text_is_gauged_on_windows_close_to_the_whole(shipped, monkeypatc
     from segviz import routing
 
     reuters = read_corpus(REUTERS)
-    exact = expected_segment_length(shipped.short.boundary_probabilities(reuters))
-    assert shipped.gauge(reuters) == pytest.approx(exact)            # short enough: every sentence
+    exact = expected_segment_length(shipped.experts_["excerpts"].boundary_probabilities(reuters))
+    assert shipped.gauge("excerpts", reuters) == pytest.approx(exact)            # short enough: every sentence
     monkeypatch.setattr(routing, "GAUGE_SENTENCES", reuters.n_sentences // 3)
-    sampled = shipped.gauge(reuters)
+    sampled = shipped.gauge("excerpts", reuters)
     assert sampled != exact and sampled == pytest.approx(exact, rel=0.25)
 
 
 def test_parameters_are_stored_verbatim_and_checked_at_fit():
     grid = (5.0, 10.0)
-    router = ExpertRouter(short=None, long=None, thresholds=grid, tuning_metric="p_mu", tolerance=0.0)
+    router = ExpertRouter(experts=[("a", None), ("b", None)], gauges=["a"], thresholds=grid, tuning_metric="p_mu",
+                          tolerance=0.0)
     assert router.get_params()["thresholds"] is grid and not router.is_fitted
-    with pytest.raises(SegvizError, match="short expert"):
+    with pytest.raises(SegvizError, match="a expert"):
         router.fit(stream(20))
     with pytest.raises(SegvizError, match="not fitted"):
         router.route(stream(20))
-    ok = dict(short=constant_expert(0.3, 0.2, 2), long=constant_expert(0.01, 0.5, 4))
-    for bad in ({"thresholds": ()}, {"thresholds": (0.0, 3.0)}, {"tuning_metric": "f1"}, {"tolerance": -0.1}):
+    two = [("a", constant_expert(0.3, 0.2, 2)), ("b", constant_expert(0.01, 0.5, 4))]
+    for bad in ({"thresholds": ()}, {"thresholds": (0.0, 3.0)}, {"tuning_metric": "f1"}, {"tolerance": -0.1},
+                {"gauges": []}, {"gauges": ["c"]}, {"experts": two[:1], "gauges": []},
+                {"experts": [("A b", two[0][1]), two[1]]}, {"experts": [two[0], ("a", two[1][1])]}):
         with pytest.raises(SegvizError):
-            ExpertRouter(**ok, **bad).fit(stream(20))
+            ExpertRouter(**{"experts": two, "gauges": ["a"], **bad}).fit(stream(20))
     with pytest.raises(SegvizError, match="unknown"):
         router.set_params(alpha=0.3)
 
@@ -144,28 +191,35 @@ def shipped():
     return model
 
 
-def test_fit_matches_the_experts_scored_one_by_one(shipped):
+@pytest.fixture(scope="module")
+def two_of_shipped(shipped):
+    """The shipped excerpts and mixed experts as a router of two."""
+    return ExpertRouter(experts=[("excerpts", shipped.experts_["excerpts"]), ("mixed", shipped.experts_["mixed"])],
+                        gauges=["excerpts"])
+
+
+def test_fit_matches_the_experts_scored_one_by_one(two_of_shipped):
     """The tuning curve is the experts' own per-document P_k, routed by the gauge, domains weighing the same."""
     choi = read_corpus(CHOI)
     reuters = read_corpus(REUTERS)
     reuters = Corpus(reuters.documents[:60], name="reuters sample", files=[f"r{i // 20}" for i in range(60)])
-    router = ExpertRouter(short=shipped.short, long=shipped.long).fit([choi, reuters])
-    curve = dict(zip(router.tuning_["thresholds"], router.tuning_["scores"]))
+    router = ExpertRouter(**two_of_shipped.get_params()).fit([choi, reuters])
+    curve = dict(zip(router.tuning_["grid"], router.tuning_["curves"]["excerpts (gauge: excerpts)"]))
+    excerpts, mixed = router.experts_["excerpts"], router.experts_["mixed"]
     domains = []
     for corpus in (choi, reuters):
         rows = []
         for unit in corpus.by_file():
-            gauge = expected_segment_length(shipped.short.boundary_probabilities(unit))
-            rows.append((gauge, p_k(unit.masses(), shipped.short.predict(unit)),
-                         p_k(unit.masses(), shipped.long.predict(unit))))
+            gauge = expected_segment_length(excerpts.boundary_probabilities(unit))
+            rows.append((gauge, p_k(unit.masses(), excerpts.predict(unit)), p_k(unit.masses(), mixed.predict(unit))))
         domains.append(rows)
-    for t in (3.0, router.threshold_, 64.0):
+    for t in (3.0, router.thresholds_[0], 400.0):
         expected = np.mean([np.mean([s if g <= t else lo for g, s, lo in rows]) for rows in domains])
         assert curve[t] == pytest.approx(expected)
-    # spliced Brown excerpts go to the short expert, newswire to the long one
-    assert router.route(choi.by_file()[0]).expert == "short"
-    assert router.route(reuters.by_file()[0]).expert == "long"
-    assert router.tuning_["domains"]["reuters sample"]["short_chosen"] == 0
+    # spliced Brown excerpts go to the excerpts expert, newswire to the mixed one
+    assert router.route(choi.by_file()[0]).expert == "excerpts"
+    assert router.route(reuters.by_file()[0]).expert == "mixed"
+    assert router.tuning_["domains"]["reuters sample"]["taken"] == {"excerpts": 0, "mixed": 3}
 
 
 # -------------------------------------------------------------------------------- the file
@@ -174,7 +228,7 @@ def test_save_and_load_round_trip(tmp_path):
     router = fitted_router()
     path = router.save(tmp_path / "r.segviz")
     back = load_model(path)
-    assert isinstance(back, ExpertRouter) and back.threshold_ == router.threshold_
+    assert isinstance(back, ExpertRouter) and back.thresholds_ == router.thresholds_
     assert back.get_params()["thresholds"] == DEFAULT_THRESHOLDS and back.tolerance == router.tolerance
     for name in ("short", "long"):
         assert back.experts_[name].alpha_ == router.experts_[name].alpha_
@@ -209,13 +263,17 @@ def _rewrite(path, out, edit):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda r, m: r.update(threshold=-1), "threshold"),
-    (lambda r, m: r.update(threshold="7"), "threshold"),
-    (lambda r, m: r.update(experts=["long", "short"]), "experts"),
+    (lambda r, m: r.update(thresholds=[-1]), "thresholds"),
+    (lambda r, m: r.update(thresholds=["7"]), "thresholds"),
+    (lambda r, m: r.update(thresholds=[7, 8]), "thresholds"),
+    (lambda r, m: r.update(experts=["short", "Long one"]), "experts"),
+    (lambda r, m: r.update(experts=["short", "short"]), "experts"),
+    (lambda r, m: r["params"].update(gauges=["long", "short"]), "gauges"),
+    (lambda r, m: r.update(experts=["short", "other"]), "other"),
     (lambda r, m: r["params"].update(thresholds=[1, -2]), "thresholds"),
     (lambda r, m: r["params"].update(tuning_metric="f1"), "tuning_metric"),
     (lambda r, m: r.update(version=2), "version"),
-    (lambda r, m: m.pop("long/segmenter.json"), "long"),
+    (lambda r, m: m.pop("experts/long/segmenter.json"), "long"),
 ])
 def test_a_damaged_or_crafted_router_is_refused_with_one_message(tmp_path, edit, message):
     path = fitted_router().save(tmp_path / "r.segviz")
@@ -238,9 +296,9 @@ def test_segment_routes_each_document_and_says_so(tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     assert main(["segment", str(CHOI), "--model", str(path), "-o", str(out), "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert "short-excerpt expert segmented 5" in err and "at most 8 sentences" in err
+    assert "chose an expert for each document" in err and "short 5" in err
     assert main(["evaluate", "--model", str(path), str(CHOI / "3-11_0.ref"), "--json"]) == 0
     captured = capsys.readouterr()
     payload = json.loads(captured.out)
-    assert payload["route"]["expert"] == "short" and "short-excerpt expert" in captured.err
+    assert payload["route"]["expert"] == "short" and "the short expert: the short expert expects" in captured.err
     assert payload["epsilon"] == 2   # the short expert's own rule

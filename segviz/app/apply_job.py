@@ -28,7 +28,7 @@ from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..models import load_model
-from ..routing import EXPERTS, Route
+from ..routing import Route
 from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
                             serve_guarded)
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
@@ -127,10 +127,7 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
         coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
         route = message.get("route")
         if route is not None:
-            route = Route(str(route["expert"]), float(route["expected_length"]), float(route["threshold"]))
-            if route.expert not in EXPERTS or not (np.isfinite(route.expected_length)
-                                                   and np.isfinite(route.threshold)):
-                raise ValueError("an unknown route")
+            route = Route.from_dict(route)
     except SegvizError:
         raise
     except (KeyError, TypeError, ValueError) as exc:

@@ -53,8 +53,9 @@ class ModelControl:
             return False
         state = win.state
         if state.corpus is None:
-            # no text to choose for yet: a router shows its long-prose expert until one is open
-            shown = model.experts_["long"] if isinstance(model, ExpertRouter) else model
+            # no text to choose for yet: a router shows its last expert (the one for the longest segments) until
+            # one is open
+            shown = model.fallback_ if isinstance(model, ExpertRouter) else model
             state.set_segmenter(shown, path, opened=model)
             state.load_history(shown)
             win.modelApplied.emit()
@@ -65,7 +66,10 @@ class ModelControl:
         def done(applied):
             if state.corpus is not corpus:
                 return
-            segmenter = model if applied.route is None else model.experts_[applied.route.expert]
+            segmenter = model if applied.route is None else model.experts_.get(applied.route.expert)
+            if segmenter is None:
+                failed(f"the model's process chose an expert the model does not have ({applied.route.expert})")
+                return
             # the columns were evaluated with the relevance the trace shows; keep them for the context panel
             self._set_columns(segmenter, corpus, applied.columns)
             state.model_note = ""

@@ -64,9 +64,9 @@ def _cmd_segment(args: argparse.Namespace) -> int:
                                   quiet=args.quiet)
     routed = [d.expert for d in documents if d.expert]
     if routed:
-        print(f"segviz: the model routes each document (segviz.routing): its short-excerpt expert segmented "
-              f"{routed.count('short'):,}, its long-prose expert {routed.count('long'):,} (short when the short "
-              f"expert expects segments of at most {seg.threshold_:g} sentences)", file=sys.stderr)
+        taken = ", ".join(f"{name} {routed.count(name):,}" for name in seg.names_ if name in routed)
+        print(f"segviz: the model chose an expert for each document (segviz.routing; the first whose gauge is at "
+              f"most its threshold): {taken}", file=sys.stderr)
     write_segmentation(args.output, documents, out_format)
     n_segments = sum(len(d.masses) for d in documents)
     where = "standard output" if args.output in (None, "-") else args.output
