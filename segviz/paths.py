@@ -12,14 +12,14 @@ from pathlib import Path
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
 INSTALLED_ROOT = Path(sys.prefix) / "share" / "segviz"
 
-#: the model ``segment``, ``compare`` and the app use when none is given: a router (:mod:`segviz.routing`) of a
-#: long-prose expert (newswire, long-form prose, Wikipedia sections) and a short-excerpt expert, no language models
+#: the model ``segment``, ``compare`` and the app use when none is given: a router (:mod:`segviz.routing`) of four
+#: experts (excerpts, mixed newswire/prose/Wikipedia, sections, long-form), no language models
 #: (``resources/make_default_model.py``, ``resources/README.md``)
 DEFAULT_MODEL = ("resources", "default_model.segviz")
 #: a one-line account of the default model, for messages
-DEFAULT_MODEL_SUMMARY = ("the bundled default model (a long-prose expert trained on Reuters-21578 newswire, Brown "
-                         "long-form prose and Wikipedia sections, and a short-excerpt expert trained on Choi's set 4, "
-                         "chosen per document)")
+DEFAULT_MODEL_SUMMARY = ("the bundled default model (four experts, for short excerpts, news stories, Wikipedia "
+                         "sections and whole texts, trained on Choi's set 4, Reuters-21578, Brown and Wikipedia; "
+                         "one chosen per document)")
 
 
 def bundled(*parts: str) -> Path:
