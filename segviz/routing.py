@@ -65,7 +65,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 #: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
 #: all: a gauge is a rate, and on 70k sentences an expert's questions on every sentence would cost as much as
 #: applying the chosen expert (docs/benchmarks.md)
-GAUGE_SENTENCES = 4000
+GAUGE_SENTENCES = 2000
 GAUGE_WINDOWS = 8
 
 
