@@ -28,7 +28,8 @@ from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..models import load_model
-from ..routing import Route
+from ..peers import preload_stemmer
+from ..routing import ExpertRouter, Route
 from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
                             serve_guarded)
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
@@ -138,10 +139,13 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
 # -- the child's side -----------------------------------------------------------------------------------------
 
 def _child_result(config: dict):
+    model = load_model(config["model"])
+    if isinstance(model, ExpertRouter):
+        # the router's gauges ask C99's questions, whose first use imports nltk (0.6-0.8 s): import it while the
+        # reading below waits for the files the window parses
+        threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
     corpus = yield from read_corpus_task(config["paths"], reading_cache=config.get("reading_cache"), backwards=True,
                                          **(config.get("read_options") or {}))
-    yield Progress("loading the model", 0, 1)
-    model = load_model(config["model"])
     # two cores' worth: the window is idle by now, waiting for this
     applied = yield from apply_model_task(model, corpus, [int(e) for e in config.get("epsilons") or ()],
                                           n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ..errors import SegvizError
 from ._text import default_stopwords, token_words
-from .c99 import C99
+from .c99 import C99, preload_stemmer
 from .texttiling import TextTiling
 
 PEERS = {"texttiling": TextTiling, "c99": C99}
@@ -28,4 +28,4 @@ def segment_with(name: str, sentences: Sequence[Sequence[str]], **params) -> tup
     return est.segment(sentences)
 
 
-__all__ = ["PEERS", "segment_with", "TextTiling", "C99", "default_stopwords", "token_words"]
+__all__ = ["PEERS", "segment_with", "TextTiling", "C99", "preload_stemmer", "default_stopwords", "token_words"]

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from ..errors import SegvizError
 from ._text import resolve_stopwords, validate_sentences
 
-__all__ = ["C99", "cosine_matrix", "rank_transform", "divisive_clustering", "choose_splits", "smooth_choi"]
+__all__ = ["C99", "preload_stemmer", "cosine_matrix", "rank_transform", "divisive_clustering", "choose_splits", "smooth_choi"]
 
 
 @lru_cache(maxsize=1)
@@ -47,6 +47,13 @@ def _porter():
         raise SegvizError("C99 with stem=True needs nltk (pip install nltk), or pass stem=False") from exc
     stemmer = PorterStemmer()
     return lru_cache(maxsize=200_000)(stemmer.stem)
+
+
+def preload_stemmer() -> None:
+    """Import the Porter stemmer C99 stems with now rather than on its first sentence: importing nltk takes
+    0.6-0.8 s, which a caller can spend while it waits for something else (the app's model child, while the
+    corpus is read)."""
+    _porter()
 
 
 def _content_words(sentence: Sequence[str], stop: frozenset[str], stem: bool) -> list[str]:
