@@ -65,8 +65,8 @@ _NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 #: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
 #: all: a gauge is a rate, and on 70k sentences an expert's questions on every sentence would cost as much as
 #: applying the chosen expert (docs/benchmarks.md)
-GAUGE_SENTENCES = 2000
-GAUGE_WINDOWS = 8
+GAUGE_SENTENCES = 1200
+GAUGE_WINDOWS = 6
 
 
 def expected_segment_length(probabilities: np.ndarray) -> float:
@@ -131,11 +131,23 @@ class Route:
     checks: tuple[Check, ...]
 
     def describe(self) -> str:
-        """``the excerpts expert: the excerpts expert expects segments of 6.7 sentences here (at most 10.2)``, or
-        for the last expert, why every other declined."""
-        said = [f"the {c.gauge} expert expects segments of {c.expected_length:.1f} sentences here "
-                f"({'at most' if c.claims else 'more than'} {c.threshold:g}"
-                + ("" if c.claims else f", so not the {c.expert} expert") + ")" for c in self.checks]
+        """``the excerpts expert: the excerpts expert expects segments of 6.7 sentences here (at most 10.2)``; for
+        an expert further down the list, why each one before it declined (each gauge said once)."""
+        by_gauge: dict[str, list[Check]] = {}
+        for check in self.checks:
+            by_gauge.setdefault(check.gauge, []).append(check)
+        said = []
+        for gauge, checks in by_gauge.items():
+            declined = [c for c in checks if not c.claims]
+            claimed = [c for c in checks if c.claims]
+            bits = []
+            if declined:
+                bits.append(f"more than {' and '.join(f'{c.threshold:g}' for c in declined)}: not the "
+                            f"{' or the '.join(c.expert for c in declined)} expert")
+            if claimed:
+                bits.append(f"at most {claimed[0].threshold:g}")
+            said.append(f"the {gauge} expert expects segments of {checks[0].expected_length:.1f} sentences here "
+                        f"({'; '.join(bits)})")
         return f"the {self.expert} expert: " + "; ".join(said) if said else f"the {self.expert} expert"
 
     def to_dict(self) -> dict:

@@ -131,7 +131,12 @@ def test_route_sends_a_document_by_the_short_experts_expected_length():
     route = router.route(stream(100))
     assert route == Route("long", (Check("short", "short", pytest.approx(100 / (1 + 0.3 * 99)), 3.0),))
     assert route.describe().startswith("the long expert: the short expert expects segments of 3.3 sentences")
-    assert "more than 3, so not the short expert" in route.describe()
+    assert "(more than 3: not the short expert)" in route.describe()
+    three = Route("c", (Check("a", "a", 20.0, 10.0), Check("b", "a", 20.0, 15.0)))
+    assert three.describe() == ("the c expert: the a expert expects segments of 20.0 sentences here (more than 10 "
+                                "and 15: not the a or the b expert)")
+    two = Route("b", (Check("a", "a", 20.0, 10.0), Check("b", "a", 20.0, 25.0)))
+    assert two.describe().endswith("(more than 10: not the a expert; at most 25)")
     assert Route.from_dict(route.to_dict()) == route
     assert router.predict(stream(100)) == router.experts_["long"].predict(stream(100))
     np.testing.assert_array_equal(router.predict_proba(stream(100)), router.experts_["long"].predict_proba(stream(100)))
