@@ -159,6 +159,7 @@ def test_a_long_text_is_gauged_on_windows_close_to_the_whole(shipped, monkeypatc
 
     reuters = read_corpus(REUTERS)
     exact = expected_segment_length(shipped.experts_["excerpts"].boundary_probabilities(reuters))
+    monkeypatch.setattr(routing, "GAUGE_SENTENCES", reuters.n_sentences)
     assert shipped.gauge("excerpts", reuters) == pytest.approx(exact)            # short enough: every sentence
     monkeypatch.setattr(routing, "GAUGE_SENTENCES", reuters.n_sentences // 3)
     sampled = shipped.gauge("excerpts", reuters)
