@@ -150,6 +150,14 @@ class Route:
                         f"({'; '.join(bits)})")
         return f"the {self.expert} expert: " + "; ".join(said) if said else f"the {self.expert} expert"
 
+    def summary(self) -> str:
+        """One short line: ``the long-form expert (expected segment lengths: excerpts 22.2, mixed 188.2)``."""
+        lengths: dict[str, float] = {}
+        for check in self.checks:
+            lengths.setdefault(check.gauge, check.expected_length)
+        said = ", ".join(f"{gauge} {length:.1f}" for gauge, length in lengths.items())
+        return f"the {self.expert} expert" + (f" (expected segment lengths: {said})" if said else "")
+
     def to_dict(self) -> dict:
         return {"expert": self.expert, "checks": [[c.expert, c.gauge, c.expected_length, c.threshold]
                                                   for c in self.checks]}

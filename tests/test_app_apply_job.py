@@ -236,7 +236,8 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     assert isinstance(state.opened_model, ExpertRouter) and state.route.expert == "short"
     assert state.segmenter is state.opened_model.experts_["short"] and state.epsilon == 2
     np.testing.assert_allclose(state.probabilities, 0.3)
-    assert "model: the short expert: the short expert expects" in window.decision.reference_label.text()
+    assert "model: the short expert (expected segment lengths: short " in window.decision.reference_label.text()
+    assert window.decision.reference_label.toolTip().startswith("the short expert: the short expert expects")
     # a text of 2 sentences: the short expert expects segments of 2 / 1.3 = 1.5 sentences -- still short; a
     # router whose threshold is below that sends it to the long expert
     text = tmp_path / "two.txt"

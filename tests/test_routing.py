@@ -138,6 +138,7 @@ def test_route_sends_a_document_by_the_short_experts_expected_length():
     two = Route("b", (Check("a", "a", 20.0, 10.0), Check("b", "a", 20.0, 25.0)))
     assert two.describe().endswith("(more than 10: not the a expert; at most 25)")
     assert Route.from_dict(route.to_dict()) == route
+    assert route.summary() == "the long expert (expected segment lengths: short 3.3)"
     assert router.predict(stream(100)) == router.experts_["long"].predict(stream(100))
     np.testing.assert_array_equal(router.predict_proba(stream(100)), router.experts_["long"].predict_proba(stream(100)))
 

@@ -166,8 +166,11 @@ class DecisionPanel(QWidget):
                         "one, so only the model's curve and its boundaries are shown")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
-            if state.route is not None and state.probabilities is not None:
-                text += f"<br><span style='color:#616161'>model: {html.escape(state.route.describe())}</span>"
+            routed = state.route is not None and state.probabilities is not None
+            if routed:
+                text += f"<br><span style='color:#616161'>model: {html.escape(state.route.summary())}</span>"
+            # the whole reasoning (each expert's threshold) on hover: the line itself stays one line
+            self.reference_label.setToolTip(state.route.describe() if routed else "")
             if state.coverage is not None and state.probabilities is not None:
                 color = "#c62828" if state.coverage.out_of_domain else "#616161"
                 text += f"<br><span style='color:{color}'>{html.escape(state.coverage.message())}</span>"
