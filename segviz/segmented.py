@@ -72,7 +72,7 @@ def segment_documents_iter(model, corpus, *, alpha: float | None = None, epsilon
             segmenter = model.experts_[expert_name]
         if len(texts) > 1:
             probs = np.asarray(segmenter.boundary_probabilities(unit), dtype=np.float64)
-            if alpha is None and epsilon is None:
+            if alpha is None and epsilon is None and hasattr(segmenter, "decide"):
                 boundaries = segmenter.decide(probs)   # the model's own tuned rule (threshold or length prior)
             else:
                 a = segmenter.alpha_ if alpha is None else float(alpha)
