@@ -143,7 +143,8 @@ def _sentence_owners(data: Path) -> dict[tuple[str, ...], set[str]]:
     return owner
 
 
-def choi_brown_texts(data: Path) -> set[str]:
+@functools.lru_cache(maxsize=2)
+def choi_brown_texts(data: Path) -> frozenset[str]:
     """Ids of the Brown texts with a sentence (of 4+ words) that also occurs in Choi's sets 1 or 2."""
     owner = _sentence_owners(data)
     found: set[str] = set()
@@ -152,7 +153,7 @@ def choi_brown_texts(data: Path) -> set[str]:
         corpus = read_corpus(str(root / choi_set / "*" / "*.ref"), kind="choi")
         for sentence in corpus.sentences():
             found |= owner.get(_words(sentence), set())
-    return found
+    return frozenset(found)
 
 
 def choi_segments(data: Path, left_out_texts: set[str]) -> Corpus:
@@ -306,10 +307,7 @@ def build_mixed(data: Path, params: dict | None = None, *, quiet: bool = False, 
     mixed = mixed_data(data, **mix)
     train, held = mixed["train"], mixed["heldout"]
     seg = Segmenter(**(params or PARAMS))
-    for event in seg.fit_iter(train, held, None):
-        if isinstance(event, FeatureAdded) and not quiet:
-            print(f"{event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g} "
-                  f"held-out P_mu={event.heldout_p_mu:.3f}", flush=True)
+    _fit(seg, train, held, "mixed", quiet)
     seg.info_.update(trained_on="mixed: " + ", ".join(f"{k} {v}" for k, v in mixed["parts"].items()),
                      choi_brown_texts_left_out=len(mixed["choi_texts_left_out"]),
                      licence="derived from Reuters-21578 (research use only), the Brown corpus "
@@ -325,9 +323,7 @@ def build_excerpts(data: Path, *, quiet: bool = False) -> Segmenter:
     train = choi_segments(data, choi_brown_texts(data) | set(notes["heldout"]) | set(notes["test"]))
     held = read_corpus(data / "choi2000" / "1" / "3-11", kind="choi", name="choi 1/3-11")
     seg = Segmenter(**EXCERPT_PARAMS)
-    for event in seg.fit_iter(train, held, None):
-        if isinstance(event, FeatureAdded) and not quiet:
-            print(f"  excerpts {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g}", flush=True)
+    _fit(seg, train, held, "excerpts", quiet)
     seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
                      licence="derived from Choi's (2000) benchmark, cut from the Brown corpus (non-commercial "
                              "research/education)")
@@ -361,13 +357,15 @@ def build_longform(data: Path, *, quiet: bool = False) -> Segmenter:
 
 
 def _fit(seg: Segmenter, train: Corpus, held: Corpus, label: str, quiet: bool) -> None:
+    """Fit ``seg``, printing each induced feature (unless ``quiet``) under the expert's ``label``."""
     for event in seg.fit_iter(train, held, None):
         if isinstance(event, FeatureAdded) and not quiet:
-            print(f"  {label} {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g}", flush=True)
+            print(f"  {label} {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g} "
+                  f"held-out P_mu={event.heldout_p_mu:.3f}", flush=True)
 
 
 def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
-    """The held-out domains the router's threshold is tuned on: the mixed held-out parts (Reuters 017 parts,
+    """The held-out domains the router's thresholds are tuned on: the mixed held-out parts (Reuters 017 parts,
     Brown held-out streams, wiki300 201-250) and Choi's set 1 3-5, 6-8 and 9-11 (:data:`ROUTER_CHOI_SETS`)."""
     choi = read_corpus([data / "choi2000" / "1" / s for s in ROUTER_CHOI_SETS], kind="choi",
                        name="choi 1/" + ",".join(ROUTER_CHOI_SETS))

@@ -8,7 +8,7 @@ corpus -> lm (trigram, triggers) -> relevance -> features -> induction -> decode
 The public face::
 
     from segviz import Segmenter, read_corpus, LanguageModels
-    from segviz import ExpertRouter, load_model   # two segmenters and a gauge; open either kind of model file
+    from segviz import ExpertRouter, load_model   # experts and gauges; open either kind of model file
 
 (imported on first use, so ``segviz --help`` does not pay for numpy and scipy).
 """

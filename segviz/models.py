@@ -1,5 +1,5 @@
 """Opening a saved model of either kind: a :class:`~segviz.segmenter.Segmenter` or an
-:class:`~segviz.routing.ExpertRouter` (two segmenters and the gauge that picks one per document)."""
+:class:`~segviz.routing.ExpertRouter` (segmenters and the gauges that pick one per document)."""
 from __future__ import annotations
 
 import os
@@ -27,5 +27,5 @@ def load_model(path: str | os.PathLike):
 
 
 def experts_of(model) -> list[Segmenter]:
-    """The segmenters inside ``model``: its two experts for a router, else the model itself."""
+    """The segmenters inside ``model``: a router's experts, in order, else the model itself."""
     return list(model.experts_.values()) if isinstance(model, ExpertRouter) else [model]

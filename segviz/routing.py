@@ -395,7 +395,8 @@ class ExpertRouter:
 
     def route(self, corpus) -> Route:
         """Which expert segments ``corpus`` (one document or stream), and the gauges that decided (each measured
-        once, and only when asked)."""
+        once, and only when asked).  A gauge measured on every sentence leaves its expert's feature matrix cached
+        on that corpus (:meth:`Segmenter.feature_matrix`), so applying the chosen expert next costs nothing more."""
         self._check_fitted()
         corpus = as_corpus(corpus)
         measured: dict[str, float] = {}

@@ -145,7 +145,7 @@ def load_language_models(path):
 
 
 def load_model(path):
-    """:func:`segviz.models.load_model` (a segmenter or a router of two), imported on use so that
+    """:func:`segviz.models.load_model` (a segmenter or a router of several), imported on use so that
     ``segviz --help`` stays fast."""
     from pathlib import Path
 
