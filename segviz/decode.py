@@ -10,30 +10,27 @@ probabilities: the earlier position first), each is kept unless a kept boundary
 lies within ``epsilon - 1`` sentences.  A useful consequence: the boundaries kept
 at threshold ``alpha`` are exactly the boundaries kept at threshold 0 that exceed
 ``alpha`` (a visit only depends on higher-probability positions), so one greedy
-pass per epsilon serves a whole grid of thresholds -- that is how :func:`tune`
-vectorises over alpha.
+pass per epsilon serves a whole grid of thresholds -- that is how
+:class:`segviz.rules.ThresholdRule` tunes a whole grid of alpha at once.
 
 Positions follow :mod:`segviz.features`: ``probs[r]`` belongs to the boundary
 *before* sentence ``b = r + 1`` of a stream of ``n = len(probs) + 1`` sentences.
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 from numba import njit
 
 from segviz.errors import SegvizError
-from segviz.metrics import p_mu_from_boundaries
-from segviz.segmentation import default_mu, validate_masses
 
-__all__ = ["decode", "tune", "tune_table", "greedy_order_keep", "DEFAULT_ALPHAS", "DEFAULT_EPSILONS"]
+__all__ = ["decode", "greedy_order_keep", "check_probabilities", "DEFAULT_ALPHAS", "DEFAULT_EPSILONS"]
 
 DEFAULT_ALPHAS = tuple(np.round(np.arange(0.02, 0.99, 0.02), 2))
 DEFAULT_EPSILONS = (1, 2, 3, 4, 5, 6, 8)
 
 
-def _check_probs(probs) -> np.ndarray:
+def check_probabilities(probs) -> np.ndarray:
+    """``probs`` as a 1-D float array of values in [0, 1], or one SegvizError."""
     p = np.asarray(probs, dtype=np.float64)
     if p.ndim != 1:
         raise SegvizError(f"boundary probabilities must be a 1-D array, got shape {p.shape}")
@@ -44,7 +41,7 @@ def _check_probs(probs) -> np.ndarray:
 
 def greedy_order_keep(probs: np.ndarray, epsilon: int) -> np.ndarray:
     """Boolean mask (len(probs),): kept by the greedy minimum-separation pass at threshold 0."""
-    p = _check_probs(probs)
+    p = check_probabilities(probs)
     eps = int(epsilon)
     if eps < 1:
         raise SegvizError(f"epsilon must be >= 1 sentence, got {epsilon}")
@@ -82,47 +79,8 @@ def _greedy_keep(order, n, eps):  # pragma: no cover - compiled; checked against
 
 def decode(probs, alpha: float, epsilon: int) -> np.ndarray:
     """Boundary positions b (sorted, 1..n-1) where q(yes) > alpha, >= epsilon apart (Section 7)."""
-    p = _check_probs(probs)
+    p = check_probabilities(probs)
     if not 0.0 <= float(alpha) <= 1.0:
         raise SegvizError(f"alpha must lie in [0, 1], got {alpha}")
     keep = greedy_order_keep(p, epsilon) & (p > alpha)
     return np.flatnonzero(keep) + 1
-
-
-def tune(
-    probs,
-    ref_masses: Sequence[int],
-    *,
-    mu: float | None = None,
-    alphas: Sequence[float] = DEFAULT_ALPHAS,
-    epsilons: Sequence[int] = DEFAULT_EPSILONS,
-) -> tuple[float, int, float]:
-    """Choose (alpha, epsilon) maximising P_mu on held-out data (Section 7).
-
-    ``mu`` defaults to 1 / mean reference segment length (the paper's choice).
-    Grid ties go to the smallest epsilon, then the smallest alpha.
-    Returns ``(alpha, epsilon, p_mu)``.
-    """
-    table = tune_table(probs, ref_masses, mu=mu, alphas=alphas, epsilons=epsilons)
-    i, j = np.unravel_index(int(np.argmax(table)), table.shape)
-    return float(alphas[j]), int(epsilons[i]), float(table[i, j])
-
-
-def tune_table(probs, ref_masses, *, mu=None, alphas=DEFAULT_ALPHAS, epsilons=DEFAULT_EPSILONS) -> np.ndarray:
-    """P_mu for every (epsilon, alpha) of the grid, shape (len(epsilons), len(alphas))."""
-    p = _check_probs(probs)
-    n = p.size + 1
-    ref_masses = validate_masses(ref_masses, what="reference")
-    if sum(ref_masses) != n:
-        raise SegvizError(f"reference covers {sum(ref_masses)} sentences, probabilities {n}")
-    mu = default_mu(ref_masses) if mu is None else float(mu)
-    ref = np.cumsum(np.asarray(ref_masses, dtype=np.int64))[:-1]
-    a = np.asarray(alphas, dtype=np.float64)
-    out = np.empty((len(epsilons), a.size))
-    for i, eps in enumerate(epsilons):
-        keep = greedy_order_keep(p, int(eps))
-        kept_r = np.flatnonzero(keep)
-        kept_p = p[kept_r]
-        for j, al in enumerate(a):
-            out[i, j] = p_mu_from_boundaries(ref, kept_r[kept_p > al] + 1, n, mu)
-    return out

@@ -28,6 +28,7 @@ from .baselines import BASELINES, baseline_masses
 from .errors import SegvizError
 from .events import Progress, run_to_end
 from .metrics import default_k, score_row
+from .model_protocol import SegmentationModel, stream_masses
 from .peers import PEERS
 from .segmentation import default_mu
 
@@ -64,21 +65,17 @@ def baseline_rows(reference: Sequence[int], *, seed: int = 0, mu: float | None =
     return {name: score_row(reference, baseline_masses(name, reference, mu=mu, seed=seed), mu=mu) for name in BASELINES}
 
 
-def model_segmenter(model, *, alpha: float | None = None, epsilon: int | None = None,
-                    rule: str | None = None) -> SegmentFunction:
-    """A trained model as a segment function; ``alpha``/``epsilon`` override its threshold rule (Section 7),
-    ``rule`` picks another of its tuned decision rules."""
-    overrides = {k: v for k, v in (("alpha", alpha), ("epsilon", epsilon), ("rule", rule)) if v is not None}
-    if not overrides:
-        return lambda part: model.predict(part)
-    return lambda part: model.predict(part, **overrides)
+def model_segmenter(model: SegmentationModel) -> SegmentFunction:
+    """A model (:class:`~segviz.model_protocol.SegmentationModel`) as a segment function: each document (source
+    unit) of the part segmented on its own, the masses placed one after another."""
+    return lambda part: stream_masses(model.predict(part))
 
 
-def model_rows(seg, corpus, *, alpha=None, epsilon=None, seed: int = 0) -> dict[str, dict]:
+def model_rows(model, corpus, *, seed: int = 0) -> dict[str, dict]:
     """The paper's table on one stream: the model row then the baselines, all with mu = 1/mean reference
     segment length."""
-    comparison = score_segmenters(corpus, models={"model": model_segmenter(seg, alpha=alpha, epsilon=epsilon)},
-                                  peers=(), evaluation="stream", seed=seed)
+    comparison = score_segmenters(corpus, models={"model": model_segmenter(model)}, peers=(), evaluation="stream",
+                                  seed=seed)
     return comparison.score_rows
 
 
@@ -179,7 +176,7 @@ class Comparison:
 
 
 def _segment_function(model) -> SegmentFunction:
-    return model.predict if hasattr(model, "predict") else model
+    return model_segmenter(model) if isinstance(model, SegmentationModel) else model
 
 
 def available_segmenters(model=None, *, model_name: str = "model", models: Mapping[str, Any] | None = None,
@@ -187,8 +184,8 @@ def available_segmenters(model=None, *, model_name: str = "model", models: Mappi
                          peer_params: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, SegmentFunction]:
     """name -> function(corpus part) -> masses, in table order: models, peers, baselines.
 
-    ``model`` (row ``model_name``) and the values of ``models`` are trained models (anything with
-    ``predict(corpus) -> masses``) or plain functions ``corpus -> masses``.  ``peers``/``baselines`` default to
+    ``model`` (row ``model_name``) and the values of ``models`` are models
+    (:class:`~segviz.model_protocol.SegmentationModel`) or plain functions ``corpus -> masses``.  ``peers``/``baselines`` default to
     all of :data:`segviz.peers.PEERS` / :data:`segviz.baselines.BASELINES`.
     """
     peers = tuple(PEERS) if peers is None else tuple(peers)

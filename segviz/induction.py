@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from segviz.segmentation import logistic
 
-from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, tune
+from segviz.rules import ThresholdRule
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import FeatureSpec
@@ -36,8 +36,8 @@ class FeatureAdded:
     ``weights`` are the current factors ``e^lambda`` of *all* features so far, in
     order of selection (the numbers under the paper's Figure 5 bars);
     ``train_loglik`` is the natural-log likelihood of the training events after
-    the refit; ``heldout_p_mu`` the best held-out P_mu over the alpha/epsilon grid
-    (None without held-out data), reached at ``heldout_alpha``/``heldout_epsilon``.
+    the refit; ``heldout_p_mu`` the best held-out P_mu over the threshold rule's alpha/epsilon grid
+    (None without held-out data), reached by ``heldout_rule`` (a :class:`~segviz.rules.ThresholdRule`).
     """
 
     round: int
@@ -46,8 +46,7 @@ class FeatureAdded:
     weights: tuple[float, ...]
     train_loglik: float
     heldout_p_mu: float | None
-    heldout_alpha: float | None = None
-    heldout_epsilon: int | None = None
+    heldout_rule: ThresholdRule | None = None
     column: int = -1
     iis_iterations: int = 0
     seconds: float = 0.0
@@ -80,7 +79,7 @@ class BoundaryModel:
         events then keeps a moderate weight instead of the cap.
     iis_tol : IIS stops when no weight moves by more than this.
     iis_max_iter : cap on IIS iterations per refit.
-    alphas, epsilons : the held-out tuning grid of :func:`segviz.decode.tune`.
+    rule : the threshold rule whose alpha/epsilon grid scores each round on held-out data (None: the default grid).
 
     Learned state
     -------------
@@ -92,15 +91,13 @@ class BoundaryModel:
     """
 
     def __init__(self, *, n_features: int = 100, lambda_max: float = 10.0, l2: float = 0.0, iis_tol: float = 1e-6,
-                 iis_max_iter: int = 5000, alphas: Sequence[float] = DEFAULT_ALPHAS,
-                 epsilons: Sequence[int] = DEFAULT_EPSILONS):
+                 iis_max_iter: int = 5000, rule: ThresholdRule | None = None):
         self.n_features = n_features
         self.lambda_max = lambda_max
         self.l2 = l2
         self.iis_tol = iis_tol
         self.iis_max_iter = iis_max_iter
-        self.alphas = alphas
-        self.epsilons = epsilons
+        self.rule = rule
 
     # -- state helpers
     def _check_fitted(self) -> None:
@@ -160,7 +157,7 @@ class BoundaryModel:
 
     def get_params(self) -> dict:
         return dict(n_features=self.n_features, lambda_max=self.lambda_max, l2=self.l2, iis_tol=self.iis_tol,
-                    iis_max_iter=self.iis_max_iter, alphas=self.alphas, epsilons=self.epsilons)
+                    iis_max_iter=self.iis_max_iter, rule=self.rule)
 
     def induce(
         self,
@@ -230,14 +227,14 @@ class BoundaryModel:
             self.lambdas_ = lam
             scores = self.offset_ + np.asarray(Xa @ lam).ravel()
             ll = log_likelihood(scores, y)
-            hp = ha = he = None
+            hp = hr = None
             if heldout_X is not None:
                 hprobs = logistic(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
-                ha, he, hp = tune(hprobs, heldout_masses, mu=mu, alphas=self.alphas, epsilons=self.epsilons)
+                hr, hp = (ThresholdRule() if self.rule is None else self.rule).tune(hprobs, heldout_masses, mu=mu)
             event = FeatureAdded(
                 round=rnd, feature=self.features_[-1], gain=float(gains[j]),
                 weights=tuple(float(w) for w in np.exp(lam)), train_loglik=ll,
-                heldout_p_mu=hp, heldout_alpha=ha, heldout_epsilon=he, column=j,
+                heldout_p_mu=hp, heldout_rule=hr, column=j,
                 iis_iterations=iters, seconds=time.perf_counter() - t0)
             self.history_.append(event)
             yield event

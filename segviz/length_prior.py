@@ -18,21 +18,18 @@ like epsilon; ``k = 1`` is memoryless, larger ``k`` prefers lengths near ``m``):
 
 The exact maximiser is found by dynamic programming over segment ends, O(n * L_max) with
 ``L_max = min(n, 5 m + 10)`` (a segment longer than five means is cut: its prior weight is below e^-5 for any
-``k >= 1``).  :func:`tune_length_prior` picks ``(k, beta)`` on held-out data, maximising P_mu (or P_k).
+``k >= 1``).  :class:`segviz.rules.LengthPriorRule` holds ``(m, k, beta)`` and tunes ``(k, beta)`` on held-out
+data (:func:`segviz.tuning.tune_rule`).
 """
 from __future__ import annotations
 
 import math
-from typing import Sequence
-
 import numpy as np
 from numba import njit
 
 from .errors import SegvizError
-from .metrics import p_k, p_mu
-from .segmentation import boundaries_to_masses, default_mu, validate_masses
 
-__all__ = ["decode_length_prior", "tune_length_prior", "DEFAULT_SHAPES", "DEFAULT_BIASES", "log_length_prior"]
+__all__ = ["decode_length_prior", "length_prior_gains", "DEFAULT_SHAPES", "DEFAULT_BIASES", "log_length_prior"]
 
 DEFAULT_SHAPES = (1.0, 2.0, 4.0, 8.0)
 DEFAULT_BIASES = tuple(float(b) for b in np.round(np.arange(-4.0, 4.01, 0.5), 2))
@@ -92,6 +89,12 @@ def _check(probs, mean_length: float, shape: float, bias: float) -> np.ndarray:
     return p
 
 
+def length_prior_gains(probs: np.ndarray) -> np.ndarray:
+    """The log-odds logit q_b of each gap, the probabilities clipped to [CLIP, 1 - CLIP] first."""
+    q = np.clip(np.asarray(probs, dtype=np.float64), CLIP, 1.0 - CLIP)
+    return np.log(q) - np.log1p(-q)
+
+
 def decode_length_prior(probs, *, mean_length: float, shape: float = 2.0, bias: float = 0.0,
                         max_length: int | None = None) -> np.ndarray:
     """Boundary positions b (sorted, 1..n-1) of the length-prior rule for gap probabilities ``probs``."""
@@ -100,36 +103,9 @@ def decode_length_prior(probs, *, mean_length: float, shape: float = 2.0, bias: 
     limit = int(min(n, math.ceil(5 * mean_length) + 10)) if max_length is None else int(max_length)
     if limit < 1:
         raise SegvizError(f"max_length must be >= 1, got {max_length}")
-    q = np.clip(p, CLIP, 1.0 - CLIP)
     gains = np.zeros(n + 1)
-    gains[1:n] = np.log(q) - np.log1p(-q) + bias
+    gains[1:n] = length_prior_gains(p) + bias
     prior = np.full(limit + 1, -np.inf)
     prior[1:] = log_length_prior(np.arange(1, limit + 1), mean_length, shape)
     ends = _best_segmentation(gains, prior, n, limit)
     return np.flatnonzero(ends[1:n]) + 1
-
-
-def tune_length_prior(probs, ref_masses: Sequence[int], *, mean_length: float | None = None,
-                      shapes: Sequence[float] = DEFAULT_SHAPES, biases: Sequence[float] = DEFAULT_BIASES,
-                      metric: str = "p_mu", mu: float | None = None) -> tuple[float, float, float]:
-    """``(shape, bias, score)`` maximising P_mu (``metric="p_mu"``) or minimising P_k (``"p_k"``, score returned
-    as 1 - P_k) of the length-prior rule on a held-out reference.  ``mean_length`` defaults to the reference's.
-
-    Grid ties go to the smallest shape, then the smallest bias."""
-    ref = validate_masses(ref_masses, what="reference")
-    p = np.asarray(probs, dtype=np.float64)
-    n = p.size + 1
-    if sum(ref) != n:
-        raise SegvizError(f"reference covers {sum(ref)} sentences, probabilities {n}")
-    if metric not in ("p_mu", "p_k"):
-        raise SegvizError(f"metric must be 'p_mu' or 'p_k', not {metric!r}")
-    m = 1.0 / default_mu(ref) if mean_length is None else float(mean_length)
-    mu = default_mu(ref) if mu is None else float(mu)
-    best = (-np.inf, 0.0, 0.0)
-    for k in shapes:
-        for beta in biases:
-            hyp = boundaries_to_masses(decode_length_prior(p, mean_length=m, shape=k, bias=beta), n)
-            score = p_mu(ref, hyp, mu) if metric == "p_mu" else (1.0 - p_k(ref, hyp) if n > 2 else 1.0)
-            if score > best[0]:
-                best = (score, float(k), float(beta))
-    return best[1], best[2], float(best[0])

@@ -7,14 +7,14 @@ values or raises one :class:`~segviz.errors.SegvizError` naming the file and the
 field               accepted
 ==================  ===========================================================================================
 ``prior``           finite, 0 < prior < 1 (the training base rate q0(yes))
-``alpha``           finite, 0 <= alpha <= 1 (Section 7's threshold)
-``epsilon``         integer, 1 <= epsilon <= 100,000 (minimum separation in sentences)
+``rule``            the tuned decision rule (:func:`segviz.rules.rule_from_dict`): its kind and settings, each
+                    in range (alpha in [0, 1], epsilon 1..100,000, lengths 1..10^6, shapes in (0, 1000], biases
+                    within +-1000)
 ``mu``              finite, 0 < mu <= 1 (1/mu is a mean segment length of at least one sentence)
 ``lambdas``         finite, \|lambda\| <= 100, one per feature (training caps them at ``lambda_max``, 10 by default)
 ``features``        at most 100,000; each a valid feature description whose numbers (window offsets, sizes,
                     thresholds) lie within +-10,000 -- so applying a model costs at most that many passes
                     over the text
-``length_shape``    finite, 0 < shape <= 1000; ``length_bias`` finite within +-1000 (the length-prior rule)
 ``history``         a list of objects (display only); ``info`` an object
 ``params``          the estimator's hyperparameters, each of its documented type and range
 ==================  ===========================================================================================
@@ -26,12 +26,14 @@ from typing import Any
 
 from .errors import SegvizError
 from .features import FeatureSpec, resolve_families
+from .rules import rule_from_dict
 from .tuning import TUNING_METRICS, TUNING_UNITS
 
 MAX_FEATURES = 100_000
 MAX_FEATURE_INTEGER = 10_000
 MAX_ABS_LAMBDA = 100.0
-MAX_EPSILON = 100_000
+#: the version of a segmenter document this segviz reads and writes
+DOCUMENT_VERSION = 2
 
 
 def _number(d: dict, key: str, source: str) -> float:
@@ -145,24 +147,14 @@ def _params(d: dict, source: str, template_sets) -> dict:
             if value not in template_sets:
                 raise SegvizError(f"{source}: field params.templates must be one of {', '.join(template_sets)}")
             out[name] = value
-        elif name in ("use_relevance", "cohesion", "peer_evidence"):
-            if not isinstance(value, bool):
-                raise SegvizError(f"{source}: field params.{name} must be true or false, got {_show(value)}")
-            out[name] = value
         elif name == "mu":
             out[name] = None if value is None else _float_param(value, name, source, 0.0, 1.0, open_low=True)
         elif name == "stopping":
             if value not in ("last", "heldout"):
                 raise SegvizError(f"{source}: field params.stopping must be 'last' or 'heldout'")
             out[name] = value
-        elif name == "alphas":
-            if not isinstance(value, list) or not value or len(value) > 10_000:
-                raise SegvizError(f"{source}: field params.alphas must be a non-empty list")
-            out[name] = tuple(_float_param(v, name, source, 0.0, 1.0) for v in value)
-        elif name == "epsilons":
-            if not isinstance(value, list) or not value or len(value) > 10_000:
-                raise SegvizError(f"{source}: field params.epsilons must be a non-empty list")
-            out[name] = tuple(_int_param(v, name, source, 1, MAX_EPSILON) for v in value)
+        elif name == "rule":
+            out[name] = None if value is None else rule_from_dict(value, source=f"{source}: field params.rule")
         elif name == "relevance_edges":
             if not isinstance(value, list) or len(value) > 10_000:
                 raise SegvizError(f"{source}: field params.relevance_edges must be a list")
@@ -179,23 +171,11 @@ def _params(d: dict, source: str, template_sets) -> dict:
                 raise SegvizError(f"{source}: field params.families: {exc}") from None
         elif name == "l2":
             out[name] = _float_param(value, name, source, 0.0, 1e6)
-        elif name == "decision_rule":
-            if value not in ("threshold", "length_prior"):
-                raise SegvizError(f"{source}: field params.decision_rule must be 'threshold' or 'length_prior'")
-            out[name] = value
         elif name in ("tuning_metric", "tuning_units"):
             allowed = TUNING_METRICS if name == "tuning_metric" else TUNING_UNITS
             if value not in allowed:
                 raise SegvizError(f"{source}: field params.{name} must be one of {', '.join(allowed)}")
             out[name] = value
-        elif name == "length_shapes":
-            if not isinstance(value, list) or not value or len(value) > 10_000:
-                raise SegvizError(f"{source}: field params.length_shapes must be a non-empty list")
-            out[name] = tuple(_float_param(v, name, source, 0.0, 1000.0, open_low=True) for v in value)
-        elif name == "length_biases":
-            if not isinstance(value, list) or not value or len(value) > 10_000:
-                raise SegvizError(f"{source}: field params.length_biases must be a non-empty list")
-            out[name] = tuple(_float_param(v, name, source, -1000.0, 1000.0) for v in value)
         elif name == "lambda_max":
             out[name] = _float_param(value, name, source, 0.0, MAX_ABS_LAMBDA, open_low=True)
         elif name == "iis_tol":
@@ -214,35 +194,21 @@ def validate_model_document(d: dict, *, source: str, template_sets=("paper", "ex
     ``known_params`` (the estimator's parameter names) restricts which ``params`` entries are returned."""
     if not isinstance(d, dict):
         raise SegvizError(f"{source}: the segmenter description must be a JSON object")
-    if d.get("version") != 1:
-        raise SegvizError(f"{source}: model version {d.get('version')!r} is not supported (expected 1)")
+    if d.get("version") != DOCUMENT_VERSION:
+        raise SegvizError(f"{source}: model version {d.get('version')!r} is not supported (this segviz reads "
+                          f"version {DOCUMENT_VERSION}; train the model again)")
     features = _features(d, source)
     values = {
         "features": features,
         "lambdas": _lambdas(d, source, len(features)),
         "prior": _number(d, "prior", source),
-        "alpha": _number(d, "alpha", source),
         "mu": _number(d, "mu", source),
     }
     if not 0.0 < values["prior"] < 1.0:
         raise SegvizError(f"{source}: field 'prior' must lie in (0, 1), got {values['prior']}")
-    if not 0.0 <= values["alpha"] <= 1.0:
-        raise SegvizError(f"{source}: field 'alpha' must lie in [0, 1], got {values['alpha']}")
     if not 0.0 < values["mu"] <= 1.0:
         raise SegvizError(f"{source}: field 'mu' must lie in (0, 1], got {values['mu']}")
-    epsilon = d.get("epsilon")
-    if isinstance(epsilon, float) and epsilon.is_integer():
-        epsilon = int(epsilon)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, int) or not 1 <= epsilon <= MAX_EPSILON:
-        raise SegvizError(f"{source}: field 'epsilon' must be an integer in 1..{MAX_EPSILON}, got {_show(epsilon)}")
-    values["epsilon"] = epsilon
-    # the length-prior rule's tuned values (absent from models saved before it existed: its defaults)
-    values["length_shape"] = _number(d, "length_shape", source) if "length_shape" in d else 2.0
-    values["length_bias"] = _number(d, "length_bias", source) if "length_bias" in d else 0.0
-    if not 0.0 < values["length_shape"] <= 1000.0:
-        raise SegvizError(f"{source}: field 'length_shape' must lie in (0, 1000], got {values['length_shape']}")
-    if abs(values["length_bias"]) > 1000.0:
-        raise SegvizError(f"{source}: field 'length_bias' must lie within +-1000, got {values['length_bias']}")
+    values["rule"] = rule_from_dict(d.get("rule"), source=f"{source}: field 'rule'")
     history = d.get("history") or []
     if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
         raise SegvizError(f"{source}: field 'history' must be a list of objects")

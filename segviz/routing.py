@@ -19,8 +19,10 @@ held-out documents, each held-out domain weighing the same, one threshold at a t
 
 The router is an estimator in scikit-learn's style: ``experts`` (name and fitted segmenter, in order), ``gauges``
 and the threshold grid are stored verbatim; :meth:`fit` / :meth:`fit_iter` tune ``thresholds_``; :meth:`route`
-says which expert a document gets and why; :meth:`predict`, :meth:`predict_proba` and :meth:`score` answer with
-that expert.  It is saved as one bundle (:mod:`segviz.bundle`, kind ``router``) holding every segmenter, and read
+says which expert a document gets and why.  It implements the model layer's protocol
+(:class:`segviz.model_protocol.SegmentationModel`): :meth:`apply` routes each document on its own and answers
+with the chosen expert and that expert's own decision rule, and :meth:`predict`, :meth:`predict_proba` and
+:meth:`score` are built on it, so a router segments exactly as a single segmenter would be asked to.  It is saved as one bundle (:mod:`segviz.bundle`, kind ``router``) holding every segmenter, and read
 back by :meth:`ExpertRouter.load` or :func:`segviz.models.load_model`.
 """
 from __future__ import annotations
@@ -28,8 +30,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Generator, Sequence
 
@@ -42,11 +42,14 @@ from segviz.errors import SegvizError
 from segviz.evaluation import evaluation_units
 from segviz.events import Progress, run_to_end
 from segviz.metrics import score_row
+from segviz.model_protocol import EXPERT_NAME, AppliedDocument, Check, ModelQueries, Route, as_corpus
+from segviz.params import ParamsMixin
+from segviz.rules import DecisionRule
 from segviz.segmentation import boundaries_to_masses
-from segviz.segmenter import Segmenter, as_corpus
+from segviz.segmenter import Segmenter
 
-__all__ = ["ExpertRouter", "Route", "Check", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length",
-           "route_choices", "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
+__all__ = ["ExpertRouter", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length", "route_choices",
+           "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
 
 KIND = "router"
 FORMAT = "segviz-router"
@@ -61,7 +64,7 @@ MAX_TUNING_PASSES = 10
 #: at most this many settings of all thresholds together are tried on the coarse grid the tuning starts from
 COARSE_SETTINGS = 100_000
 _TUNING_METRICS = ("p_k", "p_mu")
-_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+_NAME = EXPERT_NAME
 #: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
 #: all: a gauge is a rate, and on 70k sentences an expert's questions on every sentence would cost as much as
 #: applying the chosen expert (docs/benchmarks.md)
@@ -108,78 +111,7 @@ def _stretch(corpus: Corpus, start: int, end: int) -> Corpus:
     return Corpus(documents, name=f"{corpus.name} [{start}:{end}]", files=files, has_reference=False)
 
 
-@dataclass(frozen=True)
-class Check:
-    """One rule of the decision list asked of a document: ``expert`` claims it when the segment length the
-    ``gauge`` expert expects there, ``expected_length``, is at most ``threshold``."""
-
-    expert: str
-    gauge: str
-    expected_length: float
-    threshold: float
-
-    @property
-    def claims(self) -> bool:
-        return self.expected_length <= self.threshold
-
-
-@dataclass(frozen=True)
-class Route:
-    """Which expert a document gets (``expert``) and the checks that led there, in the order they were asked."""
-
-    expert: str
-    checks: tuple[Check, ...]
-
-    def describe(self) -> str:
-        """``the excerpts expert: the excerpts expert expects segments of 6.7 sentences here (at most 10.2)``; for
-        an expert further down the list, why each one before it declined (each gauge said once)."""
-        by_gauge: dict[str, list[Check]] = {}
-        for check in self.checks:
-            by_gauge.setdefault(check.gauge, []).append(check)
-        said = []
-        for gauge, checks in by_gauge.items():
-            declined = [c for c in checks if not c.claims]
-            claimed = [c for c in checks if c.claims]
-            bits = []
-            if declined:
-                bits.append(f"more than {' and '.join(f'{c.threshold:g}' for c in declined)}: not the "
-                            f"{' or the '.join(c.expert for c in declined)} expert")
-            if claimed:
-                bits.append(f"at most {claimed[0].threshold:g}")
-            said.append(f"the {gauge} expert expects segments of {checks[0].expected_length:.1f} sentences here "
-                        f"({'; '.join(bits)})")
-        return f"the {self.expert} expert: " + "; ".join(said) if said else f"the {self.expert} expert"
-
-    def summary(self) -> str:
-        """One short line: ``the long-form expert (expected segment lengths: excerpts 22.2, mixed 188.2)``."""
-        lengths: dict[str, float] = {}
-        for check in self.checks:
-            lengths.setdefault(check.gauge, check.expected_length)
-        said = ", ".join(f"{gauge} {length:.1f}" for gauge, length in lengths.items())
-        return f"the {self.expert} expert" + (f" (expected segment lengths: {said})" if said else "")
-
-    def to_dict(self) -> dict:
-        return {"expert": self.expert, "checks": [[c.expert, c.gauge, c.expected_length, c.threshold]
-                                                  for c in self.checks]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Route":
-        """The route :meth:`to_dict` wrote, its fields checked (ValueError otherwise)."""
-        expert, checks = d["expert"], d["checks"]
-        if not (isinstance(expert, str) and _NAME.match(expert)) or not isinstance(checks, list):
-            raise ValueError("an unknown route")
-        out = []
-        for item in checks:
-            name, gauge, length, threshold = item
-            if not all(isinstance(x, str) and _NAME.match(x) for x in (name, gauge)) or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                    for x in (length, threshold)):
-                raise ValueError("an unknown route")
-            out.append(Check(name, gauge, float(length), float(threshold)))
-        return cls(expert, tuple(out))
-
-
-class ExpertRouter:
+class ExpertRouter(ParamsMixin, ModelQueries):
     """Per-document choice among fitted segmenters by a decision list over gauges (module docstring).
 
     Parameters (keyword-only, stored verbatim)
@@ -210,18 +142,6 @@ class ExpertRouter:
         self.thresholds = thresholds
         self.tuning_metric = tuning_metric
         self.tolerance = tolerance
-
-    _PARAMS = ("experts", "gauges", "thresholds", "tuning_metric", "tolerance")
-
-    def get_params(self) -> dict:
-        return {name: getattr(self, name) for name in self._PARAMS}
-
-    def set_params(self, **params) -> "ExpertRouter":
-        for name, value in params.items():
-            if name not in self._PARAMS:
-                raise SegvizError(f"unknown ExpertRouter parameter {name!r}; choose from {', '.join(self._PARAMS)}")
-            setattr(self, name, value)
-        return self
 
     def __repr__(self) -> str:
         parts = [f"{name}={len(expert.features_)} features" for name, expert in self.experts_.items()] \
@@ -330,7 +250,7 @@ class ExpertRouter:
                                else self._gauge(gauge, unit))
                 reference = unit.masses()
                 for k, (name, expert) in enumerate(experts.items()):
-                    masses = _masses(expert.decide(probabilities[name]), unit.n_sentences)
+                    masses = _masses(expert.rule_for(unit).decide(probabilities[name]), unit.n_sentences)
                     s[i, k] = score_row(reference, masses)[self.tuning_metric]
                 done += 1
                 yield Progress("tuning the router", done, total)
@@ -410,27 +330,36 @@ class ExpertRouter:
                 return Route(name, tuple(checks))
         return Route(self.names_[-1], tuple(checks))
 
-    def expert_for(self, corpus) -> Segmenter:
-        """The expert :meth:`route` chooses for ``corpus``."""
-        return self.experts_[self.route(corpus).expert]
+    def rule_for(self, document) -> DecisionRule:
+        """The decision rule of the expert :meth:`route` chooses for ``document``."""
+        if document is None:
+            raise SegvizError("a router decides each document with its chosen expert's rule: give the document")
+        return self.experts_[self.route(document).expert].rule_for(document)
 
-    def boundary_probabilities(self, corpus) -> np.ndarray:
-        """q(yes | gap) of the chosen expert at the n - 1 gaps (:meth:`Segmenter.boundary_probabilities`)."""
-        return self.expert_for(corpus).boundary_probabilities(corpus)
+    def apply(self, document) -> AppliedDocument:
+        """The chosen expert on one document (:meth:`route`): its gap probabilities and its own decision rule."""
+        document = as_corpus(document)
+        route = self.route(document)
+        expert = self.experts_[route.expert]
+        return AppliedDocument(expert.boundary_probabilities(document), expert.rule_for(document), route, expert)
 
-    def predict_proba(self, corpus) -> np.ndarray:
-        """The chosen expert's :meth:`Segmenter.predict_proba`."""
-        return self.expert_for(corpus).predict_proba(corpus)
+    def segmenters(self) -> dict[str, Segmenter]:
+        """The experts by name, in order."""
+        return self.experts_
 
-    def predict(self, corpus, *, alpha: float | None = None, epsilon: int | None = None,
-                rule: str | None = None) -> tuple[int, ...]:
-        """Segment lengths by the chosen expert and its decision rule (``alpha``/``epsilon`` override it)."""
-        return self.expert_for(corpus).predict(corpus, alpha=alpha, epsilon=epsilon, rule=rule)
-
-    def score(self, corpus, *, alpha: float | None = None, epsilon: int | None = None,
-              rule: str | None = None) -> dict[str, float]:
-        """The chosen expert's :meth:`Segmenter.score` on ``corpus`` (one stream)."""
-        return self.expert_for(corpus).score(corpus, alpha=alpha, epsilon=epsilon, rule=rule)
+    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "ExpertRouter":
+        """A copy of this router whose experts decide with ``rule`` (``expert``: only that one); the experts'
+        probabilities, the gauges and the thresholds are unchanged."""
+        self._check_fitted()
+        if expert is not None and expert not in self.experts_:
+            raise SegvizError(f"no expert called {expert!r}; the router has {', '.join(self.names_)}")
+        experts = [(name, seg.with_rule(rule) if expert in (None, name) else seg) for name, seg in self.experts]
+        router = ExpertRouter(experts=experts, gauges=self.gauges, thresholds=self.thresholds,
+                              tuning_metric=self.tuning_metric, tolerance=self.tolerance)
+        router.thresholds_ = list(self.thresholds_)
+        router.tuning_ = self.tuning_
+        router.info_ = self.info_
+        return router
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:

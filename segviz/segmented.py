@@ -1,20 +1,18 @@
-"""A corpus segmented by a trained model, source unit by source unit: what ``segviz segment`` writes out.
+"""A corpus segmented by a model, document by document: what ``segviz segment`` writes out and the app shows.
 
-Each source unit (a file; one object of a JSONL file; :meth:`Corpus.by_file`) is segmented on its own: its
-gap probabilities q(yes) come from :meth:`Segmenter.boundary_probabilities` and its boundaries from the
-decision rule of Section 7 (:func:`segviz.decode.decode`, threshold alpha, minimum separation epsilon).  A unit
-of one sentence is one segment.  Units never share a segment: a file edge is always a boundary.
+Each source unit (a file; one object of a JSONL file; :meth:`Corpus.by_file`) is one document, segmented on its
+own by the model's :meth:`~segviz.model_protocol.SegmentationModel.segment_iter`: its gap probabilities q(yes),
+its boundaries under the decision rule the model uses for it (a router's chosen expert's own rule), and which
+expert answered.  A unit of one sentence is one segment.  Units never share a segment: a file edge is always a
+boundary.  A decision rule given here (``rule``) replaces the model's own for every document.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Generator, Iterator
 
-import numpy as np
-
-from .decode import decode
 from .events import Progress, run_to_end
-from .segmentation import boundaries_to_masses, segment_starts, validate_masses
+from .segmentation import segment_starts, validate_masses
 
 
 @dataclass(frozen=True)
@@ -22,15 +20,19 @@ class SegmentedDocument:
     """One source unit and its hypothesis: sentence texts, segment lengths and the gap probabilities.
 
     ``probabilities[b - 1]`` is q(yes) for the gap before sentence ``b`` (``b = 1 .. n-1``); empty for a unit of
-    one sentence.  ``paragraph_starts`` is empty when the reader did not know the paragraphs."""
+    one sentence.  ``paragraph_starts`` is empty when the reader did not know the paragraphs.  ``expert`` names
+    the segmenter that answered (a router's expert; ``model`` for a lone segmenter) and ``rule`` describes the
+    decision rule that placed the boundaries.  ``titles`` holds ``(first sentence, title)`` of every reference
+    segment of the unit when any has a title (a chapter heading the reader took out of the text), else nothing."""
 
     name: str
     texts: tuple[str, ...]
     masses: tuple[int, ...]
     probabilities: tuple[float, ...]
     paragraph_starts: tuple[bool, ...] = ()
-    #: the expert a router chose for this unit (:mod:`segviz.routing`), or None for a single segmenter
     expert: str | None = None
+    rule: str = ""
+    titles: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         validate_masses(self.masses, what=f"segmentation of {self.name}")
@@ -52,42 +54,43 @@ class SegmentedDocument:
             return None
         return float(self.probabilities[sentence - 1])
 
+    def title_at(self, start: int) -> str:
+        """The title of the reference segment (chapter) that sentence ``start`` lies in ('' when untitled)."""
+        found = ""
+        for sentence, title in self.titles:
+            if sentence > start:
+                break
+            found = title
+        return found
 
-def segment_documents_iter(model, corpus, *, alpha: float | None = None, epsilon: int | None = None
-                           ) -> Generator[Progress, None, list[SegmentedDocument]]:
+
+def _titles(unit) -> tuple[tuple[int, str], ...]:
+    if not any(document.title for document in unit.documents):
+        return ()
+    out, offset = [], 0
+    for document in unit.documents:   # untitled segments too, so that a title does not run on past its chapter
+        out.append((offset, document.title))
+        offset += len(document)
+    return tuple(out)
+
+
+def segment_documents_iter(model, corpus, *, rule=None) -> Generator[Progress, None, list[SegmentedDocument]]:
     """Segment every source unit of ``corpus`` with ``model`` (module docstring); yields
     ``Progress("segment", units_done, n_units)`` and returns the :class:`SegmentedDocument` s.
 
-    A router (:class:`segviz.routing.ExpertRouter`) picks its expert unit by unit; each unit is then decided
-    with that expert's own alpha and epsilon unless ``alpha``/``epsilon`` override them."""
+    ``rule`` (a :mod:`segviz.rules` decision rule) replaces the rule of every segmenter in the model."""
+    if rule is not None:
+        model = model.with_rule(rule)
     units = corpus.by_file()
+    applied = yield from model.segment_iter(corpus)
     out: list[SegmentedDocument] = []
-    yield Progress("segment", 0, len(units))
-    for i, unit in enumerate(units):
-        texts = tuple(unit.sentence_texts())
-        expert_name, segmenter = None, model
-        # a router is recognised by its experts, not imported: the corpus readers import this module's writers
-        if hasattr(model, "experts_") and len(texts) > 1:
-            expert_name = model.route(unit).expert
-            segmenter = model.experts_[expert_name]
-        if len(texts) > 1:
-            probs = np.asarray(segmenter.boundary_probabilities(unit), dtype=np.float64)
-            if alpha is None and epsilon is None and hasattr(segmenter, "decide"):
-                boundaries = segmenter.decide(probs)   # the model's own tuned rule (threshold or length prior)
-            else:
-                a = segmenter.alpha_ if alpha is None else float(alpha)
-                e = segmenter.epsilon_ if epsilon is None else int(epsilon)
-                boundaries = decode(probs, a, e)
-            masses = boundaries_to_masses(boundaries, len(texts))
-        else:
-            probs, masses = np.zeros(0), (len(texts),)
-        out.append(SegmentedDocument(unit.name, texts, tuple(int(m) for m in masses),
-                                     tuple(float(p) for p in probs), unit.paragraph_starts(), expert_name))
-        yield Progress("segment", i + 1, len(units))
+    for unit, result in zip(units, applied):
+        out.append(SegmentedDocument(unit.name, tuple(unit.sentence_texts()), result.masses(),
+                                     tuple(float(p) for p in result.probabilities), unit.paragraph_starts(),
+                                     result.route.expert, result.rule.describe(), _titles(unit)))
     return out
 
 
-def segment_documents(model, corpus, *, alpha: float | None = None, epsilon: int | None = None
-                      ) -> list[SegmentedDocument]:
+def segment_documents(model, corpus, *, rule=None) -> list[SegmentedDocument]:
     """:func:`segment_documents_iter` run to the end."""
-    return run_to_end(segment_documents_iter(model, corpus, alpha=alpha, epsilon=epsilon))
+    return run_to_end(segment_documents_iter(model, corpus, rule=rule))

@@ -8,18 +8,20 @@ events) does five things in order:
 2. It builds the candidate matrix of the training stream (Section 3.4).
 3. It grows the model one feature per round by greedy induction (Section 4, :mod:`segviz.induction`).
 4. It reports held-out P_mu each round.
-5. It tunes the decision rule's alpha and epsilon on the held-out stream to maximise P_mu (Section 7).
+5. It tunes its decision rule (``rule``, :mod:`segviz.rules`; the paper's alpha/epsilon threshold rule by
+   default) on the held-out data (Section 7).
 
 Learned state carries a trailing underscore.  The estimator can be queried after every
 :class:`~segviz.induction.FeatureAdded` event (:meth:`predict`, :meth:`predict_proba`, :meth:`score`), so a
-caller can stop pulling at any round and keep the model of that round.
+caller can stop pulling at any round and keep the model of that round.  It implements the model layer's
+protocol (:class:`segviz.model_protocol.SegmentationModel`), as a router of several segmenters does.
 
-A fitted model is saved as JSON by :meth:`save` and read back by :meth:`load`.  The JSON holds the features,
-weights, alpha, epsilon and mu, the language-model directory as a path relative to the JSON file, and a
-``format``/``version`` field that :meth:`load` checks.
+A fitted model is saved by :meth:`save` as one file (a bundle, :mod:`segviz.bundle`: the segmenter's JSON
+document with its language models) and read back, validated, by :meth:`load`.
 """
 from __future__ import annotations
 
+import copy
 import math
 import os
 import time
@@ -32,7 +34,6 @@ import scipy.sparse as sp
 
 from segviz import __version__
 from segviz.corpus import Corpus
-from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, decode
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import (
@@ -46,47 +47,36 @@ from segviz.features import (
     resolve_families,
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
-from segviz.length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior
-from segviz.metrics import score_row
-from segviz.bundle import is_bundle, member_digests, members_digest, read_bundle, write_bundle
+from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
 from segviz.lm.models import LanguageModels
+from segviz.model_protocol import AppliedDocument, ModelQueries, Route, as_corpus
 from segviz.model_schema import validate_model_document
-from segviz.persist import load_json
-from segviz.segmentation import boundaries_to_masses, default_mu, logistic, masses_to_indicator
-from segviz.tuning import check_tuning, tune_length_prior_rule, tune_threshold_rule
+from segviz.params import ParamsMixin
+from segviz.rules import DecisionRule, ThresholdRule
+from segviz.segmentation import default_mu, logistic, masses_to_indicator
+from segviz.tuning import check_tuning
 
-__all__ = ["Segmenter", "FeatureAdded", "InductionFinished", "TEMPLATE_SETS", "FORMAT", "VERSION"]
+__all__ = ["Segmenter", "FeatureAdded", "InductionFinished", "TEMPLATE_SETS", "DEFAULT_FAMILIES", "FORMAT",
+           "VERSION", "as_corpus"]
 
 FORMAT = "segviz-segmenter"
-VERSION = 1
+VERSION = 2
 
 #: named candidate template sets: the paper's 15 vocabulary questions, or those plus wider windows
 TEMPLATE_SETS = {"paper": VOCABULARY_TEMPLATES, "extended": EXTENDED_TEMPLATES}
 
-#: the decision rules used between induction rounds (before the final tuning, or without held-out data)
-_UNTUNED_ALPHA, _UNTUNED_EPSILON = 0.5, 1
-_UNTUNED_SHAPE, _UNTUNED_BIAS = 2.0, 0.0
-#: the decision rules: the paper's threshold and separation (Section 7), or the length prior (beyond the paper)
-DECISION_RULES = ("threshold", "length_prior")
-
-_SCORE_KEYS = ("p_mu", "p_k", "window_diff", "precision", "recall", "f1")
-
-
-def as_corpus(data, *, what: str = "corpus") -> Corpus:
-    """A :class:`Corpus`, or a list of tokenised sentences wrapped as one (reference-free) document."""
-    if isinstance(data, Corpus):
-        return data
-    if isinstance(data, (list, tuple)) and all(isinstance(s, (list, tuple)) for s in data):
-        return Corpus.from_sentences(data)
-    raise SegvizError(f"{what}: expected a Corpus or a list of tokenised sentences, got {type(data).__name__}")
+#: the candidate families asked by default: the paper's vocabulary and relevance questions (Sections 3.3-3.4) and
+#: lexical cohesion (relevance only when language models are given)
+DEFAULT_FAMILIES = ("vocabulary", "relevance", "cohesion")
+#: the name a lone segmenter answers to where a router names its experts (:class:`~segviz.model_protocol.Route`)
+SEGMENTER_NAME = "model"
 
 
 def _relevance(lms, sentences, needed: bool) -> np.ndarray | None:
     if not needed:
         return None
     if lms is None:
-        raise SegvizError("this model asks relevance questions but has no language models "
-                          "(train with --lm, or keep the LM directory next to the model)")
+        raise SegvizError("this model asks relevance questions but has no language models (train with --lm)")
     from segviz.relevance import sentence_relevance
 
     return np.asarray(sentence_relevance(lms, sentences), dtype=np.float64)
@@ -102,7 +92,7 @@ class _Applied:
     matrix: sp.csr_matrix
 
 
-class Segmenter:
+class Segmenter(ParamsMixin, ModelQueries):
     """Text segmentation with an exponential boundary model (Beeferman, Berger & Lafferty 1997).
 
     Parameters (keyword-only, stored verbatim)
@@ -111,20 +101,20 @@ class Segmenter:
     vocabulary : candidate words: an int (that many most frequent training words) or a list of words.
     templates : ``"extended"`` (the paper's 15 vocabulary questions of Section 3.4 plus next/previous 10
         sentences and 2/3 words), ``"paper"`` (the 15), or a sequence of :class:`segviz.features.Template`.
-    use_relevance : ask the relevance questions of Section 3.3 (needs language models at fit time).
-    cohesion : add the lexical-cohesion interval questions (not in the paper).
-    peer_evidence : add the C99/TextTiling-evidence interval questions (not in the paper).
     families : names of the candidate families to ask (:data:`segviz.features.FAMILIES`, e.g.
-        ``("vocabulary", "relevance", "tfidf", "shape")``); None = vocabulary and relevance, plus cohesion and
-        peer evidence as ``cohesion`` / ``peer_evidence`` say.  An explicit list overrides those two switches.
+        ``("vocabulary", "relevance", "tfidf", "shape")``); None = :data:`DEFAULT_FAMILIES`.  The relevance
+        questions of Section 3.3 need language models at fit time; without them that family asks nothing
+        (``info_["families"]`` records the families actually asked).
     min_support : drop candidates firing on fewer training events than this.
     l2 : precision of a Gaussian prior on the weights (gains and IIS maximise the penalised likelihood); 0 =
         the paper's maximum likelihood.  Keeps questions seen on a handful of training events off the cap.
     relevance_edges : the relevance interval grid.
     mu : the P_mu parameter for tuning; None = 1 / mean training segment length (Section 6).
     stopping : ``"last"`` keeps every induced feature; ``"heldout"`` keeps the round with the best held-out P_mu.
-    alphas, epsilons : the tuning grid of the decision rule (Section 7).
-    tuning_metric : what the decision rules are tuned for on held-out data: ``"p_mu"`` (maximised, the paper's
+    rule : the decision rule (:mod:`segviz.rules`) whose settings are tuned on held-out data: None = the paper's
+        :class:`~segviz.rules.ThresholdRule` (Section 7); :class:`~segviz.rules.LengthPriorRule` for long
+        segments; :class:`~segviz.rules.SegmentCountRule`.  Its grids are the tuning grids.
+    tuning_metric : what the decision rule are tuned for on held-out data: ``"p_mu"`` (maximised, the paper's
         Section 7) or ``"p_k"`` (minimised).
     tuning_units : ``"stream"`` (the held-out corpus as one stream, the paper's way) or ``"per-document"`` (each
         held-out source file decoded on its own and the rates averaged over files, as documents are evaluated;
@@ -137,8 +127,8 @@ class Segmenter:
     features_ : list of :class:`~segviz.features.FeatureSpec`, in order of induction.
     lambdas_ : their weights (the paper's factors are ``weights_ = exp(lambdas_)``).
     prior_ : q0(yes), the training base rate; ``offset_`` its log-odds.
-    alpha_, epsilon_ : the decision rule (tuned on held-out data).
-    mu_ : the P_mu parameter used for tuning.
+    rule_ : the decision rule, tuned on held-out data (:mod:`segviz.rules`).
+    mu_ : the P_mu parameter used for tuning; ``mean_length_`` = 1 / mu_, the mean training segment length.
     lms_ : the :class:`~segviz.lm.LanguageModels` behind the relevance questions (None without them).
     history_ : one JSON-ready dict per induction round (feature, gain, e^lambda, log-likelihood, held-out P_mu,
         and every weight after that round).
@@ -146,55 +136,24 @@ class Segmenter:
     """
 
     def __init__(self, *, n_features: int = 100, vocabulary: int | Sequence[str] = 30000,
-                 templates: str | Sequence = "extended", use_relevance: bool = True, cohesion: bool = True,
-                 peer_evidence: bool = False, families: Sequence[str] | None = None, min_support: int = 1,
-                 l2: float = 0.0, relevance_edges: Sequence[float] = RELEVANCE_EDGES, mu: float | None = None,
-                 stopping: str = "last", alphas: Sequence[float] = DEFAULT_ALPHAS,
-                 epsilons: Sequence[int] = DEFAULT_EPSILONS, lambda_max: float = 10.0, iis_tol: float = 1e-6,
-                 decision_rule: str = "threshold", length_shapes: Sequence[float] = DEFAULT_SHAPES,
-                 length_biases: Sequence[float] = DEFAULT_BIASES, tuning_metric: str = "p_mu",
-                 tuning_units: str = "stream"):
+                 templates: str | Sequence = "extended", families: Sequence[str] | None = None,
+                 min_support: int = 1, l2: float = 0.0, relevance_edges: Sequence[float] = RELEVANCE_EDGES,
+                 mu: float | None = None, stopping: str = "last", lambda_max: float = 10.0, iis_tol: float = 1e-6,
+                 rule: DecisionRule | None = None, tuning_metric: str = "p_mu", tuning_units: str = "stream"):
         self.n_features = n_features
         self.vocabulary = vocabulary
         self.templates = templates
-        self.use_relevance = use_relevance
-        self.cohesion = cohesion
-        self.peer_evidence = peer_evidence
         self.families = families
         self.min_support = min_support
         self.l2 = l2
         self.relevance_edges = relevance_edges
         self.mu = mu
         self.stopping = stopping
-        self.alphas = alphas
-        self.epsilons = epsilons
         self.lambda_max = lambda_max
         self.iis_tol = iis_tol
-        self.decision_rule = decision_rule
-        self.length_shapes = length_shapes
-        self.length_biases = length_biases
+        self.rule = rule
         self.tuning_metric = tuning_metric
         self.tuning_units = tuning_units
-
-    _PARAMS = ("n_features", "vocabulary", "templates", "use_relevance", "cohesion", "peer_evidence", "families",
-               "min_support", "l2", "relevance_edges", "mu", "stopping", "alphas", "epsilons", "lambda_max",
-               "iis_tol", "decision_rule", "length_shapes", "length_biases", "tuning_metric", "tuning_units")
-
-    def get_params(self) -> dict:
-        return {name: getattr(self, name) for name in self._PARAMS}
-
-    def set_params(self, **params) -> "Segmenter":
-        for name, value in params.items():
-            if name not in self._PARAMS:
-                raise SegvizError(f"Segmenter has no parameter {name!r}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        if not self.is_fitted:
-            return f"Segmenter(n_features={self.n_features!r})"
-        return (f"Segmenter(features={len(self.features_)}, alpha={self.alpha_:g}, epsilon={self.epsilon_}, "
-                f"mu={self.mu_:.4g})")
 
     # ------------------------------------------------------------------ validation
     def _template_set(self):
@@ -230,10 +189,6 @@ class Segmenter:
             raise SegvizError(f"stopping must be 'last' or 'heldout', not {self.stopping!r}")
         if self.mu is not None and not (math.isfinite(self.mu) and self.mu > 0):
             raise SegvizError(f"mu must be a positive number, got {self.mu!r}")
-        if not len(self.alphas) or any(not 0.0 <= float(a) <= 1.0 for a in self.alphas):
-            raise SegvizError("alphas must be a non-empty grid of numbers in [0, 1]")
-        if not len(self.epsilons) or any(int(e) != e or e < 1 for e in self.epsilons):
-            raise SegvizError("epsilons must be a non-empty grid of integers >= 1")
         if not (math.isfinite(self.lambda_max) and self.lambda_max > 0):
             raise SegvizError(f"lambda_max must be a positive number, got {self.lambda_max!r}")
         if not (math.isfinite(self.iis_tol) and self.iis_tol > 0):
@@ -241,20 +196,21 @@ class Segmenter:
         if isinstance(self.l2, bool) or not isinstance(self.l2, (int, float, np.number)) or not (
                 math.isfinite(self.l2) and self.l2 >= 0):
             raise SegvizError(f"l2 must be a number >= 0, got {self.l2!r}")
-        if self.decision_rule not in DECISION_RULES:
-            raise SegvizError(f"decision_rule must be one of {', '.join(DECISION_RULES)}, not {self.decision_rule!r}")
-        if not len(self.length_shapes) or any(not (math.isfinite(float(k)) and k > 0) for k in self.length_shapes):
-            raise SegvizError("length_shapes must be a non-empty grid of positive numbers")
-        if not len(self.length_biases) or any(not math.isfinite(float(b)) for b in self.length_biases):
-            raise SegvizError("length_biases must be a non-empty grid of finite numbers")
+        if self.rule is not None:
+            if not isinstance(self.rule, DecisionRule):
+                raise SegvizError(f"rule must be a decision rule (segviz.rules), not {type(self.rule).__name__}")
+            self.rule.check()
         check_tuning(self.tuning_metric, self.tuning_units)
         self.candidate_families()
 
+    def base_rule(self) -> DecisionRule:
+        """The decision rule before tuning (``rule``, or the paper's threshold rule)."""
+        return ThresholdRule() if self.rule is None else self.rule
+
     def candidate_families(self) -> tuple[str, ...]:
-        """The candidate families this estimator asks about (``families``, or the switches' choice)."""
+        """The candidate families this estimator asks about (``families``, or :data:`DEFAULT_FAMILIES`)."""
         if self.families is None:
-            return resolve_families(("vocabulary", "relevance") + (("cohesion",) if self.cohesion else ())
-                                    + (("peer",) if self.peer_evidence else ()))
+            return resolve_families(DEFAULT_FAMILIES)
         if isinstance(self.families, str):
             raise SegvizError(f"families must be a list of family names, not the string {self.families!r}")
         return resolve_families(self.families)
@@ -299,12 +255,13 @@ class Segmenter:
         Yields :class:`~segviz.events.Progress` (relevance, candidates, rounds, tuning), one
         :class:`~segviz.induction.FeatureAdded` per induced feature, and an
         :class:`~segviz.induction.InductionFinished`.  After every ``FeatureAdded`` the estimator holds the model
-        of that round: its weights, and the round's best held-out alpha/epsilon (0.5 and 1 without held-out
-        data).  When the generator is exhausted the stopping rule has been applied and alpha/epsilon tuned on
-        the held-out stream (on the training stream without one).
+        of that round: its weights, and a decision rule (a threshold rule: the round's best held-out alpha and
+        epsilon, 0.5 and 1 without held-out data; another rule: untuned).  When the generator is exhausted the
+        stopping rule has been applied and the decision rule tuned on the held-out data (on the training data
+        without any).
 
-        ``lms`` (a fitted :class:`~segviz.lm.LanguageModels`) enables the relevance questions; without it only
-        vocabulary (and the optional cohesion/peer) questions are asked.
+        ``lms`` (a fitted :class:`~segviz.lm.LanguageModels`) enables the relevance family; without it that
+        family asks nothing.
         """
         self.check_params()
         t0 = time.perf_counter()
@@ -319,7 +276,10 @@ class Segmenter:
             raise SegvizError("the training corpus needs at least 2 documents and one of more than 1 sentence")
         if heldout is not None and heldout.n_sentences < 2:
             raise SegvizError("the held-out corpus needs at least 2 sentences")
-        use_relevance = bool(self.use_relevance) and lms is not None
+        families = self.candidate_families()
+        if lms is None:   # relevance questions need language models: recorded as not asked
+            families = tuple(f for f in families if f != "relevance")
+        use_relevance = "relevance" in families
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, name)   # a refit starts from nothing
         self._applied = None
@@ -331,7 +291,6 @@ class Segmenter:
         rel_h = _relevance(lms, held_sentences, use_relevance) if heldout is not None else None
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
-        families = self.candidate_families()
         X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
                                     vocabulary=self.vocabulary, templates=self._template_set(),
                                     relevance_edges=self.relevance_edges, min_support=int(self.min_support))
@@ -346,20 +305,18 @@ class Segmenter:
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()
 
+        base_rule = self.base_rule().with_mean_length(1.0 / mu)
+        round_rule = base_rule if isinstance(base_rule, ThresholdRule) else None
         model = BoundaryModel(n_features=int(self.n_features), lambda_max=float(self.lambda_max), l2=float(self.l2),
-                              iis_tol=float(self.iis_tol), alphas=self.alphas, epsilons=self.epsilons)
+                              iis_tol=float(self.iis_tol), rule=round_rule)
         self.mu_ = mu
-        self.mean_length_ = 1.0 / mu
-        self.length_shape_, self.length_bias_ = _UNTUNED_SHAPE, _UNTUNED_BIAS
         self.lms_ = lms
-        self.lm_dir_ = None
         self.info_ = {
             "train_corpus": train.name, "heldout_corpus": heldout.name if heldout is not None else None,
             "train_sentences": len(train_sentences), "train_events": int(X.shape[0]),
             "train_boundaries": int(y.sum()), "candidates": int(X.shape[1]), "candidate_nonzeros": int(X.nnz),
             "vocabulary": self.vocabulary if isinstance(self.vocabulary, (int, np.integer)) else len(self.vocabulary),
-            "use_relevance": use_relevance, "cohesion": bool(self.cohesion),
-            "peer_evidence": bool(self.peer_evidence), "families": list(families),
+            "families": list(families),
             "min_support": int(self.min_support), "l2": float(self.l2),
             "stopping": self.stopping, "prepare_seconds": round(t1 - t0, 3),
         }
@@ -367,15 +324,15 @@ class Segmenter:
         for event in model.induce(X, y, specs, heldout_X=Xh, heldout_masses=heldout_masses, mu=mu):
             if isinstance(event, FeatureAdded):
                 self.history_.append(_history_entry(event))
-                alpha = event.heldout_alpha if event.heldout_alpha is not None else _UNTUNED_ALPHA
-                epsilon = event.heldout_epsilon if event.heldout_epsilon is not None else _UNTUNED_EPSILON
-                self._set_model(model.features_, model.lambdas_, model.prior_, alpha, epsilon)
+                rule = event.heldout_rule if round_rule is not None and event.heldout_rule is not None \
+                    else base_rule
+                self._set_model(model.features_, model.lambdas_, model.prior_, rule)
             yield event
         if not hasattr(model, "prior_") or not model.features_:
             raise SegvizError("no candidate feature has any gain on this training corpus")
         t2 = time.perf_counter()
 
-        yield Progress("tuning alpha/epsilon", 0, 1)
+        yield Progress("tuning the decision rule", 0, 1)
         rounds = len(model.features_)
         if self.stopping == "heldout" and Xh is not None:
             scores = [e.heldout_p_mu if e.heldout_p_mu is not None else -1.0 for e in model.history_]
@@ -386,40 +343,32 @@ class Segmenter:
                 heldout.source_groups()
         else:
             probs, reference, groups = kept.predict_proba(X[:, kept.columns_]), masses, train.source_groups()
-        self._set_model(kept.features_, kept.lambdas_, kept.prior_, _UNTUNED_ALPHA, _UNTUNED_EPSILON)
-        self.info_.update(self._tuning_info(*self._tune_rules(probs, reference, groups)))
+        self._set_model(kept.features_, kept.lambdas_, kept.prior_, base_rule)
+        self.info_.update(self._tune_rule(base_rule, probs, reference, groups))
         self.info_.update(rounds_induced=len(model.features_), rounds_kept=rounds,
                           tuned_on="heldout" if Xh is not None else "train",
                           induction_seconds=round(t2 - t1, 3), total_seconds=round(time.perf_counter() - t0, 3))
-        yield Progress("tuning alpha/epsilon", 1, 1)
+        yield Progress("tuning the decision rule", 1, 1)
 
-    def _tune_rules(self, probs, reference, groups) -> tuple[float, float]:
-        """Tune both decision rules on held-out gap probabilities ``probs`` (the stream's) against ``reference``
-        masses, as ``tuning_metric``/``tuning_units`` say (:mod:`segviz.tuning`); returns each rule's score."""
+    @property
+    def mean_length_(self) -> float:
+        """The mean training segment length, 1 / mu_ (the length prior's default expectation)."""
+        self._check_fitted()
+        return 1.0 / self.mu_
+
+    def _tune_rule(self, base_rule: DecisionRule, probs, reference, groups) -> dict:
+        """Tune ``base_rule`` on held-out gap probabilities ``probs`` (the stream's) against ``reference`` masses,
+        as ``tuning_metric``/``tuning_units`` say (:func:`segviz.tuning.tune_rule`); sets ``rule_`` and returns
+        what the tuning reached, for ``info_``."""
         metric, units = self.tuning_metric, self.tuning_units
-        self.alpha_, self.epsilon_, score = tune_threshold_rule(
-            probs, reference, groups=groups, metric=metric, units=units, mu=self.mu_, alphas=self.alphas,
-            epsilons=self.epsilons)
-        self.epsilon_ = int(self.epsilon_)
-        self.length_shape_, self.length_bias_, score_length = tune_length_prior_rule(
-            probs, reference, groups=groups, metric=metric, units=units, mean_length=self.mean_length_,
-            shapes=self.length_shapes, biases=self.length_biases, mu=self.mu_)
-        return score, score_length
+        self.rule_, score = base_rule.tune(probs, reference, groups=groups, metric=metric, units=units, mu=self.mu_)
+        return {"tuning": f"{metric}, {units}", "tuned_score": float(score), "rule": self.rule_.describe()}
 
-    def _tuning_info(self, score: float, score_length: float) -> dict:
-        """What the tuning reached, for ``info_``: P_mu under the paper's tuning (``tuned_p_mu``), else the
-        criterion's score (``tuned_score``: P_mu, or 1 - P_k), and how it was tuned."""
-        metric, units = self.tuning_metric, self.tuning_units
-        if metric == "p_mu" and units == "stream":
-            return {"tuned_p_mu": score, "tuned_p_mu_length_prior": score_length}
-        return {"tuning": f"{metric}, {units}", "tuned_score": score, "tuned_score_length_prior": score_length}
-
-    def _set_model(self, features, lambdas, prior, alpha, epsilon) -> None:
+    def _set_model(self, features, lambdas, prior, rule: DecisionRule) -> None:
         self.features_ = list(features)
         self.lambdas_ = np.array(lambdas, dtype=np.float64)
         self.prior_ = float(prior)
-        self.alpha_ = float(alpha)
-        self.epsilon_ = int(epsilon)
+        self.rule_ = rule
 
     # ------------------------------------------------------------------ application
     def _applied_to(self, corpus: Corpus, relevance: np.ndarray | None, n_jobs: int = 1) -> _Applied:
@@ -462,46 +411,36 @@ class Segmenter:
         X = self.feature_matrix(corpus, relevance=relevance)
         return logistic(self.offset_ + np.asarray(X @ self.lambdas_).ravel())
 
-    def predict_proba(self, corpus, *, relevance: np.ndarray | None = None) -> np.ndarray:
-        """P(a segment starts at sentence i) for every sentence i of the stream: ``n`` values.
-
-        Entry 0 is 1.0 (the stream's first sentence always opens a segment); entry ``i >= 1`` is the model's
-        q(yes) for the gap before sentence ``i`` (:meth:`boundary_probabilities`)."""
-        return np.concatenate([[1.0], self.boundary_probabilities(corpus, relevance=relevance)])
-
-    def predict(self, corpus, *, alpha: float | None = None, epsilon: int | None = None, rule: str | None = None,
-                relevance: np.ndarray | None = None) -> tuple[int, ...]:
-        """Segment lengths (masses) of the stream under the decision rule.
-
-        ``rule`` (default: the ``decision_rule`` parameter) is ``"threshold"`` -- the paper's alpha/epsilon rule
-        (Section 7), ``alpha``/``epsilon`` overriding the tuned values -- or ``"length_prior"``, the dynamic
-        programme of :mod:`segviz.length_prior` with the tuned shape and bias."""
-        p = self.boundary_probabilities(corpus, relevance=relevance)
-        return boundaries_to_masses(self.decide(p, alpha=alpha, epsilon=epsilon, rule=rule), p.size + 1)
-
-    def decide(self, probabilities, *, alpha: float | None = None, epsilon: int | None = None,
-               rule: str | None = None) -> np.ndarray:
-        """Boundary positions (1..n-1) the decision rule places for gap probabilities ``probabilities``."""
+    def rule_for(self, document=None) -> DecisionRule:
+        """The decision rule that decides every document (``rule_``)."""
         self._check_fitted()
-        rule = self.decision_rule if rule is None else rule
-        if rule == "threshold":
-            a = self.alpha_ if alpha is None else float(alpha)
-            e = self.epsilon_ if epsilon is None else int(epsilon)
-            return decode(probabilities, a, e)
-        if rule == "length_prior":
-            return decode_length_prior(probabilities, mean_length=self.mean_length_, shape=self.length_shape_,
-                                       bias=self.length_bias_)
-        raise SegvizError(f"decision rule must be one of {', '.join(DECISION_RULES)}, not {rule!r}")
+        return self.rule_
 
-    def score(self, corpus, *, alpha: float | None = None, epsilon: int | None = None, rule: str | None = None,
-              relevance: np.ndarray | None = None) -> dict[str, float]:
-        """P_mu, P_k, WindowDiff, precision, recall and F1 of :meth:`predict` against the corpus's documents.
+    def route(self, document=None) -> Route:
+        """A lone segmenter answers for every document itself."""
+        return Route(SEGMENTER_NAME)
 
-        P_mu uses the paper's mu (1 / mean reference segment length), P_k and WindowDiff half of it as k."""
-        corpus = as_corpus(corpus)
-        row = score_row(corpus.masses(), self.predict(corpus, alpha=alpha, epsilon=epsilon, rule=rule,
-                                                      relevance=relevance))
-        return {key: float(row[key]) for key in _SCORE_KEYS}
+    def apply(self, document, *, relevance: np.ndarray | None = None) -> AppliedDocument:
+        """This segmenter on one document: its gap probabilities and the rule that decides them."""
+        document = as_corpus(document)
+        return AppliedDocument(self.boundary_probabilities(document, relevance=relevance), self.rule_for(document),
+                               self.route(document), self)
+
+    def segmenters(self) -> dict[str, "Segmenter"]:
+        """The segmenters inside this model by name: this one."""
+        return {SEGMENTER_NAME: self}
+
+    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "Segmenter":
+        """A copy of this fitted segmenter that decides with ``rule`` (its expected segment length, where the
+        rule leaves it open, the training mean).  ``expert`` may only name this segmenter."""
+        self._check_fitted()
+        if expert not in (None, SEGMENTER_NAME):
+            raise SegvizError(f"this model is one segmenter; it has no expert {expert!r}")
+        if not isinstance(rule, DecisionRule):
+            raise SegvizError(f"rule must be a decision rule (segviz.rules), not {type(rule).__name__}")
+        out = copy.copy(self)
+        out.rule_ = rule.check().with_mean_length(self.mean_length_)
+        return out
 
     def active_features(self, corpus, position: int, *, relevance: np.ndarray | None = None
                         ) -> list[tuple[FeatureSpec, float]]:
@@ -515,7 +454,7 @@ class Segmenter:
 
     def truncated(self, rounds: int, *, heldout=None, heldout_relevance: np.ndarray | None = None) -> "Segmenter":
         """The model as it stood after ``rounds`` induction rounds (that round's weights, from ``history_``);
-        alpha/epsilon re-tuned on ``heldout`` when given, else kept."""
+        the decision rule re-tuned on ``heldout`` when given, else kept."""
         self._check_fitted()
         if not 1 <= rounds <= len(self.features_):
             raise SegvizError(f"rounds must be in 1..{len(self.features_)}")
@@ -525,32 +464,26 @@ class Segmenter:
             raise SegvizError("this model has no per-round weights in its history; cannot truncate") from None
         if weights.shape != (rounds,) or not np.all(np.isfinite(weights)) or np.any(weights <= 0):
             raise SegvizError(f"the model's history holds no valid weights for round {rounds}; cannot truncate")
-        seg = Segmenter(**self.get_params())
-        seg._set_model(self.features_[:rounds], np.log(weights), self.prior_, self.alpha_, self.epsilon_)
-        seg.mu_, seg.lms_, seg.lm_dir_ = self.mu_, self.lms_, getattr(self, "lm_dir_", None)
-        seg.mean_length_, seg.length_shape_, seg.length_bias_ = self.mean_length_, self.length_shape_, \
-            self.length_bias_
+        seg = Segmenter(**self.get_params(deep=False))
+        seg._set_model(self.features_[:rounds], np.log(weights), self.prior_, self.rule_)
+        seg.mu_, seg.lms_ = self.mu_, self.lms_
         seg.history_ = list(self.history_[:rounds])
         seg.info_ = dict(self.info_, rounds_kept=rounds)
         if heldout is not None:
             heldout = as_corpus(heldout, what="held-out corpus")
             probs = seg.boundary_probabilities(heldout, relevance=heldout_relevance)
-            for key in ("tuned_p_mu", "tuned_p_mu_length_prior", "tuned_score", "tuned_score_length_prior"):
-                seg.info_.pop(key, None)
-            seg.info_.update(seg._tuning_info(*seg._tune_rules(probs, heldout.masses(), heldout.source_groups())))
+            base = self.base_rule().with_mean_length(self.mean_length_)
+            seg.info_.update(seg._tune_rule(base, probs, heldout.masses(), heldout.source_groups()))
         return seg
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
         """The segmenter's JSON document (its language models are stored beside it by :meth:`save`)."""
         self._check_fitted()
-        params = self.get_params()
+        params = self.get_params(deep=False)
         if not isinstance(params["templates"], str):
             params["templates"] = "custom"
-        params["alphas"] = [float(a) for a in params["alphas"]]
-        params["length_shapes"] = [float(x) for x in params["length_shapes"]]
-        params["length_biases"] = [float(x) for x in params["length_biases"]]
-        params["epsilons"] = [int(e) for e in params["epsilons"]]
+        params["rule"] = None if params["rule"] is None else params["rule"].to_dict()
         # JSON has no infinities: the open ends of the grid are written as the strings "-inf"/"inf"
         params["relevance_edges"] = [float(x) if math.isfinite(x) else str(float(x))
                                      for x in params["relevance_edges"]]
@@ -564,10 +497,7 @@ class Segmenter:
             "segviz_version": __version__,
             "params": params,
             "prior": self.prior_,
-            "alpha": self.alpha_,
-            "epsilon": self.epsilon_,
-            "length_shape": self.length_shape_,
-            "length_bias": self.length_bias_,
+            "rule": self.rule_.to_dict(),
             "mu": self.mu_,
             "features": [f.to_dict() for f in self.features_],
             "lambdas": [float(x) for x in self.lambdas_],
@@ -603,24 +533,9 @@ class Segmenter:
 
     @classmethod
     def load(cls, path: str | os.PathLike, *, lms=None) -> "Segmenter":
-        """Read a model saved by :meth:`save` (one file), validating every field before use.
-
-        Also reads the earlier layout, a JSON file naming a language-model directory (``lm_dir``).  Errors name
-        the file and the field."""
-        path = Path(path)
-        if is_bundle(path):
-            return cls.from_bundle(read_bundle(path, kind="segmenter"), lms=lms)
-        d = load_json(path, expected_format=FORMAT)
-        lm_dir = d.get("lm_dir")
-        if lm_dir is not None and not isinstance(lm_dir, str):
-            raise SegvizError(f"{path}: field 'lm_dir' must be a path (a string), not {type(lm_dir).__name__}")
-        if lm_dir:
-            lm_dir = str((path.resolve().parent / lm_dir).resolve())
-            if lms is None:
-                if not Path(lm_dir).exists():
-                    raise SegvizError(f"{path}: its language models are missing (looked in {lm_dir})")
-                lms = LanguageModels.load(lm_dir)
-        return cls._from_document(d, source=str(path), lms=lms, lm_dir=lm_dir or None)
+        """Read a model saved by :meth:`save` (one file), validating every field before use; errors name the
+        file and the field."""
+        return cls.from_bundle(read_bundle(path, kind="segmenter"), lms=lms)
 
     @classmethod
     def from_bundle(cls, bundle, prefix: str = "", *, lms=None) -> "Segmenter":
@@ -635,38 +550,37 @@ class Segmenter:
                                   "the file was assembled from parts of different models")
             if lms is None:
                 lms = LanguageModels.from_bundle(bundle, f"{base}lm")
-        return cls._from_document(d, source=source, lms=lms, lm_dir=None)
+        return cls._from_document(d, source=source, lms=lms)
 
     @classmethod
-    def _from_document(cls, d: dict, *, source: str, lms, lm_dir: str | None) -> "Segmenter":
+    def _from_document(cls, d: dict, *, source: str, lms) -> "Segmenter":
         values = validate_model_document(d, source=source, template_sets=tuple(TEMPLATE_SETS),
-                                         known_params=cls._PARAMS)
+                                         known_params=cls._param_names())
         features = values["features"]
         if any(f.kind == "relevance" for f in features) and lms is None:
             raise SegvizError(f"{source}: the model asks relevance questions but holds no language models")
         seg = cls()
         for name, value in values["params"].items():
             setattr(seg, name, value)
-        seg._set_model(features, values["lambdas"], values["prior"], values["alpha"], values["epsilon"])
-        seg.mu_, seg.lms_, seg.lm_dir_ = values["mu"], lms, lm_dir
-        seg.mean_length_ = 1.0 / values["mu"]
-        seg.length_shape_, seg.length_bias_ = values["length_shape"], values["length_bias"]
+        seg._set_model(features, values["lambdas"], values["prior"], values["rule"])
+        seg.mu_, seg.lms_ = values["mu"], lms
         seg.history_ = values["history"]
         seg.info_ = values["info"]
         return seg
 
     @classmethod
     def from_weights(cls, features: Sequence[FeatureSpec], lambdas: Sequence[float], *, prior: float,
-                     alpha: float, epsilon: int, mu: float, lms=None) -> "Segmenter":
-        """A fitted segmenter from explicit features and weights (for tests and hand-built models)."""
+                     mu: float, rule: DecisionRule | None = None, lms=None) -> "Segmenter":
+        """A fitted segmenter from explicit features and weights (for tests and hand-built models); ``rule``
+        defaults to the threshold rule at alpha 0.5, epsilon 1."""
         if len(features) != len(lambdas):
             raise SegvizError(f"{len(features)} features but {len(lambdas)} weights")
         if not 0.0 < prior < 1.0:
             raise SegvizError(f"prior must lie in (0, 1), got {prior}")
         seg = cls(n_features=max(1, len(features)))
-        seg._set_model(features, lambdas, prior, alpha, epsilon)
-        seg.mu_, seg.lms_, seg.lm_dir_, seg.history_, seg.info_ = float(mu), lms, None, [], {}
-        seg.mean_length_, seg.length_shape_, seg.length_bias_ = 1.0 / float(mu), _UNTUNED_SHAPE, _UNTUNED_BIAS
+        seg.mu_, seg.lms_, seg.history_, seg.info_ = float(mu), lms, [], {}
+        rule = ThresholdRule() if rule is None else rule
+        seg._set_model(features, lambdas, prior, rule.check().with_mean_length(1.0 / float(mu)))
         return seg
 
 

@@ -1,7 +1,9 @@
 """Tuning a decision rule on held-out data: on one stream or document by document, by P_mu or by P_k.
 
 The paper tunes its decision rule (Section 7: threshold alpha, separation epsilon) to maximise P_mu on the
-held-out stream, and so does :func:`segviz.decode.tune`.  A model that is evaluated *document by document* -- a
+held-out stream.  :func:`tune_rule` is the one tuning implementation of every decision rule
+(:mod:`segviz.rules`): it decodes each held-out unit with every candidate of the rule's grid and keeps the best
+mean score.  A model that is evaluated *document by document* -- a
 wiki article, a stream of long texts, each segmented on its own and the rates averaged over documents -- and
 judged by P_k is better tuned the way it is judged:
 
@@ -15,10 +17,9 @@ judged by P_k is better tuned the way it is judged:
     instead of maximising P_mu.  Scores are returned as ``1 - P_k`` so that higher is better for both metrics.
 
 P_mu per document uses each document's own mu (1 / its mean reference segment length), as the evaluation
-scores it; on one stream it uses the given ``mu`` (the paper's tuning mu).  Grid ties go to the first setting
-in grid order (smallest epsilon, then smallest alpha; smallest shape, then smallest bias), as in
-:func:`segviz.decode.tune`.  With the defaults (stream, P_mu) both functions return exactly what
-:func:`segviz.decode.tune` and :func:`segviz.length_prior.tune_length_prior` return.
+scores it; on one stream it uses the given ``mu`` (the paper's tuning mu; default 1 / the mean reference segment
+length).  Grid ties go to the first candidate in grid order (smallest epsilon, then smallest alpha; smallest
+shape, then smallest bias).
 """
 from __future__ import annotations
 
@@ -26,13 +27,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .decode import greedy_order_keep, tune
 from .errors import SegvizError
-from .length_prior import decode_length_prior, tune_length_prior
 from .metrics import p_k, p_mu
-from .segmentation import boundaries_to_masses, validate_masses
+from .segmentation import boundaries_to_masses, default_mu, validate_masses
 
-__all__ = ["TUNING_METRICS", "TUNING_UNITS", "held_out_units", "tune_threshold_rule", "tune_length_prior_rule"]
+__all__ = ["TUNING_METRICS", "TUNING_UNITS", "check_tuning", "held_out_units", "tune_rule", "unit_score"]
 
 TUNING_METRICS = ("p_mu", "p_k")
 TUNING_UNITS = ("stream", "per-document")
@@ -76,60 +75,42 @@ def held_out_units(probs, ref_masses: Sequence[int], groups: Sequence[int] | Non
     return units
 
 
-def _unit_score(ref: tuple[int, ...], bounds: np.ndarray, metric: str) -> float:
-    hyp = boundaries_to_masses(bounds, sum(ref))
-    return p_mu(ref, hyp) if metric == "p_mu" else 1.0 - p_k(ref, hyp)
+def unit_score(reference: Sequence[int], boundaries, metric: str, mu: float | None = None) -> float:
+    """The tuning score of ``boundaries`` on one unit: P_mu (with ``mu``, default the unit's own) or 1 - P_k
+    (higher is better for both)."""
+    ref = tuple(int(m) for m in reference)
+    n = sum(ref)
+    hyp = boundaries_to_masses(boundaries, n)
+    if metric == "p_mu":
+        return p_mu(ref, hyp, mu)
+    return 1.0 - p_k(ref, hyp) if n > 2 else 1.0
 
 
-def _stream_score(ref: tuple[int, ...], bounds: np.ndarray, metric: str, mu: float | None) -> float:
-    hyp = boundaries_to_masses(bounds, sum(ref))
-    return p_mu(ref, hyp, mu) if metric == "p_mu" else 1.0 - p_k(ref, hyp)
+def tune_rule(rule, probs, ref_masses: Sequence[int], *, groups: Sequence[int] | None = None,
+              metric: str = "p_mu", units: str = "stream", mu: float | None = None):
+    """``(best candidate, its score)`` of ``rule``'s tuning grid on held-out gap probabilities ``probs`` of a
+    stream with reference ``ref_masses`` (module docstring).
 
-
-def tune_threshold_rule(probs, ref_masses: Sequence[int], *, groups: Sequence[int] | None = None,
-                        metric: str = "p_mu", units: str = "stream", mu: float | None = None,
-                        alphas: Sequence[float], epsilons: Sequence[int]) -> tuple[float, int, float]:
-    """``(alpha, epsilon, score)`` of the threshold rule (Section 7) best on held-out data (module docstring)."""
+    ``rule`` is any decision rule (:mod:`segviz.rules`): :meth:`~segviz.rules.DecisionRule.decisions` gives
+    each candidate of its grid with the boundaries it places on one unit.  On one stream the score uses ``mu``
+    (default: 1 / the reference's mean segment length); per document, each unit's own."""
     check_tuning(metric, units)
-    if metric == "p_mu" and units == "stream":
-        return tune(probs, ref_masses, mu=mu, alphas=alphas, epsilons=epsilons)
-    parts = (held_out_units(probs, ref_masses, groups) if units == "per-document"
-             else held_out_units(probs, ref_masses, None))
-    a = np.asarray(alphas, dtype=np.float64)
-    table = np.zeros((len(epsilons), a.size))
-    for unit_probs, ref in parts:
-        for i, eps in enumerate(epsilons):
-            keep = greedy_order_keep(unit_probs, int(eps))
-            kept = np.flatnonzero(keep)
-            kept_p = unit_probs[kept]
-            for j, alpha in enumerate(a):
-                bounds = kept[kept_p > alpha] + 1
-                table[i, j] += (_unit_score(ref, bounds, metric) if units == "per-document"
-                                else _stream_score(ref, bounds, metric, mu))
-    table /= len(parts)
-    i, j = np.unravel_index(int(np.argmax(table)), table.shape)
-    return float(a[j]), int(epsilons[i]), float(table[i, j])
-
-
-def tune_length_prior_rule(probs, ref_masses: Sequence[int], *, groups: Sequence[int] | None = None,
-                           metric: str = "p_mu", units: str = "stream", mean_length: float,
-                           shapes: Sequence[float], biases: Sequence[float], mu: float | None = None
-                           ) -> tuple[float, float, float]:
-    """``(shape, bias, score)`` of the length-prior rule (:mod:`segviz.length_prior`) best on held-out data."""
-    check_tuning(metric, units)
+    parts = held_out_units(probs, ref_masses, groups if units == "per-document" else None)
+    stream_mu = None
     if units == "stream":
-        return tune_length_prior(probs, ref_masses, mean_length=mean_length, shapes=shapes, biases=biases,
-                                 metric=metric, mu=mu)
-    parts = held_out_units(probs, ref_masses, groups)
-    best = (-np.inf, 0.0, 0.0)
-    for k in shapes:
-        for beta in biases:
-            total = 0.0
-            for unit_probs, ref in parts:
-                bounds = decode_length_prior(unit_probs, mean_length=mean_length, shape=k, bias=beta)
-                total += _unit_score(ref, bounds, metric)
-            score = total / len(parts)
-            if score > best[0]:
-                best = (score, float(k), float(beta))
-    return best[1], best[2], float(best[0])
-
+        stream_mu = default_mu(validate_masses(ref_masses, what="reference")) if mu is None else float(mu)
+    totals: list[float] = []
+    candidates: list = []
+    for k, (unit_probs, ref) in enumerate(parts):
+        for i, (candidate, boundaries) in enumerate(rule.decisions(unit_probs)):
+            score = unit_score(ref, boundaries, metric, stream_mu)
+            if k == 0:
+                candidates.append(candidate)
+                totals.append(score)
+            else:
+                totals[i] += score
+    if not candidates:
+        raise SegvizError("the decision rule has an empty tuning grid")
+    means = np.asarray(totals) / len(parts)
+    best = int(np.argmax(means))   # the first best in grid order
+    return candidates[best], float(means[best])

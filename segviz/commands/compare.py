@@ -1,10 +1,11 @@
-"""``segviz compare CORPUS... [--model MODEL.json] [--json] [--stream]``: every segmenter, same documents, one table.
+"""``segviz compare CORPUS... [--model MODEL] [--json] [--stream]``: every segmenter, same documents, one table.
 
 Runs the trained model (``--model``; without it the bundled default model, :data:`segviz.paths.DEFAULT_MODEL`),
 the peers TextTiling and C99 (:mod:`segviz.peers`) and the paper's
 baselines on the same units and prints P_mu, P_k, WindowDiff, precision, recall, F, segment counts and time per
 1,000 sentences.  Per-document evaluation (each file on its own, rates averaged over files) is the default;
-``--stream`` scores the concatenated stream as the paper does.  The engine is
+``--stream`` scores the concatenated stream as the paper does.  The model decides each document with its own
+rule unless ``--alpha``/``--epsilon``, ``--segments`` or ``--mean-length`` replace it.  The engine is
 :func:`segviz.evaluation.compare_segmenters`.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..peers import PEERS
 from .arguments import names_list, seed
 from .common import format_table, load_model, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
+from .rule_options import add_rule_arguments, apply_rule_arguments
 
 TIME_COLUMN = ("s / 1k sent.", "seconds_per_1000_sentences", "{:.2f}")
 
@@ -42,12 +44,12 @@ def render(comparison) -> str:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    model = load_model(args.model) if args.model else None
+    model = apply_rule_arguments(load_model(args.model), args) if args.model else None
     model_name = f"model {Path(args.model).name}" if args.model else "default model"
     corpus = read_input(args.corpus, **reader_params(args))
     if model is None:   # the bundled default model, once the input is known to be readable
         if default_model().is_file():
-            model = load_model(str(default_model()))
+            model = apply_rule_arguments(load_model(str(default_model())), args)
         else:
             print(f"segviz: the bundled default model is missing ({default_model()}); its row is left out",
                   file=sys.stderr)
@@ -84,4 +86,5 @@ def register(subparsers) -> None:
     p.add_argument("--baselines", type=names_list(BASELINES, "baseline"), metavar="NAMES",
                    help="comma-separated baselines (default: all; '' for none)")
     p.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
+    add_rule_arguments(p)
     p.set_defaults(func=_cmd_compare)

@@ -2,37 +2,23 @@
 
 * ``segviz evaluate --model MODEL CORPUS...``: segment CORPUS with a trained model (the paper's Tables 5/6).
 * ``segviz evaluate REF HYP``: a Choi-format hypothesis of the same text against the reference.
-* ``segviz evaluate MODEL CORPUS...`` (the earlier form, deprecated): recognised by the *content* of MODEL (a
-  segviz model file), never by its name; it works and says once on stderr to use ``--model``.
+
+The model segments each document (source unit) on its own with its own decision rule, as ``segviz segment``
+does; ``--alpha``/``--epsilon``, ``--segments`` or ``--mean-length`` replace the rule.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import re
-import stat
 import sys
 
 from ..errors import SegvizError
-from ..evaluation import model_segmenter, score_segmenters, table_payload
-from .arguments import positive_int, probability, seed
-from .common import load_model, print_json, read_input, render_table
+from ..evaluation import score_segmenters, table_payload
+from ..model_protocol import stream_masses
+from .arguments import seed
+from .common import load_model, print_json, read_input, render_table, run_with_progress
 from .reading import add_reader_arguments, reader_params
-
-_MODEL_JSON = re.compile(rb'^\s*\{.*"format"\s*:\s*"segviz-segmenter"', re.S)
-
-
-def looks_like_model(path) -> bool:
-    """True when ``path`` is a regular file whose first bytes are those of a segviz model (an archive, or the
-    earlier JSON layout); a corpus never starts like either."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, "rb") as handle:
-            head = handle.read(65536)
-    except OSError:
-        return False
-    return head.startswith(b"PK\x03\x04") or bool(_MODEL_JSON.match(head))
+from .rule_options import add_rule_arguments, apply_rule_arguments, rule_overridden
+from .segment import describe_routes
 
 
 def _print(args, payload: dict, rows: dict) -> None:
@@ -45,32 +31,31 @@ def _print(args, payload: dict, rows: dict) -> None:
 def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
     if not corpus_paths:
         raise SegvizError("no corpus to evaluate the model on (usage: segviz evaluate --model MODEL CORPUS...)")
-    seg = load_model(model_path)
+    model = apply_rule_arguments(load_model(model_path), args)
     corpus = read_input(corpus_paths, **reader_params(args))
     if corpus.n_sentences < 3:
         raise SegvizError(f"{corpus.name}: {corpus.n_sentences} sentence(s); scoring needs at least 3")
-    route = None
-    if hasattr(seg, "route"):   # a router: the stream is one document, segmented by the expert it chooses
-        route = seg.route(corpus)
-        seg = seg.experts_[route.expert]
-        print(f"segviz: the model routes {corpus.name} to {route.describe()}", file=sys.stderr)
-    comparison = score_segmenters(
-        corpus, models={"model": model_segmenter(seg, alpha=args.alpha, epsilon=args.epsilon)}, peers=(),
-        evaluation="stream", seed=args.seed)
+    units = corpus.by_file()
+    applied = run_with_progress(model.segment_iter(corpus), quiet=True)
+    masses = stream_masses([a.masses() for a in applied])
+    comparison = score_segmenters(corpus, models={"model": lambda _: masses}, peers=(), evaluation="stream",
+                                  seed=args.seed)
     rows = comparison.score_rows
     payload = table_payload(corpus, rows, evaluation="stream")
     payload["model_file"] = str(model_path)
-    payload["alpha"] = seg.alpha_ if args.alpha is None else args.alpha
-    payload["epsilon"] = seg.epsilon_ if args.epsilon is None else args.epsilon
-    if route is not None:
-        payload["route"] = route.to_dict()
+    payload["documents"] = [{"document": unit.name, "expert": a.route.expert, "route": a.route.describe(),
+                             "rule": a.rule.describe()} for unit, a in zip(units, applied)]
+    summary = describe_routes(model, [a.route.expert for a in applied])
+    if summary:
+        print(f"segviz: {summary}", file=sys.stderr)
     _print(args, payload, rows)
     return 0
 
 
 def _evaluate_hypothesis(args: argparse.Namespace) -> int:
-    if args.alpha is not None or args.epsilon is not None:
-        raise SegvizError("--alpha and --epsilon apply to a model (segviz evaluate --model MODEL CORPUS...)")
+    if rule_overridden(args):
+        raise SegvizError("--alpha, --epsilon, --segments and --mean-length apply to a model "
+                          "(segviz evaluate --model MODEL CORPUS...)")
     reference = read_input(args.paths[0], **reader_params(args))
     hypothesis = read_input(args.paths[1], **reader_params(args))
     if len(reference.sentence_texts()) != len(hypothesis.sentence_texts()):
@@ -92,10 +77,6 @@ def _evaluate_hypothesis(args: argparse.Namespace) -> int:
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.model is not None:
         return _evaluate_model(args, args.model, args.paths)
-    if args.paths and looks_like_model(args.paths[0]):
-        print("segviz: note: `evaluate MODEL CORPUS` is deprecated; write `evaluate --model MODEL CORPUS`",
-              file=sys.stderr)
-        return _evaluate_model(args, args.paths[0], args.paths[1:])
     if len(args.paths) != 2:
         raise SegvizError("give REF_CORPUS HYP_CORPUS, or --model MODEL CORPUS... "
                           f"(got {len(args.paths)} path(s) and no --model)")
@@ -117,7 +98,5 @@ def register(subparsers) -> None:
     add_reader_arguments(e)
     e.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     e.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
-    e.add_argument("--alpha", type=probability, default=None, help="(with a model) override the decision threshold")
-    e.add_argument("--epsilon", type=positive_int, default=None,
-                   help="(with a model) override the minimum separation in sentences")
+    add_rule_arguments(e)
     e.set_defaults(func=_cmd_evaluate)

@@ -1,0 +1,384 @@
+"""Decision rules: how boundary probabilities become boundaries, as interchangeable strategy objects.
+
+A model's boundary probabilities q(yes | gap) (Section 4) say where a boundary is likely; a *decision rule* says
+where boundaries go.  Every rule has the same small surface, so no caller ever asks which kind it holds:
+
+``decide(probabilities)``
+    boundary positions b (sorted, 1..n-1) for the n - 1 gaps of one document.
+``tune(probabilities, reference, ...)``
+    a copy with its settings chosen on held-out data, and the held-out score (:func:`segviz.tuning.tune_rule`,
+    the one tuning implementation: by P_mu or P_k, on one stream or document by document).
+``with_mean_length(m)``
+    a copy that takes ``m`` as the expected segment length where it was left open (the training mean).
+``controls()``
+    the rule's adjustable settings with their ranges (what the app's decision panel shows).
+``to_dict()`` / :func:`rule_from_dict`
+    a JSON document, validated when read.
+
+The rules:
+
+:class:`ThresholdRule` (α, ε) -- the paper's rule (Section 7): a boundary wherever q > α, at least ε sentences
+    apart (:mod:`segviz.decode`).
+:class:`LengthPriorRule` (mean length, shape, bias) -- beyond the paper: the exact maximiser of the boundary
+    log-odds plus a gamma prior on segment lengths (:mod:`segviz.length_prior`); right for segments of a hundred
+    sentences and more, where the threshold rule cuts wherever one sentence looks fresh.
+:class:`SegmentCountRule` (segments N, or mean length L) -- "about 30 chapters": the length-prior rule with its
+    bias set so that a document gets exactly N segments (N = n / L rounded when a mean length is given).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, Iterator, Sequence
+
+import numpy as np
+
+from .decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, check_probabilities, decode, greedy_order_keep
+from .errors import SegvizError
+from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
+from .params import ParamsMixin
+from .tuning import tune_rule
+
+__all__ = ["DecisionRule", "ThresholdRule", "LengthPriorRule", "SegmentCountRule", "RULES", "rule_from_dict",
+           "MAX_EPSILON", "MAX_MEAN_LENGTH"]
+
+#: the largest minimum separation a rule or a saved model may hold (sentences)
+MAX_EPSILON = 100_000
+#: the largest expected segment length a rule may hold (sentences)
+MAX_MEAN_LENGTH = 1_000_000.0
+#: the bias search of :class:`SegmentCountRule`: its bracket and how many halvings
+_COUNT_BIAS_RANGE = (-60.0, 60.0)
+_COUNT_BISECTIONS = 40
+
+
+def _number(value, name: str, *, low: float | None = None, high: float | None = None,
+            open_low: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise SegvizError(f"{name} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or (low is not None and (x <= low if open_low else x < low)) or (
+            high is not None and x > high):
+        bound = (f"{'>' if open_low else '>='} {low:g}" if low is not None else "") + (
+            f"{' and ' if low is not None else ''}<= {high:g}" if high is not None else "")
+        raise SegvizError(f"{name} must be a finite number{' ' + bound if bound else ''}, got {value!r}")
+    return x
+
+
+def _integer(value, name: str, *, low: int, high: int) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
+        raise SegvizError(f"{name} must be a whole number in {low}..{high:,}, got {value!r}")
+    return int(value)
+
+
+def _grid(values, name: str, check) -> tuple:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise SegvizError(f"{name} must be a non-empty list, got {values!r}")
+    out = tuple(check(v, f"{name} entry") for v in values)
+    if not out or len(out) > 10_000:
+        raise SegvizError(f"{name} must hold 1 to 10,000 values")
+    return out
+
+
+class DecisionRule(ParamsMixin):
+    """The interface every rule implements (module docstring)."""
+
+    #: the rule's name in saved models and on the command line
+    kind: ClassVar[str] = ""
+
+    def decide(self, probabilities) -> np.ndarray:
+        raise NotImplementedError
+
+    def candidates(self) -> Iterator[tuple["DecisionRule", Any]]:
+        """The tuning grid, in tie-break order: ``(rule, None)`` pairs (a rule may yield a shared precomputation
+        instead of None through :meth:`decisions`)."""
+        yield self, None
+
+    def decisions(self, probabilities) -> Iterator[tuple["DecisionRule", np.ndarray]]:
+        """``(candidate, its boundaries)`` for every candidate of the tuning grid on one document."""
+        for rule, _ in self.candidates():
+            yield rule, rule.decide(probabilities)
+
+    def tune(self, probabilities, reference: Sequence[int], *, groups: Sequence[int] | None = None,
+             metric: str = "p_mu", units: str = "stream", mu: float | None = None
+             ) -> tuple["DecisionRule", float]:
+        """The candidate of the grid best on held-out data and its score (:func:`segviz.tuning.tune_rule`)."""
+        return tune_rule(self, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu)
+
+    def with_mean_length(self, mean_length: float) -> "DecisionRule":
+        """This rule with ``mean_length`` as its expected segment length where it has none (others: itself)."""
+        return self
+
+    def controls(self) -> list[dict]:
+        """The settings a user may move: ``name``, ``label``, ``value``, ``low``, ``high``, ``step``, ``integer``."""
+        return []
+
+    def with_setting(self, name: str, value) -> "DecisionRule":
+        """A copy with one of its :meth:`controls` set to ``value`` (validated)."""
+        if name not in {c["name"] for c in self.controls()}:
+            raise SegvizError(f"the {self.kind.replace('_', ' ')} rule has no setting {name!r}")
+        params = self.get_params(deep=False)
+        params[name] = value
+        return type(self)(**params).check()
+
+    def check(self) -> "DecisionRule":
+        """Validate the settings; returns ``self`` (every problem one :class:`SegvizError`)."""
+        return self
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict:
+        out = {"kind": self.kind}
+        for name, value in self.get_params(deep=False).items():
+            if isinstance(value, (tuple, list, np.ndarray)):
+                value = [float(v) if not isinstance(v, (int, np.integer)) else int(v) for v in value]
+            elif isinstance(value, np.integer):
+                value = int(value)
+            elif isinstance(value, np.floating):
+                value = float(value)
+            out[name] = value
+        return out
+
+
+class ThresholdRule(DecisionRule):
+    """The paper's rule (Section 7): a boundary where q(yes) > ``alpha``, at least ``epsilon`` sentences apart
+    (ties: the higher probability wins, :mod:`segviz.decode`).  ``alphas`` x ``epsilons`` is its tuning grid."""
+
+    kind = "threshold"
+
+    def __init__(self, *, alpha: float = 0.5, epsilon: int = 1, alphas: Sequence[float] = DEFAULT_ALPHAS,
+                 epsilons: Sequence[int] = DEFAULT_EPSILONS):
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.alphas = alphas
+        self.epsilons = epsilons
+
+    def check(self) -> "ThresholdRule":
+        _number(self.alpha, "alpha", low=0.0, high=1.0)
+        _integer(self.epsilon, "epsilon", low=1, high=MAX_EPSILON)
+        _grid(self.alphas, "alphas", lambda v, n: _number(v, n, low=0.0, high=1.0))
+        _grid(self.epsilons, "epsilons", lambda v, n: _integer(v, n, low=1, high=MAX_EPSILON))
+        return self
+
+    def decide(self, probabilities) -> np.ndarray:
+        return decode(probabilities, float(self.alpha), int(self.epsilon))
+
+    def candidates(self):
+        for epsilon in self.epsilons:
+            for alpha in self.alphas:
+                yield self._at(alpha, epsilon), None
+
+    def _at(self, alpha, epsilon) -> "ThresholdRule":
+        return ThresholdRule(alpha=float(alpha), epsilon=int(epsilon), alphas=self.alphas, epsilons=self.epsilons)
+
+    def decisions(self, probabilities):
+        # the boundaries kept at threshold alpha are those kept at 0 that exceed alpha (decode's docstring): one
+        # greedy pass per epsilon serves every alpha of the grid
+        p = check_probabilities(probabilities)
+        for epsilon in self.epsilons:
+            kept = np.flatnonzero(greedy_order_keep(p, int(epsilon)))
+            kept_p = p[kept]
+            for alpha in self.alphas:
+                yield self._at(alpha, epsilon), kept[kept_p > float(alpha)] + 1
+
+    def controls(self) -> list[dict]:
+        return [{"name": "alpha", "label": "threshold α", "value": float(self.alpha), "low": 0.0, "high": 1.0,
+                 "step": 0.01, "integer": False},
+                {"name": "epsilon", "label": "separation ε", "value": int(self.epsilon), "low": 1, "high": 200,
+                 "step": 1, "integer": True}]
+
+    def describe(self) -> str:
+        return f"threshold rule: α = {float(self.alpha):.3g}, ε = {int(self.epsilon)}"
+
+
+class LengthPriorRule(DecisionRule):
+    """The length-prior rule (beyond the paper; :mod:`segviz.length_prior`): the segmentation maximising the
+    boundary log-odds + ``bias`` per boundary + a gamma prior on segment lengths of mean ``mean_length`` and
+    ``shape``.  ``mean_length=None`` takes the training mean (:meth:`with_mean_length`); ``shapes`` x ``biases``
+    is the tuning grid."""
+
+    kind = "length_prior"
+
+    def __init__(self, *, mean_length: float | None = None, shape: float = 2.0, bias: float = 0.0,
+                 shapes: Sequence[float] = DEFAULT_SHAPES, biases: Sequence[float] = DEFAULT_BIASES):
+        self.mean_length = mean_length
+        self.shape = shape
+        self.bias = bias
+        self.shapes = shapes
+        self.biases = biases
+
+    def check(self) -> "LengthPriorRule":
+        if self.mean_length is not None:
+            _number(self.mean_length, "mean_length", low=1.0, high=MAX_MEAN_LENGTH)
+        _number(self.shape, "shape", low=0.0, high=1000.0, open_low=True)
+        _number(self.bias, "bias", low=-1000.0, high=1000.0)
+        _grid(self.shapes, "shapes", lambda v, n: _number(v, n, low=0.0, high=1000.0, open_low=True))
+        _grid(self.biases, "biases", lambda v, n: _number(v, n, low=-1000.0, high=1000.0))
+        return self
+
+    def _mean(self) -> float:
+        if self.mean_length is None:
+            raise SegvizError("the length-prior rule has no expected segment length yet (mean_length)")
+        return float(self.mean_length)
+
+    def decide(self, probabilities) -> np.ndarray:
+        return decode_length_prior(probabilities, mean_length=self._mean(), shape=float(self.shape),
+                                   bias=float(self.bias))
+
+    def candidates(self):
+        for shape in self.shapes:
+            for bias in self.biases:
+                yield LengthPriorRule(mean_length=self.mean_length, shape=float(shape), bias=float(bias),
+                                      shapes=self.shapes, biases=self.biases), None
+
+    def with_mean_length(self, mean_length: float) -> "LengthPriorRule":
+        if self.mean_length is not None:
+            return self
+        return LengthPriorRule(mean_length=float(mean_length), shape=self.shape, bias=self.bias,
+                               shapes=self.shapes, biases=self.biases)
+
+    def controls(self) -> list[dict]:
+        return [{"name": "mean_length", "label": "expected segment length", "value": self._mean(), "low": 1.0,
+                 "high": 5000.0, "step": 1.0, "integer": False},
+                {"name": "shape", "label": "prior shape k", "value": float(self.shape), "low": 0.25, "high": 64.0,
+                 "step": 0.25, "integer": False},
+                {"name": "bias", "label": "boundary bias β", "value": float(self.bias), "low": -20.0, "high": 20.0,
+                 "step": 0.25, "integer": False}]
+
+    def describe(self) -> str:
+        mean = "the training mean" if self.mean_length is None else f"{float(self.mean_length):.1f}"
+        return f"length-prior rule: expected segment length {mean}, shape {float(self.shape):g}, " \
+               f"bias {float(self.bias):+g}"
+
+
+class SegmentCountRule(DecisionRule):
+    """Exactly ``segments`` segments per document, or one per ``mean_length`` sentences (rounded, at least one):
+    the length-prior rule's maximiser with the prior's mean set to n / N and its per-boundary bias moved until
+    the count is N (:func:`segviz.length_prior.length_prior_gains`; a Lagrangian search, then the nearest
+    gaps added or dropped by log-odds when the count jumps past N).  Nothing to tune but the mean length, which
+    :meth:`tune` takes from the held-out reference when neither is given."""
+
+    kind = "segment_count"
+
+    def __init__(self, *, segments: int | None = None, mean_length: float | None = None, shape: float = 2.0):
+        self.segments = segments
+        self.mean_length = mean_length
+        self.shape = shape
+
+    def check(self) -> "SegmentCountRule":
+        if self.segments is not None and self.mean_length is not None:
+            raise SegvizError("give the number of segments or the mean segment length, not both")
+        if self.segments is not None:
+            _integer(self.segments, "segments", low=1, high=10_000_000)
+        if self.mean_length is not None:
+            _number(self.mean_length, "mean_length", low=1.0, high=MAX_MEAN_LENGTH)
+        _number(self.shape, "shape", low=0.0, high=1000.0, open_low=True)
+        return self
+
+    def target(self, n: int) -> int:
+        """How many segments a document of ``n`` sentences gets."""
+        if self.segments is not None:
+            return max(1, min(int(self.segments), n))
+        if self.mean_length is None:
+            raise SegvizError("the segment-count rule needs a number of segments or a mean segment length")
+        return max(1, min(n, int(round(n / float(self.mean_length)))))
+
+    def decide(self, probabilities) -> np.ndarray:
+        p = check_probabilities(probabilities)
+        n = p.size + 1
+        want = self.target(n) - 1
+        if want <= 0:
+            return np.zeros(0, dtype=np.int64)
+        if want >= n - 1:
+            return np.arange(1, n, dtype=np.int64)
+        mean = n / (want + 1)
+        shape = float(self.shape)
+        lo, hi = _COUNT_BIAS_RANGE
+        fewer = decode_length_prior(p, mean_length=mean, shape=shape, bias=lo)
+        more = decode_length_prior(p, mean_length=mean, shape=shape, bias=hi)
+        for _ in range(_COUNT_BISECTIONS):
+            if fewer.size == want:
+                return fewer
+            if more.size == want:
+                return more
+            if fewer.size > want or more.size < want:
+                break
+            mid = 0.5 * (lo + hi)
+            found = decode_length_prior(p, mean_length=mean, shape=shape, bias=mid)
+            if found.size < want:
+                lo, fewer = mid, found
+            else:
+                hi, more = mid, found
+        return _adjust_count(p, fewer if abs(fewer.size - want) <= abs(more.size - want) else more, want)
+
+    def tune(self, probabilities, reference, *, groups=None, metric="p_mu", units="stream", mu=None):
+        rule = self
+        if self.segments is None and self.mean_length is None:
+            ref = [int(m) for m in reference]
+            rule = SegmentCountRule(mean_length=sum(ref) / len(ref), shape=self.shape)
+        return tune_rule(rule, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu)
+
+    def with_mean_length(self, mean_length: float) -> "SegmentCountRule":
+        if self.segments is not None or self.mean_length is not None:
+            return self
+        return SegmentCountRule(mean_length=float(mean_length), shape=self.shape)
+
+    def controls(self) -> list[dict]:
+        if self.segments is not None:
+            return [{"name": "segments", "label": "segments per document", "value": int(self.segments), "low": 1,
+                     "high": 10_000, "step": 1, "integer": True}]
+        return [{"name": "mean_length", "label": "mean segment length", "value": float(self.mean_length or 1.0),
+                 "low": 1.0, "high": 5000.0, "step": 1.0, "integer": False}]
+
+    def describe(self) -> str:
+        if self.segments is not None:
+            return f"segment-count rule: {int(self.segments)} segments per document"
+        if self.mean_length is None:
+            return "segment-count rule: the held-out mean segment length"
+        return f"segment-count rule: one segment per {float(self.mean_length):.1f} sentences"
+
+
+def _adjust_count(p: np.ndarray, boundaries: np.ndarray, want: int) -> np.ndarray:
+    """``boundaries`` brought to ``want`` entries: the weakest (lowest log-odds) dropped, or the strongest free
+    gaps added, when the length-prior search jumped past the count."""
+    chosen = set(int(b) for b in boundaries)
+    gains = length_prior_gains(p)
+    if len(chosen) > want:
+        ranked = sorted(chosen, key=lambda b: (gains[b - 1], b))
+        for b in ranked[:len(chosen) - want]:
+            chosen.discard(b)
+    else:
+        for r in np.argsort(-gains, kind="stable"):
+            if len(chosen) >= want:
+                break
+            chosen.add(int(r) + 1)
+    return np.asarray(sorted(chosen), dtype=np.int64)
+
+
+#: the rules by kind (saved models name theirs)
+RULES: dict[str, type[DecisionRule]] = {rule.kind: rule for rule in (ThresholdRule, LengthPriorRule,
+                                                                        SegmentCountRule)}
+
+
+def rule_from_dict(d, *, source: str = "rule") -> DecisionRule:
+    """The rule :meth:`DecisionRule.to_dict` wrote, every field checked (one :class:`SegvizError` otherwise)."""
+    if not isinstance(d, dict):
+        raise SegvizError(f"{source}: the decision rule must be an object")
+    kind = d.get("kind")
+    if kind not in RULES:
+        raise SegvizError(f"{source}: unknown decision rule {kind!r} (known: {', '.join(RULES)})")
+    cls = RULES[kind]
+    names = cls._param_names()
+    unknown = sorted(set(d) - set(names) - {"kind"})
+    if unknown:
+        raise SegvizError(f"{source}: the {kind} rule has no setting {unknown[0]!r}")
+    params = {}
+    for name in names:
+        if name in d:
+            value = d[name]
+            params[name] = tuple(value) if isinstance(value, list) else value
+    try:
+        return cls(**params).check()
+    except SegvizError as exc:
+        raise SegvizError(f"{source}: {exc}") from None
