@@ -252,12 +252,16 @@ class Corpus:
         return cls([Document(name=name, sentences=sents, texts=tuple(" ".join(s) for s in sents))], name=name)
 
     def by_file(self) -> list["Corpus"]:
-        """One sub-corpus per source unit, in order of first appearance."""
-        groups: dict[str, list[Document]] = {}
+        """One sub-corpus per source unit: each run of consecutive documents from one unit, in stream order (so
+        the units laid end to end are the stream; their sizes are :meth:`source_groups`)."""
+        runs: list[tuple[str, list[Document]]] = []
         for doc, f in zip(self.documents, self.files):
-            groups.setdefault(f, []).append(doc)
+            if runs and runs[-1][0] == f:
+                runs[-1][1].append(doc)
+            else:
+                runs.append((f, [doc]))
         return [Corpus(docs, name=f, files=[f] * len(docs), has_reference=self.has_reference,
-                       readings=[r for r in self.readings if r.path == f]) for f, docs in groups.items()]
+                       readings=[r for r in self.readings if r.path == f]) for f, docs in runs]
 
     @classmethod
     def concatenate(cls, corpora: Sequence["Corpus"], *, name: str | None = None) -> "Corpus":
