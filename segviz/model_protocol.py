@@ -163,7 +163,15 @@ class SegmentationModel(Protocol):
 
     def score(self, corpus) -> dict[str, float]: ...
 
+    def apply_short(self, document) -> AppliedDocument:
+        """A one-sentence document: one segment, nothing to decide or route (the last segmenter, a router's
+        expert for the longest segments, answers for it)."""
+        name, segmenter = list(self.segmenters().items())[-1]
+        return AppliedDocument(np.zeros(0), segmenter.rule_for(document), Route(name), segmenter)
+
     def segment_iter(self, corpus) -> Generator[Progress, None, list[AppliedDocument]]: ...
+
+    def apply_short(self, document) -> AppliedDocument: ...
 
     def with_rule(self, rule, *, expert: str | None = None) -> "SegmentationModel": ...
 
@@ -191,6 +199,12 @@ class ModelQueries:
         """Boundary positions (1..n-1) for ``probabilities`` under the rule this model uses for ``document``."""
         return self.rule_for(document).decide(probabilities)
 
+    def apply_short(self, document) -> AppliedDocument:
+        """A one-sentence document: one segment, nothing to decide or route (the last segmenter, a router's
+        expert for the longest segments, answers for it)."""
+        name, segmenter = list(self.segmenters().items())[-1]
+        return AppliedDocument(np.zeros(0), segmenter.rule_for(document), Route(name), segmenter)
+
     def segment_iter(self, corpus) -> Generator[Progress, None, list[AppliedDocument]]:
         """Every document (source unit) of ``corpus`` applied on its own; yields ``Progress("segment", done,
         total)`` and returns one :class:`AppliedDocument` per document (a one-sentence document has no gaps)."""
@@ -199,11 +213,7 @@ class ModelQueries:
         out = []
         yield Progress("segment", 0, len(units))
         for i, unit in enumerate(units):
-            if unit.n_sentences > 1:
-                out.append(self.apply(unit))
-            else:
-                rule = self.rule_for(unit)
-                out.append(AppliedDocument(np.zeros(0), rule, self.route(unit), None))
+            out.append(self.apply(unit) if unit.n_sentences > 1 else self.apply_short(unit))
             yield Progress("segment", i + 1, len(units))
         return out
 

@@ -40,7 +40,8 @@ from .errors import SegvizError
 from .evaluation import compare_segmenters, model_segmenter, table_payload
 from .events import Progress
 from .lm.models import LanguageModels
-from .segmenter import DECISION_RULES, Segmenter
+from .rules import LengthPriorRule, ThresholdRule
+from .segmenter import Segmenter
 
 # ------------------------------------------------------------------------------------------------ splits
 
@@ -71,24 +72,26 @@ LONGFORM_FRACTIONS = (0.6, 0.2)
 #: held-out portions only (docs/reproduction.md, "Choosing the natural-boundary defaults"): the multi-scale tf-idf
 #: cohesion, sentence shape and position families beside cohesion; no vocabulary questions (they over-fit: worse
 #: held-out P_k with them) and no relevance questions (no better held out, and no language models to train); a
-#: Gaussian prior on lambda; both decision rules tuned for the mean P_k over the held-out documents, on grids wide
+#: Gaussian prior on lambda; the decision rule tuned for the mean P_k over the held-out documents, on grids wide
 #: enough for segments of 100+ sentences.
 NATURAL_SEGMENTER: dict[str, Any] = {
     "families": ("cohesion", "tfidf", "shape", "position"),
-    "use_relevance": False,
     "l2": 1.0,
-    "alphas": (0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 0.99, 0.02), 2)),
-    "epsilons": (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128),
-    "length_shapes": (1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
-    "length_biases": tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2)),
     "tuning_metric": "p_k",
     "tuning_units": "per-document",
 }
-#: the decision rule each natural protocol reports first (the better of the two on its held-out portion)
-NATURAL_RULES = {"wiki": "threshold", "longform": "length_prior"}
-
-EVALUATIONS_BY_PROTOCOL = {"reuters": "stream", "choi": "per-document", "choi-disjoint": "per-document",
-                           "wiki": "per-document", "longform": "per-document"}
+#: the two decision rules of the natural protocols, with their wide tuning grids
+NATURAL_THRESHOLD = ThresholdRule(
+    alphas=(0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 0.99, 0.02), 2)),
+    epsilons=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128))
+NATURAL_LENGTH_PRIOR = LengthPriorRule(shapes=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0),
+                                       biases=tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2)))
+#: the decision rule each natural protocol's model uses (the better of the two on its held-out portion); the other
+#: is scored beside it
+NATURAL_RULES = {"wiki": NATURAL_THRESHOLD, "longform": NATURAL_LENGTH_PRIOR}
+#: the decision rules a protocol scores side by side (each tuned on the held-out portion)
+PAPER_RULES = (ThresholdRule(), LengthPriorRule())
+NATURAL_RULE_PAIR = (NATURAL_THRESHOLD, NATURAL_LENGTH_PRIOR)
 
 
 @dataclass
@@ -98,7 +101,8 @@ class ProtocolData:
     ``tests`` maps a test portion's name to its corpus; ``evaluation`` says whether each is one stream or a set
     of documents scored one by one (:mod:`segviz.evaluation`).  ``lm_sentences`` returns the language models'
     training text (never any tuning or test text); ``lm_name`` names their cache.  ``segmenter_defaults`` are
-    the protocol's own Segmenter parameters, overridden by the caller's.
+    the protocol's own Segmenter parameters, overridden by the caller's; ``rules`` the decision rules scored side
+    by side (the model's own, and each other kind tuned on the held-out portion).
     """
 
     protocol: str
@@ -110,6 +114,7 @@ class ProtocolData:
     lm_sentences: Callable[[], list]
     segmenter_defaults: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
+    rules: tuple = PAPER_RULES
 
 
 def _need(path: Path) -> Path:
@@ -169,7 +174,8 @@ def choi_data(data: str | Path, *, disjoint: bool = False) -> ProtocolData:
         train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
     return ProtocolData("choi-disjoint" if disjoint else "choi", train, held, tests, "per-document", "choi",
                         lambda: choi_lm_sentences(root, excluded),
-                        segmenter_defaults={"peer_evidence": bool(disjoint)})
+                        segmenter_defaults=(
+                            {"families": ("vocabulary", "relevance", "cohesion", "peer")} if disjoint else {}))
 
 
 @dataclass(frozen=True)
@@ -227,7 +233,7 @@ def wiki_data(data: str | Path, *, keep_titles: bool = False) -> ProtocolData:
     test = portion(WIKI_TEST, f"wiki300 251-300 ({title})")
     lm_name = "wiki-titles" if keep_titles else "wiki"
     return ProtocolData("wiki", train, held, {"test": test}, "per-document", lm_name, train.sentences,
-                        segmenter_defaults={**NATURAL_SEGMENTER, "decision_rule": NATURAL_RULES["wiki"]},
+                        segmenter_defaults={**NATURAL_SEGMENTER, "rule": NATURAL_RULES["wiki"]}, rules=NATURAL_RULE_PAIR,
                         notes={"titles": "kept" if keep_titles else "dropped",
                                "licence": "Wikipedia text, CC BY-SA 3.0"})
 
@@ -341,7 +347,8 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
     lm_name = f"longform-{category}" + (f"-split{split_seed}" if split_seed else "")
     return ProtocolData("longform", train, held, {"test": test}, "per-document", lm_name,
                         train.sentences,
-                        segmenter_defaults={**NATURAL_SEGMENTER, "decision_rule": NATURAL_RULES["longform"]},
+                        segmenter_defaults={**NATURAL_SEGMENTER, "rule": NATURAL_RULES["longform"]},
+                        rules=NATURAL_RULE_PAIR,
                         notes={"category": category, "split_seed": split_seed, "categories": list(categories),
                                "texts": {k: sorted(v) for k, v in portions.items()},
                                "licence": "Brown corpus (NLTK packaging): non-commercial research/education"})
@@ -380,8 +387,7 @@ class ProtocolResult:
             "table": self.table,
             "tables": self.tables,
             **self.details,
-            "decision_rule": seg.decision_rule, "alpha": seg.alpha_, "epsilon": seg.epsilon_,
-            "length_shape": seg.length_shape_, "length_bias": seg.length_bias_, "mu_train": seg.mu_,
+            "rule": seg.rule_.to_dict(), "mu_train": seg.mu_,
             "heldout_stop_features": None if self.heldout_stop is None else len(self.heldout_stop.features_),
             "features": [{"feature": f.description, "short": f.short, "weight": float(w)}
                          for f, w in zip(seg.features_, seg.weights_)],
@@ -500,7 +506,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     out = Path(out) if out is not None else None
     t0 = time.perf_counter()
     lms = lm_path = None
-    if seg.use_relevance:
+    if "relevance" in seg.candidate_families():
         lms, lm_path = yield from language_models(data.lm_name, data.lm_sentences, out=out, lm_dir=lm_dir,
                                                   lm_params=lm_params)
     t1 = time.perf_counter()
@@ -512,9 +518,10 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
         if model is None:
             continue
         models[name] = model
-        for rule in DECISION_RULES:  # every decision rule, each tuned on the held-out portion, side by side
-            if rule != seg.decision_rule:
-                models[f"{name}, {rule.replace('_', ' ')} rule"] = model_segmenter(model, rule=rule)
+        for rule in data.rules:  # the other decision rules, each tuned on the held-out portion, side by side
+            if rule.kind != seg.base_rule().kind:
+                models[f"{name}, {rule.kind.replace('_', ' ')} rule"] = model_segmenter(
+                    model.with_tuned_rule(rule, data.heldout))
     tables = yield from score_test_portions(data, models, peers=peers, seed=seed)
     t3 = time.perf_counter()
     if out is not None:
@@ -556,9 +563,6 @@ PROTOCOLS: dict[str, Callable[..., ProtocolData]] = {
 
 #: the name of each protocol's language-model cache (``out/lm-NAME``), where it differs from the protocol's
 LM_NAMES = {"choi-disjoint": "choi"}
-
-#: the protocol options a command line may set (beside the Segmenter's), by protocol
-PROTOCOL_OPTIONS = {"wiki": ("keep_titles",), "longform": ("category", "split_seed")}
 
 
 def reproduce(protocol: str, data: str | Path, *, protocol_options: Mapping[str, Any] | None = None,

@@ -27,6 +27,7 @@ The rules:
 """
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, ClassVar, Iterator, Sequence
 
@@ -93,6 +94,20 @@ class DecisionRule(ParamsMixin):
         """The tuning grid, in tie-break order: ``(rule, None)`` pairs (a rule may yield a shared precomputation
         instead of None through :meth:`decisions`)."""
         yield self, None
+
+    def preparation_key(self) -> str:
+        """What :meth:`prepare` depends on: two rules with the same key share a preparation of the same
+        probabilities (by default the whole rule: the preparation is the decision itself)."""
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def prepare(self, probabilities):
+        """The part of a decision that a live control can reuse (:meth:`decide_prepared`); by default the
+        decision itself.  A view that moves one setting keeps preparations by :meth:`preparation_key`."""
+        return self.decide(probabilities)
+
+    def decide_prepared(self, prepared, probabilities) -> np.ndarray:
+        """:meth:`decide` from a :meth:`prepare` of the same probabilities (with the same preparation key)."""
+        return prepared
 
     def decisions(self, probabilities) -> Iterator[tuple["DecisionRule", np.ndarray]]:
         """``(candidate, its boundaries)`` for every candidate of the tuning grid on one document."""
@@ -163,6 +178,19 @@ class ThresholdRule(DecisionRule):
 
     def decide(self, probabilities) -> np.ndarray:
         return decode(probabilities, float(self.alpha), int(self.epsilon))
+
+    # alpha moves cost one comparison per position: the greedy pass depends on epsilon only (decode's docstring)
+    def preparation_key(self) -> str:
+        return f"threshold, epsilon {int(self.epsilon)}"
+
+    def prepare(self, probabilities):
+        p = check_probabilities(probabilities)
+        kept = np.flatnonzero(greedy_order_keep(p, int(self.epsilon)))
+        return kept, p[kept]
+
+    def decide_prepared(self, prepared, probabilities) -> np.ndarray:
+        kept, kept_p = prepared
+        return kept[kept_p > float(self.alpha)] + 1
 
     def candidates(self):
         for epsilon in self.epsilons:

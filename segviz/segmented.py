@@ -64,7 +64,8 @@ class SegmentedDocument:
         return found
 
 
-def _titles(unit) -> tuple[tuple[int, str], ...]:
+def reference_titles(unit) -> tuple[tuple[int, str], ...]:
+    """``(first sentence, title)`` of every reference segment of ``unit`` when any has a title, else ()."""
     if not any(document.title for document in unit.documents):
         return ()
     out, offset = [], 0
@@ -87,7 +88,7 @@ def segment_documents_iter(model, corpus, *, rule=None) -> Generator[Progress, N
     for unit, result in zip(units, applied):
         out.append(SegmentedDocument(unit.name, tuple(unit.sentence_texts()), result.masses(),
                                      tuple(float(p) for p in result.probabilities), unit.paragraph_starts(),
-                                     result.route.expert, result.rule.describe(), _titles(unit)))
+                                     result.route.expert, result.rule.describe(), reference_titles(unit)))
     return out
 
 

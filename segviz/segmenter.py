@@ -426,6 +426,18 @@ class Segmenter(ParamsMixin, ModelQueries):
         return AppliedDocument(self.boundary_probabilities(document, relevance=relevance), self.rule_for(document),
                                self.route(document), self)
 
+    def with_tuned_rule(self, rule: DecisionRule, heldout, *, relevance: np.ndarray | None = None) -> "Segmenter":
+        """A copy of this fitted segmenter deciding with ``rule`` tuned on ``heldout`` (a corpus with a reference),
+        as ``fit`` tunes its own (``tuning_metric``, ``tuning_units``)."""
+        self._check_fitted()
+        heldout = as_corpus(heldout, what="held-out corpus")
+        probs = self.boundary_probabilities(heldout, relevance=relevance)
+        out = copy.copy(self)
+        out.info_ = dict(self.info_)
+        out.info_.update(out._tune_rule(rule.check().with_mean_length(self.mean_length_), probs, heldout.masses(),
+                                        heldout.source_groups()))
+        return out
+
     def segmenters(self) -> dict[str, "Segmenter"]:
         """The segmenters inside this model by name: this one."""
         return {SEGMENTER_NAME: self}
@@ -470,10 +482,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         seg.history_ = list(self.history_[:rounds])
         seg.info_ = dict(self.info_, rounds_kept=rounds)
         if heldout is not None:
-            heldout = as_corpus(heldout, what="held-out corpus")
-            probs = seg.boundary_probabilities(heldout, relevance=heldout_relevance)
-            base = self.base_rule().with_mean_length(self.mean_length_)
-            seg.info_.update(seg._tune_rule(base, probs, heldout.masses(), heldout.source_groups()))
+            return seg.with_tuned_rule(self.base_rule(), heldout, relevance=heldout_relevance)
         return seg
 
     # ------------------------------------------------------------------ persistence

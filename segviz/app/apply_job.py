@@ -10,8 +10,8 @@ training), through the session's :mod:`~segviz.app.reading_cache`: started while
 it takes the files last to first, the window first to last, and each file is parsed once by whichever gets to
 it.  It then loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` on two cores
 (``n_jobs=2``: the window is idle by then) and sends back the compact arrays the views need: the boundary
-probabilities, the relevance and its profile, the decision rule's greedy passes, the induced features' 0/1
-matrix (CSR index arrays) and the vocabulary coverage.  The sentence count the parent shows is checked when the
+probabilities, the plan (which segmenter answered for each document, and why), the relevance and its profile,
+the shown segmenter's induced features' 0/1 matrix (CSR index arrays) and the vocabulary coverage.  The sentence count the parent shows is checked when the
 result is used.
 """
 from __future__ import annotations
@@ -29,9 +29,10 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..models import load_model
 from ..peers import preload_stemmer
-from ..routing import ExpertRouter, Route
+from ..model_protocol import Route
 from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
                             serve_guarded)
+from .state import PlanUnit
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
 
 
@@ -42,14 +43,12 @@ class ApplyJob:
     (None when closed first); :meth:`close` from any thread ends the child at once."""
 
     def __init__(self, model_path: str | os.PathLike, paths: Sequence[str | os.PathLike], *,
-                 read_options: dict | None = None, epsilons: Sequence[int] = (),
-                 reading_cache: str | os.PathLike | None = None):
+                 read_options: dict | None = None, reading_cache: str | os.PathLike | None = None):
         self.model_path = os.path.abspath(os.fspath(model_path))
         self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not self.paths:
             raise SegvizError("applying a model in the background needs the corpus files")
         self.read_options = dict(read_options or {})
-        self.epsilons = [int(e) for e in epsilons]
         self.reading_cache = None if reading_cache is None else os.fspath(reading_cache)
         self._cancel = threading.Event()
         self._child: ChildProcess | None = None
@@ -68,8 +67,7 @@ class ApplyJob:
                 if not child.start(workdir):
                     return None
                 if not child.send({"job": "apply", "model": self.model_path, "paths": self.paths,
-                                   "read_options": self.read_options, "epsilons": self.epsilons,
-                                   "reading_cache": self.reading_cache}):
+                                   "read_options": self.read_options, "reading_cache": self.reading_cache}):
                     return None
                 message = yield from child.progress_until_result()
                 return None if message is None else applied_from_json(message)
@@ -91,10 +89,10 @@ def applied_to_json(n: int, applied: AppliedModel) -> dict:
         "columns": {"shape": list(columns.shape), "indptr": encode_array(columns.indptr, "<i4"),
                     "indices": encode_array(columns.indices, "<i4"),
                     "data": None if ones else encode_array(columns.data)},
-        "keep": {str(e): encode_array(k, "|u1") for e, k in applied.keep_masks.items()},
         "coverage": None if coverage is None else {"covered": coverage.covered, "words": coverage.words,
                                                    "vocabulary": coverage.vocabulary},
-        "route": None if applied.route is None else applied.route.to_dict(),
+        "units": [[u.start, u.end, u.expert, None if u.route is None else u.route.to_dict()] for u in applied.units],
+        "shown": applied.shown,
     }
 
 
@@ -121,34 +119,39 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
             raise ValueError("inconsistent feature matrix")
         data = np.ones(nnz) if c["data"] is None else decode_array(c["data"], shape=(nnz,))
         columns = sp.csr_matrix((data, indices, indptr), shape=(rows, k))
-        keep = {}
-        for epsilon, mask in (message.get("keep") or {}).items():
-            keep[int(epsilon)] = decode_array(mask, shape=(n - 1,), dtype="|u1").astype(bool)
         cov = message.get("coverage")
         coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
-        route = message.get("route")
-        if route is not None:
-            route = Route.from_dict(route)
+        raw_units = message["units"]
+        if not isinstance(raw_units, list) or len(raw_units) > n:
+            raise ValueError("the documents of the plan are not a list")
+        units = []
+        for item in raw_units:
+            start, end, expert, route = item
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)) \
+                    or not isinstance(expert, str):
+                raise ValueError("a document of the plan is malformed")
+            units.append(PlanUnit(start, end, expert, None if route is None else Route.from_dict(route)))
+        shown = message["shown"]
+        if not isinstance(shown, str) or shown not in {u.expert for u in units}:
+            raise ValueError("the shown segmenter answers for no document")
     except SegvizError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise SegvizError(f"the model's process: malformed result ({exc})") from None
-    return n, AppliedModel(probabilities, relevance, profile, columns, keep, coverage, route)
+    return n, AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown, coverage)
 
 
 # -- the child's side -----------------------------------------------------------------------------------------
 
 def _child_result(config: dict):
     model = load_model(config["model"])
-    if isinstance(model, ExpertRouter):
-        # the router's gauges ask C99's questions, whose first use imports nltk (0.6-0.8 s): import it while the
-        # reading below waits for the files the window parses
-        threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
+    # a model's peer-evidence questions (a router's gauges among them) ask C99's, whose first use imports nltk
+    # (0.6-0.8 s): import it while the reading below waits for the files the window parses
+    threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
     corpus = yield from read_corpus_task(config["paths"], reading_cache=config.get("reading_cache"), backwards=True,
                                          **(config.get("read_options") or {}))
     # two cores' worth: the window is idle by now, waiting for this
-    applied = yield from apply_model_task(model, corpus, [int(e) for e in config.get("epsilons") or ()],
-                                          n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
+    applied = yield from apply_model_task(model, corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
     return corpus.n_sentences, applied
 
 

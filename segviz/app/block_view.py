@@ -525,7 +525,8 @@ class BlockView(QWidget):
         self.hyp_row.set(state.hypothesis_boundaries)
         lo, hi, pixels = self._visible_span()
         self.hyp_row.draw(lo, hi, pixels)
-        self.alpha_line.setVisible(state.probabilities is not None)
+        # the threshold line belongs to the threshold rule: another rule has no α to drag
+        self.alpha_line.setVisible(state.probabilities is not None and state.rule_setting("alpha") is not None)
         if abs(self.alpha_line.value() - state.alpha) > 1e-9:
             # pushing the model's value into the view must not echo back as a drag
             self.alpha_line.blockSignals(True)

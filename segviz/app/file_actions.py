@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # the bundled sample and the default model (the small Reuters demo model when it is absent): source tree or
 # share/segviz
 SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
-_DEFAULT_MODEL = bundled("resources", "default_model.segviz")
-SAMPLE_MODEL = _DEFAULT_MODEL if _DEFAULT_MODEL.is_file() else bundled("resources", "sample_model.json")
+SAMPLE_MODEL = bundled("resources", "default_model.segviz")
+#: a dropped file with this suffix opens as a model
+MODEL_SUFFIX = ".segviz"
 #: the Open dialog's filters: each names a reader format ("auto": detected from each file's content)
 FORMAT_CHOICES = (
     ("auto", "Any corpus, format detected from its content (*)"),
@@ -189,14 +190,14 @@ class FileActions:
             event.acceptProposedAction()
 
     def drop(self, event) -> None:
-        """Dropped ``.json`` files open as a model; every other dropped file or folder opens, together, as the
+        """Dropped ``.segviz`` files open as a model; every other dropped file or folder opens, together, as the
         corpus."""
         urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if not urls:
             return
         event.acceptProposedAction()
-        models = [u for u in urls if u.lower().endswith(".json")]
-        corpora = [u for u in urls if not u.lower().endswith(".json")]
+        models = [u for u in urls if u.lower().endswith(MODEL_SUFFIX)]
+        corpora = [u for u in urls if not u.lower().endswith(MODEL_SUFFIX)]
         if corpora:
             self.open_corpus(corpora)
         if models:
@@ -225,14 +226,16 @@ class FileActions:
     def open_model_dialog(self) -> None:
         settings = self.window.settings
         start = settings.value("files/last_model_dir", str(ROOT / "resources"))
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open model", str(start), "segviz models (*.segviz *.json)")
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open model", str(start), "segviz models (*.segviz)")
         if path:
             settings.setValue("files/last_model_dir", str(Path(path).parent))
             self.open_model(path)
 
     def save_model(self, path: str | os.PathLike) -> bool:
+        """Save what is open -- one segmenter, or a router with all its experts -- deciding with the rules shown
+        now, as one file, in the background."""
         win = self.window
-        seg = win.state.segmenter
+        seg = win.state.model_with_rules() if win.state.opened_model is not None else None
         if seg is None:
             win.show_error("Cannot save model", "there is no model to save; train or open one first")
             return False
@@ -249,8 +252,7 @@ class FileActions:
             return path
 
         def saved(_):
-            if win.state.segmenter is seg:
-                win.state.model_path = path
+            win.state.model_path = path
             win.info_label.setText(f"model saved to {path}")
             win.saved.emit(path)
 

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     corpus = list(args.corpus or [])
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
     read_options = {"format": args.format} if args.format else {}
-    headless = screenshot is not None or benchmark is not None
+    export = getattr(args, "export_segments", None)
+    headless = screenshot is not None or benchmark is not None or export is not None
 
     _quiet_qt_messages()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
@@ -135,6 +136,22 @@ def run(args: argparse.Namespace) -> int:
     window.closeRequested.connect(on_close_requested)
     # the window may close while hidden (it waited for its workers), which Qt does not count as the last one
     window.closed.connect(lambda: QTimer.singleShot(0, app.quit))
+
+    if export is not None:
+        def export_segments():
+            # the shown segmentation, in `segviz segment`'s format: the same documents, experts and rules
+            from ..writers import output_format_for, write_segmentation
+
+            if status["code"]:
+                return
+            try:
+                write_segmentation(export, window.state.segmented_documents(), output_format_for(export, None))
+            except (SegvizError, ValueError, OSError) as exc:
+                print(f"segviz: error: {export}: {exc}", file=sys.stderr)
+                status["code"] = 2
+            if screenshot is None:
+                window.close()
+        window.after_first_paint(lambda: window.when_idle(export_segments))
 
     if screenshot is not None:
         def shoot():

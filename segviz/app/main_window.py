@@ -3,7 +3,7 @@
 The window assembles the views, menus, toolbar and status bar, and composes its helpers: ``self.background``
 (:class:`~segviz.app.background.BackgroundWork`: every long step as a named background task, the progress bar
 and Cancel), ``self.files`` (:class:`~segviz.app.file_actions.FileActions`: open corpus/model, recent files, drag
-and drop, save, export), ``self.model_control`` (applying a model, tuning α, ε) and ``self.training``
+and drop, save, export), ``self.model_control`` (applying a model, tuning its decision rule) and ``self.training``
 (:class:`~segviz.app.training_control.TrainingControl`: Train/Step/Run/Pause/Stop).  All state lives in the
 :class:`~segviz.app.state.SessionState` behind ``self.session``.  Bad input of any kind ends in
 :meth:`MainWindow.show_error` (a QMessageBox, patched in tests) and never replaces what is loaded.
@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         self.open_folder_action = self._action("Open &folder...", self.files.open_folder_dialog, "Ctrl+Shift+O",
                                                "Open every file of a folder as one corpus")
         self.open_model_action = self._action("Open &model...", self.files.open_model_dialog, "Ctrl+M",
-                                              "Load a trained segmenter (JSON) and apply it to the corpus")
+                                              "Load a model (.segviz: one segmenter or a router of experts) and apply it to the corpus")
         self.save_model_action = self._action("&Save model...", self.files.save_model_dialog, QKeySequence.Save)
         self.export_plot_action = self._action("Export &plot...", self.files.export_plot_dialog, "Ctrl+E",
                                                "Save the block view as PNG or SVG")
@@ -172,9 +172,9 @@ class MainWindow(QMainWindow):
         self.quit_action = self._action("&Quit", self.close, QKeySequence.Quit)
         self.prev_action = self._action("◀ Previous block", self.block_view.previous_block, "PgUp")
         self.next_action = self._action("Next block ▶", self.block_view.next_block, "PgDown")
-        self.tune_action = self._action("&Tune α, ε on held-out", self.model_control.tune, "Ctrl+T",
-                                        "α, ε maximising P_mu on held-out data (Section 7)")
-        self.tune_oracle_action = self._action("Tune α, ε on the shown &reference (oracle)",
+        self.tune_action = self._action("&Tune the rule on held-out", self.model_control.tune, "Ctrl+T",
+                                        "the decision rule's settings best on held-out data (Section 7)")
+        self.tune_oracle_action = self._action("Tune the rule on the shown &reference (oracle)",
                                                self.model_control.tune_oracle, None,
                                                "An upper bound: tuned on the data being scored")
 

@@ -1,10 +1,12 @@
-"""The main window's model control: apply a segmenter to the shown corpus, tune its decision parameters.
+"""The main window's model control: apply a model to the shown corpus, tune the shown decision rule.
 
 :class:`ModelControl` is composed by :class:`~segviz.app.main_window.MainWindow` (``window.model_control``).
-Applying a model computes, in the background, the language-model relevance of every sentence (paper Section
-3.3), the boundary probabilities of the exponential model and the relevance profile.  Tuning sets the decision
-rule's threshold α and minimum separation ε to the values maximising P_mu on held-out data (Section 7), or, as an
-oracle upper bound, on the shown reference.  The model's feature columns on the shown corpus (which features
+Applying a model (one segmenter, or a router of several: :class:`segviz.model_protocol.SegmentationModel`)
+computes, in the background and document by document as ``segviz segment`` does, the boundary probabilities of
+the segmenter answering for each document, the language-model relevance of every sentence (paper Section 3.3)
+and the relevance profile.  Each document is then decided by its segmenter's own rule.  Tuning sets the shown
+rule's settings to the values best on held-out data (Section 7), or, as an oracle upper bound, on the shown
+reference.  The model's feature columns on the shown corpus (which features
 fire where: the context panel and the feature highlight) are evaluated in the background once per model.
 """
 from __future__ import annotations
@@ -14,20 +16,15 @@ import os
 import numpy as np
 from PySide6.QtCore import QTimer
 
-from ..models import experts_of
-from ..routing import ExpertRouter
 from .apply_job import ApplyJob
-from .state import check_decision
-from .tasks import apply_model_task, decision_passes_task, feature_columns_task, tune_task
+from .tasks import apply_model_task, feature_columns_task, tune_task
 
-#: epsilons whose decision pass is computed in the background as soon as a curve is shown
-WARM_EPSILONS = tuple(range(1, 11))
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
 
 
 class ModelControl:
-    """Model application and α, ε tuning for ``window`` (a :class:`~segviz.app.main_window.MainWindow`)."""
+    """Model application and decision-rule tuning for ``window`` (a :class:`~segviz.app.main_window.MainWindow`)."""
 
     def __init__(self, window):
         self.window = window
@@ -35,50 +32,57 @@ class ModelControl:
         self._columns_key = None       # (segmenter, corpus) the columns belong to
         self._columns_waiters: dict = {}   # who waits for the columns: the latest callback per asker
         self._early: dict | None = None    # an apply started while the corpus was being read (see apply_model)
-        window.session.probabilitiesChanged.connect(self._warm_decision_passes)
 
     def apply_model(self, model, path: str | None = None) -> bool:
         """Apply ``model`` to the corpus in the background; nothing changes until it has succeeded.
 
-        ``model`` is a segmenter, or a router (:mod:`segviz.routing`): the router chooses its expert for the
-        corpus in the background, and the window then shows that expert (its curve, features and α, ε) with the
-        reason under the reference line.  A model whose decision parameters are unusable is refused at once (a
-        dialog; the shown model stays)."""
+        Each document is answered by the segmenter the model chooses for it (a router's expert, with the reason
+        under the reference line) and decided by that segmenter's own rule; the panels show the segmenter that
+        answers for most sentences.  A model whose decision rules are unusable is refused at once (a dialog; the
+        shown model stays)."""
         win = self.window
-        try:
-            for expert in experts_of(model):
-                check_decision(expert.alpha_, expert.epsilon_)
-        except (ValueError, TypeError, AttributeError) as exc:
-            win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
-            return False
         state = win.state
         if state.corpus is None:
             # no text to choose for yet: a router shows its last expert (the one for the longest segments) until
             # one is open
-            shown = model.fallback_ if isinstance(model, ExpertRouter) else model
-            state.set_segmenter(shown, path, opened=model)
-            state.load_history(shown)
+            try:
+                state.set_model(model, path)
+            except ValueError as exc:
+                win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
+                return False
+            state.load_history(state.segmenter)
             win.modelApplied.emit()
             self._apply_early(model, path)
             return True
+        try:
+            for segmenter in model.segmenters().values():
+                segmenter.rule_.check()
+        except Exception as exc:   # SegvizError or AttributeError: no usable rule
+            win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
+            return False
         corpus = state.corpus
 
         def done(applied):
             if state.corpus is not corpus:
                 return
-            segmenter = model if applied.route is None else model.experts_.get(applied.route.expert)
-            if segmenter is None:
-                failed(f"the model's process chose an expert the model does not have ({applied.route.expert})")
+            segmenters = model.segmenters()
+            if applied.shown not in segmenters or any(u.expert not in segmenters for u in applied.units):
+                failed("the model's process chose a segmenter the model does not have")
                 return
+            try:
+                state.set_model(model, path, shown=applied.shown)
+            except ValueError as exc:
+                failed(str(exc))
+                return
+            segmenter = state.segmenter
             # the columns were evaluated with the relevance the trace shows; keep them for the context panel
             self._set_columns(segmenter, corpus, applied.columns)
             state.model_note = ""
             state.coverage = applied.coverage
             win.heldout_start = None
-            state.set_segmenter(segmenter, path, opened=model, route=applied.route)
             # three event-loop passes, each painted before the next, none long enough to be noticed on 10^5
             # sentences: the curve and hypothesis; the relevance, its profile and the metrics; the feature table
-            state.set_probabilities(applied.probabilities, keep_masks=applied.keep_masks, metrics=False)
+            state.set_probabilities(applied.probabilities, units=applied.units, metrics=False)
             probabilities = state.probabilities
 
             def relevance():
@@ -117,7 +121,6 @@ class ModelControl:
                 done(applied)
 
         # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
-        epsilons = tuple(sorted({state.epsilon, *(expert.epsilon_ for expert in experts_of(model))}))
         key = self._child_key(model, path, state.corpus_paths, win.files.read_options)
         early, self._early = self._early, None
         if early is not None and key is not None and early["key"] == key:
@@ -129,12 +132,12 @@ class ModelControl:
         if key is not None:
             # in a child process: the engine's numpy calls would hold the GIL against the window for up to a
             # third of a second each
-            job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options, epsilons=epsilons,
+            job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options,
                            reading_cache=win.reading_cache.name)
             win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
         else:
             # a model with no file of its own (trained here): in a thread
-            win.background.start("apply", lambda: apply_model_task(model, corpus, epsilons), on_result=done,
+            win.background.start("apply", lambda: apply_model_task(model, corpus), on_result=done,
                                  on_error=failed)
         return True
 
@@ -162,8 +165,7 @@ class ModelControl:
         if key is None:
             return
         early = {"key": key, "outcome": None, "deliver": None}
-        job = ApplyJob(path, paths, read_options=read_options, epsilons=(self.window.state.epsilon,),
-                       reading_cache=win.reading_cache.name)
+        job = ApplyJob(path, paths, read_options=read_options, reading_cache=win.reading_cache.name)
 
         def outcome(kind, value):
             early["outcome"] = (kind, value)
@@ -187,24 +189,6 @@ class ModelControl:
         """The corpus the early apply was reading for will not be installed (its reading failed)."""
         self._early = None
         self.window.background.cancel(EARLY_APPLY)
-
-    # -- decision passes ----------------------------------------------------------------------------------------
-    def _warm_decision_passes(self) -> None:
-        """Compute the greedy pass of the common ε values in the background, so ε changes cost O(n)."""
-        state = self.window.state
-        probs = state.probabilities
-        if probs is None:
-            return
-        wanted = [e for e in WARM_EPSILONS if e not in state.cached_epsilons()]
-        if not wanted:
-            return
-
-        def done(masks):
-            for epsilon, keep in masks.items():
-                state.store_keep_mask(epsilon, probs, keep)
-
-        self.window.background.start("decision", lambda: decision_passes_task(probs, wanted), on_result=done,
-                                     show_progress=False, on_error=lambda _msg: None)
 
     # -- feature columns ----------------------------------------------------------------------------------------
     def _set_columns(self, segmenter, corpus, columns) -> None:
@@ -268,10 +252,11 @@ class ModelControl:
 
     # -- tuning -------------------------------------------------------------------------------------------------
     def tune(self) -> None:
-        """Set α, ε to the values maximising P_mu on *held-out* data (Section 7), never on what is scored.
+        """Set the shown rule's settings to the values best on *held-out* data (Section 7), never on what is
+        scored.
 
         A model trained in the app is tuned on the held-out documents of the shown corpus (the last 20%); a
-        loaded model gets back the α, ε it was tuned to on its own held-out data.  Without either, the shown
+        loaded model gets back the rules it was tuned to on its own held-out data.  Without either, the shown
         reference is used (an oracle; :meth:`tune_oracle`).
         """
         win = self.window
@@ -284,21 +269,17 @@ class ModelControl:
             masses = tuple(np.diff(np.concatenate([[0], ref[ref > start] - start, [state.n_sentences - start]])))
             where = f"held-out documents (sentences {start}-{state.n_sentences - 1})"
             self._tune_on(state.probabilities[start:], masses, where)
-        elif state.segmenter is not None:
-            try:
-                state.set_decision(state.segmenter.alpha_, state.segmenter.epsilon_)
-            except ValueError as exc:
-                win.show_error("Cannot tune", str(exc))
-                return
-            pmu = state.segmenter.info_.get("tuned_p_mu") if isinstance(state.segmenter.info_, dict) else None
-            shown = f", held-out P_mu = {pmu:.3f}" if isinstance(pmu, (int, float)) else ""
-            win.info_label.setText(f"tuned on the model's own held-out data: α = {state.alpha:.2f}, "
-                                   f"ε = {state.epsilon}{shown}")
+        elif state.opened_model is not None:
+            state.restore_rules()
+            score = state.segmenter.info_.get("tuned_score") if isinstance(state.segmenter.info_, dict) else None
+            shown = f", held-out score {score:.3f}" if isinstance(score, (int, float)) else ""
+            win.info_label.setText(f"tuned on the model's own held-out data: {state.shown_rule.describe()}{shown}")
         else:
             self.tune_oracle()
 
     def tune_oracle(self) -> None:
-        """Best α, ε for P_mu on the shown reference itself (an upper bound, not a fair score)."""
+        """The shown rule's best settings for P_mu on the shown reference itself (an upper bound, not a fair
+        score)."""
         state = self.window.state
         if state.probabilities is None or not state.has_reference:
             return
@@ -308,18 +289,18 @@ class ModelControl:
         win = self.window
         state = win.state
         shown_probs = state.probabilities
+        rule = state.shown_rule
 
         def done(result):
             if state.probabilities is not shown_probs:
                 return   # the curve changed meanwhile: this tuning is for another model
-            alpha, epsilon, pmu = result
-            state.set_decision(alpha, epsilon)
+            tuned, score = result
+            state.set_rule(tuned)
             suffix = " (optimistic)" if oracle else ""
-            win.info_label.setText(f"tuned on {where}: α = {state.alpha:.2f}, ε = {state.epsilon}, "
-                                   f"P_mu = {pmu:.3f}{suffix}")
+            win.info_label.setText(f"tuned on {where}: {tuned.describe()}, P_mu = {score:.3f}{suffix}")
             win.tuned.emit()
 
-        win.background.start("tune", lambda: tune_task(probabilities, masses), on_result=done,
+        win.background.start("tune", lambda: tune_task(rule, probabilities, masses), on_result=done,
                              on_error=lambda msg: win.show_error("Cannot tune", msg))
 
     def forget(self) -> None:

@@ -8,8 +8,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
-                               QLabel, QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QHeaderView, QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QTableWidget, QTableWidgetItem,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from .block_view import CURVE_COLOR, HYP_COLOR, cache_axes, peer_color
@@ -41,10 +41,14 @@ METRIC_TIPS = ("P_mu (Section 5): probability that two sentences a mean segment 
 
 
 class DecisionPanel(QWidget):
-    """alpha slider + spin box, epsilon spin box, "tune on held-out", and the side-by-side metrics table.
+    """The controls of the decision rule in use, "tune on held-out", and the side-by-side metrics table.
 
-    User input is written back through the session (``state.set_alpha``); the panel blocks its own signals when
-    the session pushes a value in, so nothing echoes (the napari pattern).
+    The panel shows the rule of the shown segmenter (a router's expert can be picked in the list): the threshold
+    rule's α slider + spin box and ε spin box (Section 7), or one spin box per setting of another rule
+    (:meth:`segviz.rules.DecisionRule.controls`: the length prior's expected segment length, shape and bias; a
+    segment count).  Every change decides again, live, each document that segmenter answers for.  User input is
+    written back through the session (``state.set_alpha``, ``state.set_rule_setting``); the panel blocks its own
+    signals when the session pushes a value in, so nothing echoes (the napari pattern).
     """
 
     tuneRequested = Signal()
@@ -56,8 +60,23 @@ class DecisionPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
-        box = QGroupBox("Decision (Section 7)")
-        form = QFormLayout(box)
+        box = QGroupBox("Decision rule")
+        box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        form = self._rule_form = QFormLayout(box)
+        self.expert_combo = QComboBox()
+        self.expert_combo.setObjectName("expertCombo")
+        self.expert_combo.setToolTip("The segmenter whose decision rule the controls below show and change (a "
+                                     "router's expert; each document is decided by the rule of the expert that "
+                                     "answers for it)")
+        self.expert_combo.activated.connect(self._expert_chosen)
+        form.addRow("rule of", self.expert_combo)
+        self.rule_label = QLabel("")
+        self.rule_label.setObjectName("ruleLabel")
+        self.rule_label.setWordWrap(True)
+        form.addRow(self.rule_label)
+        self.threshold_box = QWidget()
+        threshold_form = QFormLayout(self.threshold_box)
+        threshold_form.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         self.alpha_slider = QSlider(Qt.Horizontal)
         self.alpha_slider.setObjectName("alphaSlider")
@@ -73,16 +92,24 @@ class DecisionPanel(QWidget):
         self.alpha_spin.setValue(state.alpha)
         row.addWidget(self.alpha_slider, 1)
         row.addWidget(self.alpha_spin)
-        form.addRow("threshold α", row)
+        threshold_form.addRow("threshold α", row)
         self.epsilon_spin = QSpinBox()
         self.epsilon_spin.setObjectName("epsilonSpin")
-        self.epsilon_spin.setRange(1, 100)
+        self.epsilon_spin.setRange(1, 200)
         self.epsilon_spin.setValue(state.epsilon)
         self.epsilon_spin.setSuffix(" sentences")
-        form.addRow("min. separation ε", self.epsilon_spin)
-        self.tune_button = QPushButton("Tune α, ε on held-out")
+        threshold_form.addRow("min. separation ε", self.epsilon_spin)
+        form.addRow(self.threshold_box)
+        # the settings of any other rule, one spin box each, built from the rule's own controls()
+        self.settings_box = QWidget()
+        self.settings_form = QFormLayout(self.settings_box)
+        self.settings_form.setContentsMargins(0, 0, 0, 0)
+        self.setting_spins: dict[str, QDoubleSpinBox | QSpinBox] = {}
+        self._settings_kind: tuple = ()
+        form.addRow(self.settings_box)
+        self.tune_button = QPushButton("Tune on held-out")
         self.tune_button.setObjectName("tuneButton")
-        self.tune_button.setToolTip("Set α and ε to the values maximising P_mu on held-out data (Section 7): "
+        self.tune_button.setToolTip("Set the rule's settings to the values best on held-out data (Section 7): "
                                     "the held-out documents of a model trained here, or the model's own "
                                     "held-out values for a loaded model")
         self.tune_button.clicked.connect(self.tuneRequested)
@@ -141,16 +168,77 @@ class DecisionPanel(QWidget):
             self.peer_layout.addWidget(check)
         self.peer_box.setVisible(bool(self.peer_checks))
 
+    def _expert_chosen(self, index: int) -> None:
+        name = self.expert_combo.itemData(index)
+        if name:
+            self.session.state.show_expert(name)
+
+    def _rebuild_settings(self, controls: list[dict]) -> None:
+        """One spin box per setting of a rule other than the threshold rule."""
+        kind = tuple((c["name"], c["integer"]) for c in controls)
+        if kind == self._settings_kind:
+            return
+        while self.settings_form.rowCount():
+            self.settings_form.removeRow(0)
+        self.setting_spins = {}
+        for control in controls:
+            spin = QSpinBox() if control["integer"] else QDoubleSpinBox()
+            spin.setObjectName(f"setting_{control['name']}")
+            if not control["integer"]:
+                spin.setDecimals(2)
+            spin.setRange(control["low"], control["high"])
+            spin.setSingleStep(control["step"])
+            spin.setKeyboardTracking(False)   # typed values apply on Enter, not at every digit
+            spin.valueChanged.connect(lambda v, n=control["name"]: self._setting_changed(n, v))
+            spin.setMinimumHeight(spin.sizeHint().height())   # a crowded dock must not squeeze them shut
+            self.settings_form.addRow(control["label"], spin)
+            self.setting_spins[control["name"]] = spin
+        self._settings_kind = kind
+
+    def _setting_changed(self, name: str, value) -> None:
+        try:
+            self.session.state.set_rule_setting(name, value)
+        except Exception as exc:   # SegvizError: a value the rule refuses; the panel shows the rule's own again
+            self.rule_label.setText(f"<span style='color:#c62828'>{html.escape(str(exc))}</span>")
+            self.refresh()
+
     def refresh(self) -> None:
         state = self.session.state
+        controls = state.shown_rule.controls()
+        threshold = any(c["name"] == "alpha" for c in controls)
+        self.threshold_box.setVisible(threshold)
+        others = [] if threshold else controls
+        self._rebuild_settings(others)
+        self.settings_box.setVisible(bool(others))
         for widget, value in ((self.alpha_slider, round(state.alpha * SLIDER_STEPS)),
-                              (self.alpha_spin, state.alpha), (self.epsilon_spin, state.epsilon)):
+                              (self.alpha_spin, state.alpha), (self.epsilon_spin, state.epsilon),
+                              *((self.setting_spins[c["name"]], c["value"]) for c in others)):
             if widget.value() != value:
                 widget.blockSignals(True)
                 widget.setValue(value)
                 widget.blockSignals(False)
+        segmenters = list(state.opened_model.segmenters()) if state.opened_model is not None else []
+        taken = state.experts_taken()
+        items = [(f"{name} ({plural(taken[name], 'document')})" if name in taken else name, name)
+                 for name in segmenters]
+        if [self.expert_combo.itemData(i) for i in range(self.expert_combo.count())] != [n for _, n in items] or \
+                [self.expert_combo.itemText(i) for i in range(self.expert_combo.count())] != [t for t, _ in items]:
+            self.expert_combo.blockSignals(True)
+            self.expert_combo.clear()
+            for text, name in items:
+                self.expert_combo.addItem(text, name)
+            self.expert_combo.blockSignals(False)
+        if state.shown_expert in segmenters:
+            self.expert_combo.setCurrentIndex(segmenters.index(state.shown_expert))
+        self.expert_combo.setVisible(len(segmenters) > 1)
+        label = self._rule_form.labelForField(self.expert_combo)
+        if label is not None:
+            label.setVisible(len(segmenters) > 1)
+        self.rule_label.setText(state.shown_rule.describe() if state.opened_model is not None
+                                else "the paper's threshold rule (open or train a model)")
         has_model = state.probabilities is not None
-        for widget in (self.alpha_slider, self.alpha_spin, self.epsilon_spin, self.tune_button):
+        for widget in (self.alpha_slider, self.alpha_spin, self.epsilon_spin, self.tune_button,
+                       *self.setting_spins.values()):
             widget.setEnabled(has_model)
         for name, check in self.peer_checks.items():
             check.blockSignals(True)
@@ -166,11 +254,16 @@ class DecisionPanel(QWidget):
                         "one, so only the model's curve and its boundaries are shown")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
+            taken = state.experts_taken() if state.probabilities is not None else {}
             routed = state.route is not None and state.probabilities is not None
             if routed:
                 text += f"<br><span style='color:#616161'>model: {html.escape(state.route.summary())}</span>"
+            elif len(state.opened_model.segmenters() if state.opened_model is not None else ()) > 1 and taken:
+                said = ", ".join(f"{name} {count}" for name, count in taken.items())
+                text += f"<br><span style='color:#616161'>model: experts chosen per document: {said}</span>"
             # the whole reasoning (each expert's threshold) on hover: the line itself stays one line
-            self.reference_label.setToolTip(state.route.describe() if routed else "")
+            self.reference_label.setToolTip(state.route.describe() if routed else "\n".join(
+                f"{u.route.describe()}" for u in state.units if u.route is not None)[:4000])
             if state.coverage is not None and state.probabilities is not None:
                 color = "#c62828" if state.coverage.out_of_domain else "#616161"
                 text += f"<br><span style='color:{color}'>{html.escape(state.coverage.message())}</span>"

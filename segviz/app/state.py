@@ -1,14 +1,17 @@
 """The app's session state, in plain Python (no Qt).
 
-A :class:`SessionState` holds the open corpus and its reference segmentation, the model's boundary probabilities,
-the decision parameters alpha and epsilon of Section 7, the resulting hypothesis and every metrics row, the peer
-segmenters' hypotheses and the feature-induction history.  Views listen through :meth:`SessionState.subscribe`;
-:class:`segviz.app.qt_session.QtSession` is the thin QObject wrapper that turns those notifications into Qt
-signals.  Every number comes from the engine (:mod:`segviz.decode`, :mod:`segviz.metrics`,
-:mod:`segviz.baselines`, :mod:`segviz.segmentation`); the state only caches what a slider would otherwise
-recompute: per-position arrays are kept, and the decision rule's greedy pass is kept per epsilon, so moving alpha
-costs one comparison per position (the boundaries kept at threshold alpha are the threshold-0 boundaries above
-alpha, see :mod:`segviz.decode`).
+A :class:`SessionState` holds the open corpus and its reference segmentation, the open model
+(:class:`segviz.model_protocol.SegmentationModel`: one segmenter or a router of several), its boundary
+probabilities, the plan of the documents (:class:`PlanUnit`: each source unit decided on its own by the decision
+rule of the segmenter that answered for it, exactly as ``segviz segment`` decides it), the resulting hypothesis and
+every metrics row, the peer segmenters' hypotheses and the feature-induction history.  The decision panel edits
+the rule of the *shown* segmenter (:attr:`SessionState.shown_expert`); every document that segmenter answers for
+is decided again.  Views listen through :meth:`SessionState.subscribe`; :class:`segviz.app.qt_session.QtSession`
+is the thin QObject wrapper that turns those notifications into Qt signals.  Every number comes from the engine
+(:mod:`segviz.rules`, :mod:`segviz.metrics`, :mod:`segviz.baselines`, :mod:`segviz.segmentation`); the state only
+caches what a control would otherwise recompute: each document's rule preparation
+(:meth:`segviz.rules.DecisionRule.prepare`: for the threshold rule the greedy pass of one epsilon, so moving alpha
+costs one comparison per position).
 """
 from __future__ import annotations
 
@@ -20,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from ..baselines import BASELINES, baseline_masses
-from ..decode import greedy_order_keep
 from ..metrics import score_row
+from ..rules import DecisionRule, ThresholdRule
 from ..segmentation import boundaries_to_masses, default_mu, masses_to_boundaries, segment_starts
+from ..segmented import SegmentedDocument, reference_titles
 from .child_process import encode_sentences
 
 # Notification topics (one per kind of change, so views redraw only what changed).
@@ -37,8 +41,20 @@ RELEVANCE = "relevance"      # per-sentence relevance and its profile replaced o
 
 MODEL_ROW = "model"
 
-#: epsilon values whose greedy pass is kept; the slider's range is small, and each pass is O(n log n)
-MAX_CACHED_EPSILONS = 16
+#: rule preparations kept (per document and preparation key); a slider visits few epsilons, each pass O(n log n)
+MAX_CACHED_PREPARATIONS = 4096
+
+
+@dataclass(frozen=True)
+class PlanUnit:
+    """One document of the shown stream, decided on its own: sentences ``start .. end - 1``, the segmenter that
+    answers for it (``expert``; ``model`` for a lone segmenter) and why (``route``, a
+    :class:`segviz.model_protocol.Route`, when a router chose)."""
+
+    start: int
+    end: int
+    expert: str | None = None
+    route: Any = None
 
 
 @dataclass
@@ -71,14 +87,16 @@ class SessionState:
     """Plain-Python state of one segviz session.
 
     Everything derived (hypothesis, metrics) is recomputed by the setters, so ``state.hypothesis_boundaries`` and
-    ``state.metrics`` are always consistent with ``alpha``/``epsilon``.
+    ``state.metrics`` are always consistent with the rules in ``state.rules``.
     """
 
     def __init__(self, *, alpha: float = 0.5, epsilon: int = 2, seed: int = 0):
         try:
-            self.alpha, self.epsilon = check_decision(alpha, epsilon)
+            alpha, epsilon = check_decision(alpha, epsilon)
         except ValueError:
-            self.alpha, self.epsilon = 0.5, 2
+            alpha, epsilon = 0.5, 2
+        #: the threshold rule shown before any model is open (the panel's starting α and ε)
+        self._idle_rule = ThresholdRule(alpha=alpha, epsilon=epsilon)
         self.seed = seed
         self.corpus = None
         self.prepared: PreparedCorpus | None = None
@@ -98,17 +116,19 @@ class SessionState:
         self.peer_masses: dict[str, tuple[int, ...]] = {}
         self.shown_peers: set[str] = set()
         self.metrics: dict[str, dict[str, float]] = {}
-        self.segmenter = None
+        self.segmenter = None       # the shown segmenter (its features, curve and rule are what the panels show)
         self.model_path: str | None = None
         self.model_note = ""        # e.g. "trained on documents 1-240 of this corpus" (in-sample warning)
         self.coverage = None        # segviz.domain.Coverage of the shown text by the shown model's vocabulary
-        self.opened_model = None    # what was opened: the segmenter, or the router (segviz.routing) it came from
-        self.route = None           # segviz.routing.Route: why the router chose the shown segmenter for this text
+        self.opened_model = None    # what was opened: a SegmentationModel (one segmenter, or a router of several)
+        self.rules: dict[str, DecisionRule] = {}   # the decision rule of each segmenter of the model, by name
+        self.shown_expert: str | None = None
+        self.units: tuple[PlanUnit, ...] = ()
         self.rounds: list[InductionRound] = []
         self._listeners: list[Callable[[str], None]] = []
         self._n = 0
         self._starts = np.zeros(0, dtype=np.int64)
-        self._keep: dict[int, np.ndarray] = {}
+        self._prepared_rules: dict[tuple[int, str], Any] = {}
 
     # -- notification ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[str], None]) -> None:
@@ -156,26 +176,36 @@ class SessionState:
         self.baseline_masses = dict(prepared.baseline_masses)
         self.peer_masses = {}
         self.probabilities = None
-        self._keep = {}
+        self._prepared_rules = {}
+        self.units = self._default_units()
         self.relevance = None
         self.relevance_profile = None
         self.model_note = ""
         self.coverage = None
-        self.route = None
         self.metrics = {name: dict(row) for name, row in prepared.baseline_metrics.items()}
         self._notify(CORPUS)
         self._recompute_hypothesis()
+
+    def _default_units(self, expert: str | None = None) -> tuple[PlanUnit, ...]:
+        """One unit per source unit of the corpus (a file, a JSONL object), each answered by ``expert``."""
+        if self.prepared is None:
+            return ()
+        out, start = [], 0
+        for size in self.prepared.unit_sizes:
+            out.append(PlanUnit(start, start + int(size), expert))
+            start += int(size)
+        return tuple(out)
 
     def _score(self, masses) -> dict[str, float]:
         return dict(score_row(self.reference_masses, masses))
 
     # -- model output ---------------------------------------------------------------------------------------
-    def set_probabilities(self, probabilities, relevance=None, profile=None, *, keep_masks=None,
+    def set_probabilities(self, probabilities, relevance=None, profile=None, *, units=None,
                           metrics: bool = True) -> None:
         """Boundary probabilities for positions 1..n-1 (index b-1 holds position b).
 
-        ``keep_masks`` ({epsilon: mask}): the decision rule's greedy passes over these probabilities, computed in
-        the background, so that showing a new curve costs no pass here.  ``metrics=False`` leaves the model's
+        ``units`` (:class:`PlanUnit` s covering the stream in order) say which segmenter answered for each
+        document; without them every source unit is the shown segmenter's.  ``metrics=False`` leaves the model's
         metrics row to :meth:`refresh_metrics` (a live training round: the curve first, the table in the next
         event-loop pass)."""
         if self.corpus is None:
@@ -190,12 +220,11 @@ class SessionState:
             rel = np.asarray(relevance, dtype=np.float64)
             if rel.shape != (self.n_sentences,):
                 raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
+        plan = self._default_units(self.shown_expert) if units is None else tuple(units)
+        _check_units(plan, self.n_sentences)
         self.probabilities = probs
-        self._keep = {}
-        for epsilon, keep in (keep_masks or {}).items():
-            keep = np.asarray(keep, dtype=bool)
-            if keep.shape == probs.shape:
-                self._keep[int(epsilon)] = keep
+        self.units = plan
+        self._prepared_rules = {}
         if rel is not None:
             self.relevance = rel
         if profile is not None:
@@ -223,7 +252,7 @@ class SessionState:
     def clear_model(self) -> None:
         """Forget the model's curve, hypothesis, metrics row and relevance (e.g. when training starts anew)."""
         self.probabilities = None
-        self._keep = {}
+        self._prepared_rules = {}
         self.relevance = None
         self.relevance_profile = None
         self.segmenter = None
@@ -231,65 +260,156 @@ class SessionState:
         self.model_note = ""
         self.coverage = None
         self.opened_model = None
-        self.route = None
+        self.rules = {}
+        self.shown_expert = None
+        self.units = self._default_units()
         self._notify(MODEL)
         self._notify(PROBABILITIES)
         self._recompute_hypothesis()
 
-    def set_segmenter(self, segmenter, path: str | None = None, *, opened=None, route=None) -> None:
-        """Take the model and the decision parameters it was tuned to (ValueError if they are unusable).
-
-        ``opened`` is what the file held when it is not ``segmenter`` itself (a router, :mod:`segviz.routing`),
-        ``route`` why the router chose ``segmenter`` for the shown text."""
-        alpha, epsilon = check_decision(segmenter.alpha_, segmenter.epsilon_)
-        self.segmenter = segmenter
-        self.opened_model = segmenter if opened is None else opened
-        self.route = route
+    def set_model(self, model, path: str | None = None, *, shown: str | None = None) -> None:
+        """Take the model (a :class:`~segviz.model_protocol.SegmentationModel`) and the decision rule of each of
+        its segmenters (ValueError if one is unusable).  ``shown`` names the segmenter the panels show (default:
+        the one answering for most sentences, else the last: a router's expert for the longest segments)."""
+        segmenters = dict(model.segmenters())
+        rules = {}
+        for name, segmenter in segmenters.items():
+            rule = segmenter.rule_
+            if not isinstance(rule, DecisionRule):
+                raise ValueError(f"the {name} segmenter has no usable decision rule")
+            try:
+                rules[name] = rule.check()
+            except Exception as exc:   # SegvizError: a rule out of range
+                raise ValueError(str(exc)) from None
+        if shown is None:
+            shown = self._busiest_expert(segmenters) or list(segmenters)[-1]
+        if shown not in segmenters:
+            raise ValueError(f"the model has no segmenter called {shown!r}")
+        self.opened_model = model
+        self.rules = rules
+        self.shown_expert = shown
+        self.segmenter = segmenters[shown]
         self.model_path = path
-        self.alpha, self.epsilon = alpha, epsilon
+        self._prepared_rules = {}
         self._notify(MODEL)
 
-    # -- decision parameters --------------------------------------------------------------------------------
+    def set_segmenter(self, segmenter, path: str | None = None) -> None:
+        """:meth:`set_model` for a model of one segmenter (a model trained in the window)."""
+        self.set_model(segmenter, path)
+
+    def _busiest_expert(self, segmenters) -> str | None:
+        sizes: dict[str, int] = {}
+        for unit in self.units:
+            if unit.expert in segmenters:
+                sizes[unit.expert] = sizes.get(unit.expert, 0) + unit.end - unit.start
+        return max(sizes, key=sizes.get) if sizes else None
+
+    def show_expert(self, name: str) -> None:
+        """Show (and let the panels edit) the rule of segmenter ``name``."""
+        segmenters = self.opened_model.segmenters() if self.opened_model is not None else {}
+        if name not in segmenters:
+            raise ValueError(f"the model has no segmenter called {name!r}")
+        if name != self.shown_expert:
+            self.shown_expert = name
+            self.segmenter = segmenters[name]
+            self._notify(MODEL)
+            self._notify(HYPOTHESIS)
+
+    # -- the decision rules ---------------------------------------------------------------------------------
+    @property
+    def shown_rule(self) -> DecisionRule:
+        """The rule the decision panel shows: the shown segmenter's (a threshold rule before any model)."""
+        return self.rules.get(self.shown_expert, self._idle_rule)
+
+    def rule_setting(self, name: str):
+        """The shown rule's setting ``name`` (one of its controls), or None when it has no such setting."""
+        for control in self.shown_rule.controls():
+            if control["name"] == name:
+                return control["value"]
+        return None
+
+    @property
+    def alpha(self) -> float:
+        """The threshold rule's α (Section 7) when the shown rule has one, else the idle rule's."""
+        value = self.rule_setting("alpha")
+        return float(self._idle_rule.alpha if value is None else value)
+
+    @property
+    def epsilon(self) -> int:
+        value = self.rule_setting("epsilon")
+        return int(self._idle_rule.epsilon if value is None else value)
+
+    def set_rule(self, rule: DecisionRule, expert: str | None = None) -> None:
+        """Decide the documents of segmenter ``expert`` (default: the shown one) with ``rule``."""
+        rule = rule.check()
+        expert = self.shown_expert if expert is None else expert
+        if expert is None:
+            self._idle_rule = rule if isinstance(rule, ThresholdRule) else self._idle_rule
+        else:
+            mean = getattr(self.opened_model.segmenters().get(expert), "mean_length_", None) \
+                if self.opened_model is not None else None
+            self.rules[expert] = rule.with_mean_length(mean) if mean else rule
+        self._recompute_hypothesis()
+
+    def set_rule_setting(self, name: str, value) -> None:
+        """Move one setting of the shown rule (a control of :meth:`segviz.rules.DecisionRule.controls`)."""
+        rule = self.shown_rule
+        if self.rule_setting(name) is None or self.rule_setting(name) == value:
+            return
+        self.set_rule(rule.with_setting(name, value))
+
+    def restore_rules(self) -> None:
+        """Back to the rules the open model was saved with (tuned on its own held-out data)."""
+        if self.opened_model is None:
+            return
+        self.rules = {name: seg.rule_ for name, seg in self.opened_model.segmenters().items()}
+        self._recompute_hypothesis()
+
+    def model_with_rules(self):
+        """The open model deciding with the rules shown now (what "Save model" writes)."""
+        model = self.opened_model
+        for name, rule in self.rules.items():
+            if rule is not model.segmenters()[name].rule_:
+                model = model.with_rule(rule, expert=name)
+        return model
+
     def set_alpha(self, alpha: float) -> None:
         alpha = float(alpha)
         if not math.isfinite(alpha):
             return
         alpha = min(max(alpha, 0.0), 1.0)
-        if alpha != self.alpha:
-            self.alpha = alpha
-            self._recompute_hypothesis()
+        if self.rule_setting("alpha") is None:
+            self._idle_rule = ThresholdRule(alpha=alpha, epsilon=self._idle_rule.epsilon)
+            self._notify(HYPOTHESIS)
+            return
+        self.set_rule_setting("alpha", alpha)
 
     def set_epsilon(self, epsilon: int) -> None:
         epsilon = max(int(epsilon), 1)
-        if epsilon != self.epsilon:
-            self.epsilon = epsilon
-            self._recompute_hypothesis()
+        if self.rule_setting("epsilon") is None:
+            self._idle_rule = ThresholdRule(alpha=self._idle_rule.alpha, epsilon=epsilon)
+            self._notify(HYPOTHESIS)
+            return
+        self.set_rule_setting("epsilon", epsilon)
 
     def set_decision(self, alpha: float, epsilon: int) -> None:
-        self.alpha, self.epsilon = check_decision(min(max(float(alpha), 0.0), 1.0), max(int(epsilon), 1))
-        self._recompute_hypothesis()
+        """The threshold rule at ``alpha``, ``epsilon`` for the shown segmenter (replacing another kind)."""
+        alpha, epsilon = check_decision(min(max(float(alpha), 0.0), 1.0), max(int(epsilon), 1))
+        base = self.shown_rule if isinstance(self.shown_rule, ThresholdRule) else ThresholdRule()
+        self.set_rule(ThresholdRule(alpha=alpha, epsilon=epsilon, alphas=base.alphas, epsilons=base.epsilons))
 
-    def keep_mask(self, epsilon: int, probabilities: np.ndarray | None = None) -> np.ndarray:
-        """The decision rule's greedy pass at threshold 0 for ``epsilon`` (:func:`segviz.decode.greedy_order_keep`)."""
-        probs = self.probabilities if probabilities is None else probabilities
-        if probs is self.probabilities and epsilon in self._keep:
-            return self._keep[epsilon]
-        keep = greedy_order_keep(probs, int(epsilon))
-        if probs is self.probabilities:
-            self.store_keep_mask(epsilon, probs, keep)
-        return keep
-
-    def store_keep_mask(self, epsilon: int, probabilities: np.ndarray, keep: np.ndarray) -> bool:
-        """Keep a greedy pass computed elsewhere (a worker) if it belongs to the current probabilities."""
-        if probabilities is not self.probabilities:
-            return False
-        if len(self._keep) >= MAX_CACHED_EPSILONS and epsilon not in self._keep:
-            self._keep.pop(next(iter(self._keep)))
-        self._keep[int(epsilon)] = keep
-        return True
-
-    def cached_epsilons(self) -> set[int]:
-        return set(self._keep)
+    def _decide_unit(self, index: int, unit: PlanUnit) -> np.ndarray:
+        """Boundary positions inside one unit (stream positions), by the rule of the segmenter answering for it."""
+        rule = self.rules.get(unit.expert, self.shown_rule)
+        p = self.probabilities[unit.start:unit.end - 1]
+        key = (index, rule.preparation_key())
+        prepared = self._prepared_rules.get(key)
+        if prepared is None:
+            prepared = rule.prepare(p)
+            if len(self._prepared_rules) >= MAX_CACHED_PREPARATIONS:
+                self._prepared_rules.pop(next(iter(self._prepared_rules)))
+            self._prepared_rules[key] = prepared
+        return np.asarray(rule.decide_prepared(prepared, p), dtype=np.int64) + unit.start
 
     def _recompute_hypothesis(self, *, metrics: bool = True) -> None:
         if self.corpus is None:
@@ -299,12 +419,55 @@ class SessionState:
             self.hypothesis_masses = ()
             self.metrics.pop(MODEL_ROW, None)
         else:
-            keep = self.keep_mask(self.epsilon)
-            self.hypothesis_boundaries = np.flatnonzero(keep & (self.probabilities > self.alpha)) + 1
+            parts = []
+            for index, unit in enumerate(self.units):
+                if unit.start > 0:
+                    parts.append(np.asarray([unit.start], dtype=np.int64))   # a document edge is a boundary
+                if unit.end - unit.start > 1:
+                    parts.append(self._decide_unit(index, unit))
+            self.hypothesis_boundaries = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
             self.hypothesis_masses = boundaries_to_masses(self.hypothesis_boundaries, self.n_sentences)
             if self.has_reference and metrics:
                 self.metrics[MODEL_ROW] = self._score(self.hypothesis_masses)
         self._notify(HYPOTHESIS)
+
+    # -- the plan -------------------------------------------------------------------------------------------
+    def unit_at(self, sentence: int) -> PlanUnit | None:
+        """The document (unit of the plan) holding ``sentence``."""
+        starts = [u.start for u in self.units]
+        i = int(np.searchsorted(starts, sentence, side="right")) - 1
+        return self.units[i] if 0 <= i < len(self.units) else None
+
+    def experts_taken(self) -> dict[str, int]:
+        """How many documents each segmenter answers for, in the model's order."""
+        counts: dict[str, int] = {}
+        for unit in self.units:
+            if unit.expert is not None:
+                counts[unit.expert] = counts.get(unit.expert, 0) + 1
+        return counts
+
+    def segmented_documents(self) -> list:
+        """The shown segmentation as ``segviz segment`` writes it (:class:`segviz.segmented.SegmentedDocument`, one
+        per document): the same documents, probabilities, boundaries, experts and rules."""
+        if self.corpus is None or self.probabilities is None:
+            raise ValueError("no segmentation is shown: open a corpus and a model first")
+        out = []
+        for unit, document in zip(self.units, self.corpus.by_file()):
+            inside = self.hypothesis_boundaries[(self.hypothesis_boundaries > unit.start)
+                                                & (self.hypothesis_boundaries < unit.end)] - unit.start
+            masses = tuple(int(m) for m in boundaries_to_masses(inside, unit.end - unit.start))
+            probabilities = tuple(float(p) for p in self.probabilities[unit.start:unit.end - 1])
+            rule = self.rules.get(unit.expert, self.shown_rule)
+            out.append(SegmentedDocument(document.name, tuple(document.sentence_texts()), masses, probabilities,
+                                         document.paragraph_starts(), unit.expert, rule.describe(),
+                                         reference_titles(document)))
+        return out
+
+    @property
+    def route(self):
+        """Why the router chose the shown segmenter, for a single document; None otherwise."""
+        routed = [u for u in self.units if u.route is not None]
+        return routed[0].route if len(routed) == 1 else None
 
     # -- peers ----------------------------------------------------------------------------------------------
     def set_peer(self, name: str, masses) -> None:
@@ -410,6 +573,8 @@ class PreparedCorpus:
     #: reading's own summary with its notes
     summary: str | None = field(repr=False, default=None)
     readings_summary: str = field(repr=False, default="")
+    #: sentences of each source unit (a file, a JSONL object), in order: the documents a model decides one by one
+    unit_sizes: tuple[int, ...] = field(repr=False, default=())
 
 
 def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> PreparedCorpus:
@@ -424,9 +589,21 @@ def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> Prep
     groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
     summary = corpus.summary() if corpus.readings else None
     readings = "\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes) for r in corpus.readings)
+    units = tuple(corpus.source_groups())
     return PreparedCorpus(corpus, seed, has_reference, masses, boundaries, segment_starts(masses),
                           corpus.sentence_texts(), baselines, metrics, encode_sentences(corpus.sentences()), groups,
-                          summary, readings)
+                          summary, readings, units)
+
+
+def _check_units(units, n: int) -> None:
+    """ValueError unless ``units`` cover sentences 0..n-1 in order, each at least one sentence long."""
+    at = 0
+    for unit in units:
+        if unit.start != at or unit.end <= unit.start:
+            raise ValueError(f"the documents of the plan do not cover the stream in order (at sentence {at})")
+        at = unit.end
+    if at != n:
+        raise ValueError(f"the documents of the plan cover {at} sentences, the stream has {n}")
 
 
 def _float(value) -> float:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from .. import Corpus, read_corpus
-from ..decode import greedy_order_keep, tune
 from ..domain import model_coverage
 from ..errors import SegvizError
 from ..events import Progress
@@ -25,9 +25,8 @@ from ..peers import PEERS, segment_with
 from ..persist import atomic_write_text
 from ..readers.source import expand_paths
 from .reading_cache import ReadingCache, read_files_shared
-from .state import prepare_corpus
+from .state import PlanUnit, prepare_corpus
 from ..relevance import relevance_profile, sentence_relevance
-from ..routing import ExpertRouter
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
 PEER_CHUNK = 1500
@@ -94,50 +93,71 @@ def _read_one(path: str, options: dict) -> Corpus:
 
 @dataclass(frozen=True)
 class AppliedModel:
-    """A segmenter on one corpus: boundary probabilities (n-1), per-sentence relevance (n) and its profile, and
-    the induced features' 0/1 columns (n-1, features; which feature fires where)."""
+    """A model on one corpus, document by document as ``segviz segment`` applies it: the boundary probabilities
+    of the stream (n-1; 1 at each document edge, always a boundary), the plan (:class:`~segviz.app.state.PlanUnit`:
+    which segmenter answered for each document, and why), the shown segmenter's name (``shown``: the one answering
+    for most sentences), per-sentence relevance (n) and its profile, and the shown segmenter's induced features'
+    0/1 columns (n-1, features; which feature fires where; empty rows at document edges)."""
 
     probabilities: np.ndarray = field(repr=False)
     relevance: np.ndarray | None = field(repr=False)
     profile: dict | None = field(repr=False)
     columns: object = field(repr=False)
-    keep_masks: dict = field(repr=False, default_factory=dict)   # the decision rule's passes, per epsilon
+    units: tuple = ()
+    shown: str | None = None
     coverage: object = None   # segviz.domain.Coverage: how much of the text the model's vocabulary knows
-    route: object = None      # segviz.routing.Route: the expert a router chose for this text (None: one segmenter)
 
 
-def apply_model_task(model, corpus: Corpus, epsilons: Sequence[int] = (), *, n_jobs: int = 1
-                     ) -> Generator[Progress, None, AppliedModel]:
-    """Relevance (Section 3.3, with the model's own language models), then the model's boundary probabilities
-    and the decision rule's greedy pass for each of ``epsilons``.
+def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Progress, None, AppliedModel]:
+    """The model on every document (source unit) of ``corpus`` (:meth:`SegmentationModel.apply`, as
+    ``segviz segment`` applies it), then the shown segmenter's feature columns, relevance (Section 3.3, with its
+    own language models) and relevance profile.
 
-    ``model`` is a segmenter, or a router (:class:`~segviz.routing.ExpertRouter`), which first chooses the
-    expert for the whole corpus (:attr:`AppliedModel.route`) and is then applied as that expert.
-    The relevance computed for the trace is the one the model's relevance questions use; the feature columns are
-    kept so that later questions (which features fire at a position, where a feature fires) cost a lookup.
-    ``n_jobs=2`` forks a worker for part of the questions (only in an engine child: never fork the window)."""
-    route = None
-    segmenter = model
-    if isinstance(model, ExpertRouter):
-        yield Progress("choosing the expert", 0, 3)
-        route = model.route(corpus)
-        segmenter = model.experts_[route.expert]
+    The feature columns are kept so that later questions (which features fire at a position, where a feature
+    fires) cost a lookup.  ``n_jobs=2`` forks a worker for part of the shown segmenter's questions (only in an
+    engine child: never fork the window)."""
+    documents = corpus.by_file()
+    total = len(documents) + 2
+    parts, units, start = [], [], 0
+    for i, document in enumerate(documents):
+        yield Progress("applying the model", i, total)
+        n = document.n_sentences
+        if n > 1:
+            applied = model.apply(document)
+            parts.append(np.asarray(applied.probabilities, dtype=np.float64))
+            units.append(PlanUnit(start, start + n, applied.route.expert,
+                                  applied.route if applied.route.checks else None))
+        else:
+            units.append(PlanUnit(start, start + n, model.apply_short(document).route.expert))
+        if start + n < corpus.n_sentences:
+            parts.append(np.ones(1))   # the gap before the next document: a boundary, whatever the model says
+        start += n
+    probabilities = np.concatenate(parts) if parts else np.zeros(0)
+    if probabilities.shape != (corpus.n_sentences - 1,) or not np.all(np.isfinite(probabilities)):
+        raise SegvizError("the model gives non-finite boundary probabilities (its weights are not usable)")
+    sizes: dict[str, int] = {}
+    for unit in units:
+        sizes[unit.expert] = sizes.get(unit.expert, 0) + unit.end - unit.start
+    shown = max(sizes, key=sizes.get)
+    segmenter = model.segmenters()[shown]
+    yield Progress("the shown segmenter's features", len(documents), total)
+    blocks = []
+    for unit, document in zip(units, documents):
+        if document.n_sentences > 1:
+            blocks.append(segmenter.feature_matrix(document, n_jobs=n_jobs).tocsr())
+        if unit.end < corpus.n_sentences:
+            blocks.append(sp.csr_matrix((1, len(segmenter.features_))))
+    columns = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, len(segmenter.features_)))
     lms = segmenter.lms_
     relevance = profile = None
     if lms is not None:
-        yield Progress("relevance", 0, 3)
+        yield Progress("relevance", len(documents) + 1, total)
         relevance = sentence_relevance(lms, corpus.sentences())
-    yield Progress("applying the model", 1, 3)
-    columns = segmenter.feature_matrix(corpus, relevance=relevance, n_jobs=n_jobs).tocsr()
-    probabilities = np.asarray(segmenter.boundary_probabilities(corpus, relevance=relevance), dtype=np.float64)
-    if not np.all(np.isfinite(probabilities)):
-        raise SegvizError("the model gives non-finite boundary probabilities (its weights are not usable)")
-    if lms is not None and corpus.has_reference:   # the profile is relevance around reference boundaries
-        yield Progress("relevance profile", 2, 3)
-        profile = relevance_profile(lms, corpus, relevance=relevance)
-    yield Progress("decision rule", 3, 3)
-    keep = {int(e): greedy_order_keep(probabilities, int(e)) for e in epsilons}
-    return AppliedModel(probabilities, relevance, profile, columns, keep, model_coverage(segmenter, corpus), route)
+        if corpus.has_reference:   # the profile is relevance around reference boundaries
+            profile = relevance_profile(lms, corpus, relevance=relevance)
+    yield Progress("applying the model", total, total)
+    return AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown,
+                        model_coverage(segmenter, corpus))
 
 
 def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None):
@@ -148,19 +168,11 @@ def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None
 
 # -- the decision rule ----------------------------------------------------------------------------------------
 
-def decision_passes_task(probabilities: np.ndarray, epsilons: Sequence[int]):
-    """The decision rule's greedy pass for each epsilon (then any alpha is one comparison per position)."""
-    out = {}
-    for i, epsilon in enumerate(epsilons):
-        yield Progress("decision rule", i, len(epsilons))
-        out[int(epsilon)] = greedy_order_keep(probabilities, int(epsilon))
-    return out
-
-
-def tune_task(probabilities: np.ndarray, reference_masses: Sequence[int]):
-    """(alpha, epsilon, P_mu) maximising P_mu on the given reference (Section 7; :func:`segviz.decode.tune`)."""
-    yield Progress("tuning α, ε", 0, 1)
-    return tune(probabilities, tuple(reference_masses))
+def tune_task(rule, probabilities: np.ndarray, reference_masses: Sequence[int]):
+    """``(tuned rule, score)``: ``rule``'s settings best on the given reference (P_mu, Section 7;
+    :func:`segviz.tuning.tune_rule`)."""
+    yield Progress("tuning the decision rule", 0, 1)
+    return rule.tune(probabilities, tuple(reference_masses))
 
 
 # -- peers ----------------------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from ..errors import SegvizError
-from .state import check_decision
 from .training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
 from .worker import GeneratorWorker
 
@@ -88,11 +87,10 @@ class TrainingControl:
             elif isinstance(event, TrainingFinished):
                 state.set_segmenter(event.model)
                 state.model_note = note
-                state.alpha, state.epsilon = check_decision(event.model.alpha_, event.model.epsilon_)
                 if event.probabilities is not None:
-                    state.set_probabilities(event.probabilities, keep_masks=event.keep_masks)
+                    state.set_probabilities(event.probabilities)
                 else:
-                    state.set_decision(state.alpha, state.epsilon)
+                    state.set_rule(event.model.rule_)
                 win.features.status.setText(f"done: {len(event.model.features_)} features "
                                             f"({event.reason.replace('_', ' ')})")
 
@@ -145,13 +143,13 @@ class TrainingControl:
         decision parameters, curve and hypothesis now; its table row, plots and metrics row in the next pass."""
         win = self.window
         state = win.state
-        state.segmenter = event.model
-        state.model_note = note
         try:
-            state.alpha, state.epsilon = check_decision(event.model.alpha_, event.model.epsilon_)
+            # the round's model and its rule (notified as one model change: the table follows in table())
+            state.set_segmenter(event.model)
         except ValueError:
             pass
-        state.set_probabilities(event.probabilities, keep_masks=event.keep_masks, metrics=False)
+        state.model_note = note
+        state.set_probabilities(event.probabilities, metrics=False)
         corpus, probabilities = state.corpus, state.probabilities
 
         def table():

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..decode import greedy_order_keep
 from ..errors import SegvizError
 from ..events import Progress
 from ..features import FeatureSpec
@@ -48,7 +47,7 @@ from .tasks import read_corpus_task
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
-#: the share of documents (the last ones) held out for per-round P_mu and for tuning alpha, epsilon
+#: the share of documents (the last ones) held out for per-round P_mu and for tuning the decision rule
 HELDOUT_FRACTION = 0.2
 
 
@@ -73,19 +72,18 @@ class RelevanceReady:
 class CurveUpdate:
     """One induction round: the engine's ``FeatureAdded``, the model of that round, and its curve.
 
-    ``probabilities`` are q(yes) at the gaps 1..n-1 of the shown corpus; ``model.alpha_``/``model.epsilon_``
-    are the round's best held-out decision parameters (Section 7).
+    ``probabilities`` are q(yes) at the gaps 1..n-1 of the shown corpus; ``model.rule_`` is the round's decision
+    rule (the threshold rule at the round's best held-out alpha and epsilon, Section 7).
     """
 
     added: FeatureAdded
     probabilities: np.ndarray = field(repr=False)
     model: Segmenter = field(repr=False)
-    keep_masks: dict = field(repr=False, default_factory=dict)   # the decision rule's pass at the round's epsilon
 
 
 @dataclass(frozen=True)
 class TrainingFinished:
-    """Induction stopped (``reason`` as in ``InductionFinished``) and alpha, epsilon are tuned on held-out data.
+    """Induction stopped (``reason`` as in ``InductionFinished``) and the decision rule is tuned on held-out data.
 
     ``probabilities``: the final model's curve on the shown corpus (the stopping rule may keep fewer rounds than
     were induced)."""
@@ -93,13 +91,6 @@ class TrainingFinished:
     model: Segmenter = field(repr=False)
     reason: str
     probabilities: np.ndarray | None = field(repr=False, default=None)
-    keep_masks: dict = field(repr=False, default_factory=dict)
-
-
-def decision_passes(probabilities: np.ndarray, epsilon: int) -> dict[int, np.ndarray]:
-    """The decision rule's greedy pass at ``epsilon`` (computed here, off the GUI thread, so the window shows a
-    round's hypothesis with one comparison per position)."""
-    return {int(epsilon): greedy_order_keep(probabilities, int(epsilon))}
 
 
 def is_round_event(event) -> bool:
@@ -162,13 +153,18 @@ def model_to_json(model: Segmenter) -> dict:
     return model.to_dict()
 
 
+def _rule(d: dict):
+    from ..rules import rule_from_dict
+
+    return rule_from_dict(d["rule"], source="training process")
+
+
 def model_from_json(d: dict, lms: LanguageModels | None) -> Segmenter:
     """Rebuild a segmenter from :func:`model_to_json` with the language models already in this process."""
     try:
         features = [FeatureSpec.from_dict(f) for f in d["features"]]
         model = Segmenter.from_weights(features, [float(x) for x in d["lambdas"]], prior=float(d["prior"]),
-                                       alpha=float(d["alpha"]), epsilon=int(d["epsilon"]), mu=float(d["mu"]),
-                                       lms=lms)
+                                       rule=_rule(d), mu=float(d["mu"]), lms=lms)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, SegvizError):
             raise
@@ -181,7 +177,8 @@ def model_from_json(d: dict, lms: LanguageModels | None) -> Segmenter:
 def added_to_json(added: FeatureAdded) -> dict:
     return {"round": added.round, "feature": added.feature.to_dict(), "gain": added.gain,
             "weights": list(added.weights), "train_loglik": added.train_loglik, "heldout_p_mu": added.heldout_p_mu,
-            "heldout_alpha": added.heldout_alpha, "heldout_epsilon": added.heldout_epsilon, "column": added.column,
+            "heldout_rule": None if added.heldout_rule is None else added.heldout_rule.to_dict(),
+            "column": added.column,
             "iis_iterations": added.iis_iterations, "seconds": added.seconds}
 
 
@@ -194,8 +191,8 @@ def added_from_json(d: dict) -> FeatureAdded:
                             gain=float(d["gain"]), weights=tuple(float(w) for w in d["weights"]),
                             train_loglik=float(d["train_loglik"]),
                             heldout_p_mu=optional(d["heldout_p_mu"], float),
-                            heldout_alpha=optional(d["heldout_alpha"], float),
-                            heldout_epsilon=optional(d["heldout_epsilon"], int), column=int(d["column"]),
+                            heldout_rule=None if d["heldout_rule"] is None else _rule({"rule": d["heldout_rule"]}),
+                            column=int(d["column"]),
                             iis_iterations=int(d["iis_iterations"]), seconds=float(d["seconds"]))
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, SegvizError):
@@ -377,12 +374,10 @@ class TrainingJob:
             model = model_from_json(message["model"], self.lms)
             probabilities = decode_array(message["probabilities"], shape=(n - 1,))
             self.model = model
-            return CurveUpdate(added_from_json(message["added"]), probabilities, model,
-                               decision_passes(probabilities, model.epsilon_))
+            return CurveUpdate(added_from_json(message["added"]), probabilities, model)
         if kind == "finished":
             model = model_from_json(message["model"], self.lms)
             probabilities = decode_array(message["probabilities"], shape=(n - 1,))
             self.model = model
-            return TrainingFinished(model, str(message.get("reason", "")), probabilities,
-                                    decision_passes(probabilities, model.epsilon_))
+            return TrainingFinished(model, str(message.get("reason", "")), probabilities)
         raise SegvizError(f"training process: unknown message {kind!r}")

@@ -54,7 +54,8 @@ def register(subparsers) -> None:
                    help="corpus files or folders, opened together (Choi .ref, Reuters .sgm, text, ...)")
     p.add_argument("--format", metavar="FORMAT", default=None,
                    help="how to read the corpus files (default: detected from their content)")
-    p.add_argument("--model", metavar="MODEL.json", help="trained segmenter to apply to the corpus")
+    p.add_argument("--model", metavar="MODEL", help="a model file (.segviz) to apply to the corpus (default: the "
+                                                  "bundled default model)")
     p.add_argument("--train", type=positive_int, metavar="N", default=None,
                    help="train language models and induce N features on the corpus in the app")
     p.add_argument("--block", type=positive_int, default=None, metavar="K", help="show block K (1-based) first")
@@ -63,6 +64,9 @@ def register(subparsers) -> None:
     out.add_argument("--benchmark", metavar="OUT.json",
                      help="open the corpus offscreen, script a session (alpha, epsilon, blocks, documents, zoom, "
                           "export, training, closing) and write its timings as JSON")
+    p.add_argument("--export-segments", metavar="OUT.jsonl",
+                   help="headless: write the segmentation the window shows, in `segviz segment`'s format (by OUT's "
+                        "extension: .jsonl, .csv, .txt or .ref), once the model is applied, then exit")
     p.add_argument("--size", type=window_size, default=(1600, 1000), metavar="WxH",
                    help="window size for --screenshot and --benchmark (default 1600x1000)")
     p.set_defaults(func=run_gui)
@@ -107,7 +111,15 @@ def run_gui(args: argparse.Namespace) -> int:
         _check_output(args.screenshot, ".png", "screenshot")
     if args.benchmark is not None:
         _check_output(args.benchmark, ".json", "benchmark")
-    headless = args.screenshot is not None or args.benchmark is not None
+    if args.export_segments is not None:
+        if args.benchmark is not None:
+            raise SegvizError("--export-segments and --benchmark are two different runs; give one")
+        from ..persist import check_output_path
+        from ..writers import output_format_for
+
+        check_output_path(args.export_segments)
+        output_format_for(args.export_segments, None)
+    headless = args.screenshot is not None or args.benchmark is not None or args.export_segments is not None
     _ensure_display(headless=headless)
     if importlib.util.find_spec("PySide6") is None:  # the engine works without Qt; only the app needs it
         raise SegvizError("the desktop app needs PySide6: pip install 'PySide6-Essentials>=6.10,<6.11'")

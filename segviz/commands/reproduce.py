@@ -45,8 +45,7 @@ def render_result(result) -> str:
     for payload in result.tables.values():
         lines.append(render_table(payload, table_rows(payload)))
     stop = "" if result.heldout_stop is None else f", held-out stop at {len(result.heldout_stop.features_)}"
-    lines.append(f"rule {seg.decision_rule}: alpha = {seg.alpha_:g}, epsilon = {seg.epsilon_}, length prior shape = "
-                 f"{seg.length_shape_:g}, bias = {seg.length_bias_:g}; "
+    lines.append(f"{seg.rule_.describe()}; "
                  f"{seg.info_.get('candidates')} candidates, {len(seg.features_)} features{stop}, "
                  f"induction {seg.info_.get('induction_seconds')} s, total {result.seconds['total']} s")
     lines.append("first features induced (the paper's Figures 5/6 as text):")

@@ -17,17 +17,25 @@ from .common import feature_lines, load_language_models, read_input, run_with_pr
 from .reading import add_reader_arguments, reader_params
 
 #: command-line option (dest) -> Segmenter parameter
-_OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "use_relevance": "use_relevance",
-                  "stopping": "stopping", "templates": "templates", "min_support": "min_support",
-                  "cohesion": "cohesion", "peer_evidence": "peer_evidence", "families": "families", "l2": "l2"}
+_OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "stopping": "stopping",
+                  "templates": "templates", "min_support": "min_support", "families": "families", "l2": "l2"}
+#: ``--rule NAME``: the decision rule tuned on the held-out data
+RULE_CHOICES = ("threshold", "length_prior", "segment_count")
 
 
 def segmenter_params(args: argparse.Namespace) -> dict:
     """The Segmenter keyword arguments the user set (options left unset keep the Segmenter's or the protocol's
     default); ``--param NAME=VALUE`` entries last."""
+    from ..rules import RULES, rule_from_dict
+
     params = {param: getattr(args, dest) for dest, param in _OPTION_PARAMS.items()
               if getattr(args, dest, None) is not None}
+    if getattr(args, "rule", None) is not None:
+        params["rule"] = RULES[args.rule]()
     for name, value in getattr(args, "param", None) or ():
+        if name == "rule" and value is not None:   # a rule as JSON: {"kind": "length_prior", "shapes": [...]}
+            value = rule_from_dict(value, source="--param rule") if isinstance(value, dict) else \
+                RULES[value]() if value in RULES else rule_from_dict(value, source="--param rule")
         params[name] = value
     return params
 
@@ -45,7 +53,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if len(train) < 2:
         raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
     lms = None
-    if seg.use_relevance:
+    if "relevance" in seg.check_params().candidate_families():
         if args.lm:
             lms = load_language_models(args.lm)
         else:
@@ -56,8 +64,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     seg.save(args.out, parents=args.parents)
     info = seg.info_
     print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
-          f"alpha = {seg.alpha_:g}, epsilon = {seg.epsilon_}, 1/mu = {1 / seg.mu_:.1f} sentences, "
-          f"{info.get('tuned_on')} P_mu = {info.get('tuned_p_mu', float('nan')):.4f}, "
+          f"{seg.rule_.describe()}, 1/mu = {1 / seg.mu_:.1f} sentences, tuned on {info.get('tuned_on')} "
+          f"({info.get('tuning')}: {info.get('tuned_score', float('nan')):.4f}), "
           f"induction {info.get('induction_seconds')} s", file=sys.stderr)
     for line in feature_lines(seg, limit=args.show):
         print(line, file=sys.stderr)
@@ -71,8 +79,6 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
                    help="features to induce (default 100, as in the paper)")
     p.add_argument("--vocabulary", type=positive_int, default=None,
                    help="candidate vocabulary: the N most frequent training words (default 30000)")
-    p.add_argument("--no-relevance", dest="use_relevance", action="store_const", const=False, default=None,
-                   help="vocabulary questions only (no language models)")
     p.add_argument("--stopping", choices=("last", "heldout"), default=None,
                    help="keep all induced features (last, default) or the round with the best held-out P_mu")
     p.add_argument("--lm-vocab", type=positive_int, default=20000,
@@ -82,17 +88,13 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
                         "(extended, default) or the paper's 15 only")
     p.add_argument("--min-support", type=positive_int, default=None,
                    help="drop candidate questions firing on fewer training events (default 1: keep all, as the paper)")
-    p.add_argument("--no-cohesion", dest="cohesion", action="store_const", const=False, default=None,
-                   help="the paper's candidates only: no lexical-cohesion interval questions (our addition)")
-    p.add_argument("--peer-evidence", dest="peer_evidence", action="store_true", default=None,
-                   help="add interval questions about C99/TextTiling evidence (rank-matrix contrast, C99 boundary "
-                        "nearby, C99 split step, TextTiling depth), computed per source file (our addition; "
-                        "default: on in `reproduce choi-disjoint`, off elsewhere)")
-    p.add_argument("--no-peer-evidence", dest="peer_evidence", action="store_false",
-                   help="no peer-evidence questions (the default everywhere except `reproduce choi-disjoint`)")
     p.add_argument("--families", type=family_names, default=None, metavar="NAMES",
                    help="candidate families to ask about, comma-separated (e.g. vocabulary,relevance,cohesion,"
-                        "tfidf,names; default: vocabulary, relevance and cohesion, as the switches above say)")
+                        "tfidf,names,peer; default: vocabulary, relevance and cohesion; relevance needs language "
+                        "models, which are trained on TRAIN unless --lm is given)")
+    p.add_argument("--rule", choices=RULE_CHOICES, default=None,
+                   help="the decision rule tuned on the held-out data: threshold (the paper's alpha/epsilon, "
+                        "default), length_prior (for long segments) or segment_count")
     p.add_argument("--l2", type=non_negative_float, default=None, metavar="PRECISION",
                    help="Gaussian prior on the weights (precision; 0 = none, the paper's default)")
     p.add_argument("--param", action="append", type=segmenter_param, metavar="NAME=VALUE", default=None,
@@ -102,9 +104,9 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers) -> None:
     t = subparsers.add_parser(
-        "train", help="induce a boundary model (Sections 4-5) and tune alpha/epsilon (Section 7)",
-        description="Train a segmenter: candidate features on TRAIN, greedy feature induction, alpha/epsilon "
-                    "tuned on --heldout to maximise P_mu.  Without --lm the language models are trained on TRAIN "
+        "train", help="induce a boundary model (Sections 4-5) and tune its decision rule (Section 7)",
+        description="Train a segmenter: candidate features on TRAIN, greedy feature induction, the decision rule "
+                    "tuned on --heldout.  Without --lm the language models are trained on TRAIN "
                     "first.  The model and its language models are saved as one file.")
     t.add_argument("train", nargs="+", metavar="TRAIN_CORPUS", help="training corpus files, directories or globs")
     t.add_argument("--heldout", nargs="+", metavar="CORPUS", help="held-out corpus for P_mu per round and tuning")
