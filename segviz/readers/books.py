@@ -1,0 +1,575 @@
+"""The structure of a book in raw text: which lines are chapter headings, which are their titles, and which lines
+are not the book's text at all (front matter, contents lists, illustrations, notes, back matter).
+
+The ``text`` reader uses it under ``headings=True`` (:func:`book_layout`); it works on the lines of one file
+after the Project Gutenberg header and licence are gone, and every decision is one pass over the lines (linear
+time; the patterns are anchored and have no nested repetition).
+
+Heading lines
+    A heading starts a *block* (a run of non-blank lines after a blank line), or follows another heading line in
+    its block (``VOLUME I`` / ``CHAPTER I``).  The kinds:
+
+    * **chapter words**: ``CHAPTER``, ``BOOK``, ``PART``, ``STAVE``, ``LETTER``, ``VOLUME`` (and ``SECTION``,
+      ``CANTO``, ``ACT``, ``SCENE``, ``EPISODE``, ``ADVENTURE``, ``LECTURE``, ``ESSAY``), in capitals or
+      capitalised, then a number -- Roman, Arabic, or words (``TWENTY-ONE``, ``the First``, ``THE LAST``) --
+      then nothing, or a separator (``.``, ``:``, ``--``, a dash, ``(``) or a capitalised title.  No length cap:
+      ``CHAPTER XV: ON THE LACK OF INCENTIVE TO LABOUR IN A COMMUNIST SOCIETY`` is a heading.  A title wrapped onto
+      up to three more lines of the block is part of the heading;
+    * **numbered papers**: a capitalised word, ``No.`` and a number (``FEDERALIST No. 10``);
+    * **numerals**: a Roman or Arabic number alone (``XII``, ``I.``, ``1``) or a Roman numeral, a full stop and a
+      capitalised title (``I. The Period``), alone in its block.  A numeral is a heading only with evidence:
+      it is one of at least two numerals of the same style numbered one after the other (a misprinted number
+      between two that fit is forgiven; a series may restart at one), with, on the median, at least
+      :data:`MIN_NUMERAL_GAP` characters of text between them (:data:`MIN_TITLED_NUMERAL_GAP` when titled) --
+      stanza numbers of a poem are close together -- and the body has no chapter-word chapters (then numerals
+      are sub-sections);
+    * **named sections**: ``Prologue``, ``Epilogue``, ``Introduction``, ``Conclusion``, ``Preface``,
+      ``Afterword``, ... alone in their block; and Markdown ``#`` headings.
+
+    Nothing else is a heading: not a short line in capitals (``THE END``, a song title, a signature such as
+    ``MOTHER.``), not a lone word, not a line inside a paragraph (a wrapped ``I.`` continues its sentence).
+Contents lists
+    Three ways to know a heading line is an entry of a contents list: its block holds another heading line of
+    the same style (``CHAPTER I. Rain`` / ``CHAPTER II. Sun``); it belongs to a run of headings without a
+    paragraph of prose between them in which at least three share a style; or what follows it, before the next
+    heading, is a list longer than a title.  The body starts at the heading the contents list opened with,
+    met again (``PART ONE`` listed, then ``PART ONE--The Old Buccaneer``), else at the first numbered heading
+    after the list.
+Front matter
+    When the text has numbered headings (chapter words, numbered papers or a numeral series) it is a *book*, and
+    everything before its first numbered heading -- title page, dedication, contents, list of illustrations,
+    prefaces and introductions -- is front matter: left out.  Otherwise nothing is left out before the first
+    heading.
+Titles
+    Headings with nothing but titles between them make one group (``BOOK ONE`` / ``THE COMING OF THE
+    MARTIANS`` / ``I.`` / ``THE EVE OF THE WAR.``), which starts one reference segment: a part or volume heading
+    directly followed by a chapter heading is part of that chapter's title, and a part followed by prose is a
+    segment of its own.  After a heading, up to :data:`MAX_TITLE_BLOCKS` short blocks (at most
+    :data:`MAX_TITLE_LINES` lines each) that read as titles -- in capitals, or capitalised word by word like a
+    title, not a quotation or a sentence ending in ``!``/``?``/``,`` -- are the chapter's title
+    (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the text.
+Left out anywhere
+    ``[Illustration ...]`` and ``[Transcriber's note ...]`` blocks, and lines that only say a volume or book ends
+    (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS`` (or a transcriber's note)
+    ends the book: the rest (publishers' lists, corrections) is back matter.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Sequence
+
+#: a numeral heading needs at least this much text (characters, median) before the next numeral of its series
+MIN_NUMERAL_GAP = 2000
+#: ... or this much when it carries a title on its line (``I. The Period``)
+MIN_TITLED_NUMERAL_GAP = 500
+#: blocks after a heading that can be its title
+MAX_TITLE_BLOCKS = 5
+#: lines of one title block
+MAX_TITLE_LINES = 4
+#: lines of a heading's own title wrapped inside its block
+MAX_HEADING_CONTINUATION = 3
+#: a heading with its chapter's text right below it (no blank line) is at most this share of the text's line length
+SHORT_HEADING_SHARE = 0.7
+#: a block of prose has at least this many words ...
+PROSE_MIN_WORDS = 8
+#: ... and at least this share of them begin in lower case
+PROSE_LOWER_SHARE = 0.5
+
+_CHAPTER_WORDS = ("chapter", "stave", "letter", "section", "canto", "act", "scene", "episode", "adventure",
+                  "lecture", "essay")
+_CONTAINER_WORDS = ("book", "part", "volume")
+_KEYWORDS = _CHAPTER_WORDS + _CONTAINER_WORDS
+_NAMED = ("prologue", "epilogue", "preface", "foreword", "introduction", "conclusion", "afterword", "postscript",
+          "appendix", "interlude")
+
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+          "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_UNIT_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_TEEN_ORDINALS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+                  "seventeenth", "eighteenth", "nineteenth")
+_TENS_ORDINALS = ("twentieth", "thirtieth", "fortieth", "fiftieth", "sixtieth", "seventieth", "eightieth",
+                  "ninetieth")
+_WORD_VALUES: dict[str, int] = {}
+for _i, _w in enumerate(_UNITS + _TEENS, start=1):
+    _WORD_VALUES[_w] = _i
+for _i, _w in enumerate(_UNIT_ORDINALS + _TEEN_ORDINALS, start=1):
+    _WORD_VALUES[_w] = _i
+for _i, (_w, _o) in enumerate(zip(_TENS, _TENS_ORDINALS), start=2):
+    _WORD_VALUES[_w] = _WORD_VALUES[_o] = 10 * _i
+
+
+def _alternation(words) -> str:
+    # longest first, so that "seventeen" is not read as "seven"
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_SMALL = _alternation(_UNITS + _UNIT_ORDINALS)
+_NUMBER_WORD = (rf"(?:the\s+)?(?:(?:{_alternation(_TENS)})(?:[-\s](?:{_SMALL}))?|{_alternation(_TENS_ORDINALS)}|"
+                rf"{_alternation(_TEENS + _TEEN_ORDINALS)}|{_SMALL}|last|final)")
+_ROMAN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+# what may follow a heading's number: nothing, a separator and anything, or a space and a capitalised title
+_REST = r"(?P<rest>(?:\s*[.:;,)\]*]*\s*$)|\s*(?:[.:]|--|[—–-]|\()+.*$|\s+[A-Z0-9“\"‘'(_\[].*$|\(.*$)"
+_KEYWORD_RE = re.compile(
+    rf"^(?P<kw>(?:{'|'.join(w.upper() for w in _KEYWORDS)}|{'|'.join(w.capitalize() for w in _KEYWORDS)}))"
+    rf"\s+(?P<num>\d{{1,4}}\b|(?i:{_ROMAN})\b|(?i:{_NUMBER_WORD})\b)" + _REST)
+_PAPER_RE = re.compile(r"^(?P<kw>[A-Z][A-Za-z]+)\s+(?:No|NO|Number|NUMBER)\.?\s*(?P<num>\d{1,4})\b" + _REST)
+_NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
+_TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN})\.\s+(?P<title>[A-Z“\"‘'(_].*)$")
+_NAMED_RE = re.compile(
+    rf"^(?:{'|'.join(w.upper() for w in _NAMED)}|{'|'.join(w.capitalize() for w in _NAMED)})"
+    r"(?:\s*[.:]?\s*$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9IVX][\w.]*\.?\s*$)")
+_MARKDOWN_RE = re.compile(r"^#{1,6}\s+\S")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+
+_WORD_RE = re.compile(r"(?<![\w'’])[^\W\d_][\w'’-]*")
+_OPEN_QUOTES = "\"'“‘«"
+_CLOSERS = "\"'”’»)]_*"
+# words a title leaves in lower case ("The Widow and her Child", "Diana Is Invited to Tea with Tragic Results")
+_MINOR_WORDS = frozenset(
+    "a an the and or but nor so yet of in on at to by for with from into onto upon over under as is are was be "
+    "its it his her hers their our my your than that this which who whom what when where how up out off down "
+    "about among through after before without within between against towards toward during near per via vs "
+    "de la le du des von van der da di".split())
+_ILLUSTRATION_RE = re.compile(r"^\[\s*(?:illustration|transcriber)", re.I)
+_NOTE_RE = re.compile(r"^(?:original\s+|etext\s+)?transcriber['’]?s?\s+notes?\b|\btranscriber\s*:?\s*$", re.I)
+_END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
+                             r"\b[\w .,]{0,20}[.)\]]*$", re.I)
+_THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
+_MAX_END_OF_PART_CHARS = 40
+
+
+# ------------------------------------------------------------------------------------------------ numbers
+def roman_value(numeral: str) -> int | None:
+    """The value of a valid Roman numeral (either case), else ``None``."""
+    numeral = numeral.upper()
+    if not numeral or not re.fullmatch(_ROMAN, numeral):
+        return None
+    total = 0
+    for i, ch in enumerate(numeral):
+        value = _ROMAN_VALUES[ch]
+        following = _ROMAN_VALUES[numeral[i + 1]] if i + 1 < len(numeral) else 0
+        total += -value if value < following else value
+    return total
+
+
+def number_value(token: str) -> int | None:
+    """The value of a heading's number: Arabic, Roman, or words (``TWENTY-ONE``, ``the First``); ``None`` for
+    ``the last`` (it continues its series) or anything else."""
+    token = token.strip()
+    if token.isdigit():
+        return int(token)
+    roman = roman_value(token)
+    if roman:
+        return roman
+    words = token.lower().split()
+    if words and words[0] == "the":
+        words = words[1:]
+    parts = "-".join(words).split("-")
+    if not parts or any(p not in _WORD_VALUES for p in parts):
+        return None
+    return sum(_WORD_VALUES[p] for p in parts)
+
+
+# ------------------------------------------------------------------------------------------------ headings
+@dataclass(frozen=True)
+class HeadingMatch:
+    """What one line says as a heading: its kind (``keyword``, ``paper``, ``numeral``, ``named``,
+    ``markdown``), the series it belongs to (``style``: the chapter word, or the numeral system), its number,
+    and whether it only contains chapters (a book, part or volume)."""
+
+    kind: str
+    style: str
+    number: int | None
+    container: bool = False
+    titled: bool = False
+
+    @property
+    def numbered(self) -> bool:
+        return self.kind in ("keyword", "paper", "numeral")
+
+
+def match_heading(line: str) -> HeadingMatch | None:
+    """The heading this line would be if it stood as one (module docstring), else ``None``.  Says nothing about
+    where the line stands: see :func:`book_layout` for the evidence a heading needs."""
+    line = line.strip()
+    if not line:
+        return None
+    m = _KEYWORD_RE.match(line)
+    if m:
+        kw = m.group("kw").lower()
+        num = m.group("num")
+        value = number_value(num)
+        if value is None and not re.fullmatch(r"(?i)(?:the\s+)?(?:last|final)", num):
+            return None
+        return HeadingMatch("keyword", kw, value, container=kw in _CONTAINER_WORDS)
+    m = _PAPER_RE.match(line)
+    if m:
+        return HeadingMatch("paper", m.group("kw").lower(), int(m.group("num")))
+    m = _NUMERAL_RE.match(line)
+    if m:
+        num = m.group("num")
+        return HeadingMatch("numeral", "arabic" if num.isdigit() else "roman", number_value(num))
+    m = _TITLED_NUMERAL_RE.match(line)
+    if m:
+        return HeadingMatch("numeral", "roman titled", roman_value(m.group("num")), titled=True)
+    if _NAMED_RE.match(line):
+        return HeadingMatch("named", "named", None)
+    if _MARKDOWN_RE.match(line):
+        return HeadingMatch("markdown", "markdown", None)
+    return None
+
+
+# ------------------------------------------------------------------------------------------ reading lines
+def _words(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
+
+
+def is_prose(lines: Sequence[str]) -> bool:
+    """Is this block running prose: at least :data:`PROSE_MIN_WORDS` words, mostly in lower case?  (Contents
+    entries, lists of illustrations and titles are capitalised word by word or in capitals.)"""
+    words = _words(" ".join(lines))
+    return len(words) >= PROSE_MIN_WORDS and sum(w[0].islower() for w in words) >= PROSE_LOWER_SHARE * len(words)
+
+
+def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
+    """Does this block read as a title: in capitals, or capitalised word by word (three in four of the words a
+    title would capitalise); not a sentence ending in ``,`` or ``;``, nor in ``!`` or ``?`` unless ``question``
+    (the rest of a heading's own line may ask: ``ARE FORTRESSES ... ADVANTAGEOUS OR HURTFUL?``; a block of its
+    own that exclaims is a line of dialogue, ``TOM!``); a quotation only when it is a short title in quotation
+    marks (``“Pieces of Eight”``)?"""
+    text = " ".join(line.strip() for line in lines).strip()
+    core = text.rstrip(_CLOSERS + " ")
+    if not core or core[-1] in (",;" if question else "!?,;"):
+        return False
+    if text[0] in _OPEN_QUOTES and (len(lines) > 1 or any(ch in core for ch in ",;!?")):
+        return False
+    letters = [ch for ch in text if ch.isalpha()]
+    if len(letters) < 2:
+        return False
+    if not any(ch.islower() for ch in letters):
+        return True
+    content = [w for w in _words(text) if w.lower() not in _MINOR_WORDS]
+    return bool(content) and sum(w[0].isupper() for w in content) >= 0.75 * len(content)
+
+
+@dataclass
+class _Candidate:
+    start: int          # line index of the heading line
+    end: int            # index after the heading's own lines
+    match: HeadingMatch
+    block: int          # index of its block
+    contents: bool = False
+    gap: int = 0        # characters of text until the next candidate of its numeral series
+
+    @property
+    def key(self) -> tuple[str, object]:
+        return (self.match.style, self.match.number)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One reference segment's heading group: lines ``start:end`` (the heading lines and the title lines after
+    them) leave the text; ``heading`` is the first heading line as written, ``title`` the whole group as one
+    title (``CHAPTER I. The Widow and her Child.``)."""
+
+    start: int
+    end: int
+    heading: str
+    title: str
+
+
+@dataclass
+class BookLayout:
+    """What :func:`book_layout` found: the sections that start reference segments, which lines are left out of
+    the text (``dropped[i]``), whether the text was read as a book (front matter left out), and notes."""
+
+    sections: list[Section]
+    dropped: list[bool]
+    book: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def _blocks(stripped: Sequence[str]) -> list[tuple[int, int]]:
+    out, start = [], None
+    for i, line in enumerate(stripped):
+        if line and start is None:
+            start = i
+        elif not line and start is not None:
+            out.append((start, i))
+            start = None
+    if start is not None:
+        out.append((start, len(stripped)))
+    return out
+
+
+def _find_candidates(stripped: Sequence[str], blocks: list[tuple[int, int]]) -> list[_Candidate]:
+    """Heading lines standing where a heading stands: first in a block, or after another heading line in it."""
+    out: list[_Candidate] = []
+    for b, (start, end) in enumerate(blocks):
+        i = start
+        while i < end:
+            match = match_heading(stripped[i])
+            if match is None:
+                break
+            rest = range(i + 1, end)
+            same_style = [j for j in rest if (other := match_heading(stripped[j])) and other.style == match.style]
+            if same_style:   # two headings of one series in one block: a contents list
+                out.append(_Candidate(i, end, match, b, contents=True))
+                break
+            if i + 1 == end:
+                out.append(_Candidate(i, end, match, b))
+                break
+            following = match_heading(stripped[i + 1])
+            if following is not None and match.numbered and following.numbered:  # VOLUME I / CHAPTER I
+                out.append(_Candidate(i, i + 1, match, b))
+                i += 1
+                continue
+            tail = stripped[i + 1:end]
+            if len(tail) <= MAX_HEADING_CONTINUATION and is_title_like(tail, question=True) and not is_prose(tail):
+                out.append(_Candidate(i, end, match, b))  # a title wrapped onto the next lines
+            elif match.kind == "keyword" and len(stripped[i]) <= SHORT_HEADING_SHARE * max(map(len, tail)):
+                # the chapter's text follows without a blank line; a line as long as the text's lines is the
+                # first line of a paragraph ("BOOK I. (Folio), CHAPTER I. (Sperm Whale).--This whale, ...")
+                out.append(_Candidate(i, i + 1, match, b))
+            break
+    return out
+
+
+def _text_chars(stripped: Sequence[str], start: int, end: int) -> int:
+    return sum(len(line) for line in stripped[start:end])
+
+
+def _numeral_series(cands: list[_Candidate], stripped: Sequence[str]) -> set[int]:
+    """Indices (into ``cands``) of the numeral headings with series evidence (module docstring): runs of at
+    least two numbered one after the other, far enough apart."""
+    accepted: set[int] = set()
+    by_style: dict[str, list[int]] = {}
+    for k, c in enumerate(cands):
+        if c.match.kind == "numeral" and not c.contents and c.match.number is not None:
+            by_style.setdefault(c.match.style, []).append(k)
+    for style, members in by_style.items():
+        chains: list[list[int]] = []
+        chain: list[int] = []
+        expected = 0
+        for pos, k in enumerate(members):
+            number = cands[k].match.number
+            following = cands[members[pos + 1]].match.number if pos + 1 < len(members) else None
+            if chain and number == expected:
+                chain.append(k)
+            elif chain and number != 1 and following == expected + 1:
+                chain.append(k)        # a misprinted number between two that fit (VI for IV, then V)
+                number = expected
+            else:                      # a new series: restarted at one, or numbering we cannot follow
+                if len(chain) >= 2:
+                    chains.append(chain)
+                chain = [k]
+            expected = number + 1
+        if len(chain) >= 2:
+            chains.append(chain)
+        least = MIN_TITLED_NUMERAL_GAP if style.endswith("titled") else MIN_NUMERAL_GAP
+        for chain in chains:
+            gaps = [_text_chars(stripped, cands[a].end, cands[b].start) for a, b in zip(chain, chain[1:])]
+            if statistics.median(gaps) >= least:
+                accepted.update(chain)
+    return accepted
+
+
+def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
+    """Lines that are never the book's text wherever they stand (module docstring), and how many illustration or
+    note blocks and end-of-volume lines were among them."""
+    n = len(stripped)
+    dropped = [False] * n
+    blocks = end_lines = 0
+    i = 0
+    while i < n:
+        line = stripped[i]
+        if _ILLUSTRATION_RE.match(line):
+            j = i
+            # a bracketed block runs to its closing bracket (a few lines at most; an unclosed one is one line)
+            while j < n and j - i < 30 and "]" not in stripped[j]:
+                j += 1
+            last = j if j < n and "]" in stripped[j] else i
+            for k in range(i, last + 1):
+                dropped[k] = True
+            blocks += 1
+            i = last + 1
+            continue
+        alone = (i == 0 or not stripped[i - 1]) and (i + 1 == n or not stripped[i + 1])
+        if alone and len(line) <= _MAX_END_OF_PART_CHARS and _END_OF_PART_RE.match(line):
+            dropped[i] = True
+            end_lines += 1
+        i += 1
+    return dropped, blocks, end_lines
+
+
+def _prose_between(prose_before: list[int], a: _Candidate, b: _Candidate, tail_prose: bool) -> bool:
+    """Is there a paragraph of prose between heading ``a`` and heading ``b``?"""
+    return tail_prose or prose_before[b.block] - prose_before[a.block + 1] > 0
+
+
+def _body_start(cands: list[_Candidate], runs: list[list[int]], listed: set[int]) -> int | None:
+    """Index of the first heading of the body (module docstring: Contents lists), or ``None`` when no numbered
+    heading stands outside a contents list."""
+    for r, run in enumerate(runs):
+        styles: dict[str, int] = {}
+        for k in run:
+            styles[cands[k].match.style] = styles.get(cands[k].match.style, 0) + 1
+        contentsish = [k for k in run if cands[k].contents or k in listed or styles[cands[k].match.style] >= 3]
+        if not contentsish:
+            numbered = [k for k in run if cands[k].match.numbered]
+            if numbered:
+                return numbered[0]
+            continue   # named sections before any chapter (a preface): front matter if this is a book
+        first = cands[run[0]]
+        # the heading the list opened with, met again: in this run after the list, else in a later run
+        again = [k for k in run[1:] if cands[k].key == first.key and not cands[k].contents]
+        if first.match.number is not None or first.match.kind != "numeral":
+            if again:
+                return _with_container(cands, run, again[-1], contentsish)
+            later = [k for later_run in runs[r + 1:] for k in later_run
+                     if cands[k].key == first.key and not cands[k].contents]
+            if later:
+                return later[0]
+        after = [k for k in run if k > contentsish[-1] and cands[k].match.numbered and not cands[k].contents]
+        if after:
+            return after[0]
+    return None
+
+
+def _with_container(cands: list[_Candidate], run: list[int], body: int, contentsish: list[int]) -> int:
+    """Step back from ``body`` over numbered headings right before it that are not contents entries (``VOLUME
+    I`` before ``CHAPTER I``)."""
+    position = run.index(body)
+    while position > 0:
+        previous = run[position - 1]
+        if previous in contentsish or not cands[previous].match.numbered or cands[previous].contents:
+            break
+        position -= 1
+    return run[position]
+
+
+def book_layout(lines: Sequence[str]) -> BookLayout:
+    """The structure of the text whose lines are ``lines`` (module docstring): the sections that start reference
+    segments, the lines left out, and notes (their line numbers are indices into ``lines``)."""
+    stripped = [line.strip() for line in lines]
+    dropped, n_blocks_out, n_end_lines = _left_out_anywhere(stripped)
+    visible = ["" if gone else line for line, gone in zip(stripped, dropped)]
+    blocks = _blocks(visible)
+    prose = [is_prose(visible[s:e]) for s, e in blocks]
+    prose_before = [0]
+    for flag in prose:
+        prose_before.append(prose_before[-1] + flag)
+    cands = _find_candidates(visible, blocks)
+    series = _numeral_series(cands, visible)
+    cands = [c for k, c in enumerate(cands) if c.match.kind != "numeral" or c.contents or k in series]
+    tails = [c.end < blocks[c.block][1] and is_prose(visible[c.end:blocks[c.block][1]]) for c in cands]
+
+    # runs of headings without prose between them; a heading followed by a list longer than a title is listed
+    runs: list[list[int]] = []
+    listed: set[int] = set()
+    for k, c in enumerate(cands):
+        if runs and not _prose_between(prose_before, cands[k - 1], c, tails[k - 1]):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+        following = cands[k + 1].block if k + 1 < len(cands) else len(blocks)
+        between = [blocks[b] for b in range(c.block + 1, following)]
+        if not tails[k] and between and not any(prose[b] for b in range(c.block + 1, following)) and (
+                len(between) > MAX_TITLE_BLOCKS or any(e - s > MAX_TITLE_LINES for s, e in between)):
+            listed.add(k)
+
+    notes: list[str] = []
+    body = _body_start(cands, runs, listed)
+    book = body is not None
+    if book:
+        for i in range(cands[body].start):
+            dropped[i] = True
+        chosen = [c for c in cands[body:] if not c.contents]
+        chapter_words = any(c.match.kind == "paper" or (c.match.kind == "keyword" and not c.match.container)
+                            for c in chosen)
+        if chapter_words:   # numerals inside chapters number their sub-sections
+            chosen = [c for c in chosen if c.match.kind != "numeral"]
+        if cands[body].start:
+            notes.append(f"front matter before line {cands[body].start} (title page, contents, prefaces) left out")
+    else:
+        chosen = [c for c in cands if not c.contents]
+
+    sections = _sections(chosen, blocks, visible, dropped)
+    if sections:
+        cut = _back_matter(visible, sections[-1].end)
+        if cut is not None:
+            for i in range(cut, len(dropped)):
+                dropped[i] = True
+            notes.append(f"back matter from line {cut} (after THE END or a transcriber's note) left out")
+    if n_blocks_out:
+        notes.append(f"{n_blocks_out} illustration or transcriber's note block(s) left out")
+    if n_end_lines:
+        notes.append(f"{n_end_lines} end-of-volume line(s) left out")
+    return BookLayout(sections, dropped, book, notes)
+
+
+def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str],
+              dropped: Sequence[bool]) -> list[Section]:
+    """Group the headings with their title lines (module docstring: Titles)."""
+    starts = {c.start: c for c in chosen}
+    out: list[Section] = []
+    k = 0
+    while k < len(chosen):
+        c = chosen[k]
+        start, pieces = c.start, [" ".join(visible[c.start:c.end])]
+        end, b, titles = c.end, c.block + 1, 0
+        # a heading whose chapter text follows in its own block has no title lines after it
+        open_below = c.end == blocks[c.block][1]
+        while open_below and b < len(blocks):
+            s, e = blocks[b]
+            if all(dropped[i] for i in range(s, e)):
+                b += 1
+                continue
+            nxt = starts.get(s)
+            if nxt is not None and k + 1 < len(chosen) and chosen[k + 1] is nxt and not (
+                    c.match.numbered and nxt.match.numbered and nxt.match.style == c.match.style):
+                k += 1
+                c = nxt
+                pieces.append(" ".join(visible[c.start:c.end]))
+                end, b, titles = c.end, c.block + 1, 0
+                open_below = c.end == blocks[c.block][1]
+                continue
+            if nxt is None and titles < MAX_TITLE_BLOCKS and e - s <= MAX_TITLE_LINES and \
+                    is_title_like(visible[s:e]) and not is_prose(visible[s:e]):
+                pieces.append(" ".join(visible[s:e]))
+                end, b, titles = e, b + 1, titles + 1
+                continue
+            break
+        out.append(Section(start, end, visible[start], _join_title(pieces)))
+        k += 1
+    return out
+
+
+def _join_title(pieces: list[str]) -> str:
+    """One title from a heading group: pieces joined by a space after punctuation, else by ``: ``."""
+    out = ""
+    for piece in pieces:
+        piece = piece.strip().strip("_").strip()
+        if not out:
+            out = piece
+        elif out[-1] in ".:;!?—-":
+            out = f"{out} {piece}"
+        else:
+            out = f"{out}: {piece}"
+    return out
+
+
+def _back_matter(visible: Sequence[str], after: int) -> int | None:
+    """The first line after ``after`` that ends the book (``THE END``, ``FINIS``, a transcriber's note standing
+    alone), or ``None``."""
+    for i in range(after, len(visible)):
+        line = visible[i]
+        if not line or (i > 0 and visible[i - 1]):
+            continue
+        if _THE_END_RE.match(line) or _NOTE_RE.search(line) and len(line) <= 80:
+            return i
+    return None
