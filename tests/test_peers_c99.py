@@ -1,7 +1,10 @@
 """C99: each vectorised step against a brute-force version on tiny inputs, plus behaviour on clear topics."""
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -229,3 +232,234 @@ def test_both_peers_always_return_a_partition(sentences):
     for est in (C99(), C99(split="global", stop="last", smooth_gradient=False), TextTiling(w=3, k=2)):
         masses = est.segment(sentences)
         assert sum(masses) == len(sentences) and all(m > 0 for m in masses)
+
+
+# -- the long-input implementation (band-wise similarity and rank, compiled clustering) against the dense one --
+
+def _dense_cosine(sentences_words):
+    """cosine_matrix as it was (git d5df8b3): the whole sparse product, then dense."""
+    import scipy.sparse as sp
+
+    vocab, rows, cols = {}, [], []
+    for i, ws in enumerate(sentences_words):
+        for w in ws:
+            rows.append(i)
+            cols.append(vocab.setdefault(w, len(vocab)))
+    n = len(sentences_words)
+    x = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, max(len(vocab), 1)))
+    x.sum_duplicates()
+    norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+    inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    xn = sp.diags(inv) @ x
+    return np.asarray((xn @ xn.T).todense())
+
+
+def _dense_rank(sim, mask):
+    """rank_transform as it was (git d5df8b3): shifted whole-band comparisons on a NaN-padded copy."""
+    s = np.asarray(sim, dtype=np.float64)
+    n, r = s.shape[0], mask // 2
+    padded = np.full((n + 2 * r, n + 2 * r), np.nan)
+    padded[r:r + n, r:r + n] = s
+    lower = np.zeros((n, n), dtype=np.int16)
+    for di in range(mask):
+        for dj in range(mask):
+            if di != r or dj != r:
+                lower += padded[di:di + n, dj:dj + n] < s
+    inside = np.minimum(np.arange(n), r) + np.minimum(np.arange(n)[::-1], r) + 1
+    return lower / np.maximum(np.outer(inside, inside) - 1, 1)
+
+
+def _dense_clustering(rank, max_splits=None, split="choi"):
+    """divisive_clustering as it was (git d5df8b3): numpy prefix sums and a numpy argmax per step."""
+    import bisect
+
+    rk = np.asarray(rank, dtype=np.float64)
+    n = rk.shape[0]
+    P = np.zeros((n + 1, n + 1))
+    P[1:, 1:] = rk.cumsum(0).cumsum(1)
+
+    def square(lo, hi):
+        return P[hi, hi] - P[lo, hi] - P[hi, lo] + P[lo, lo]
+
+    n_steps = n - 1 if max_splits is None else min(max_splits, n - 1)
+    pos = np.arange(1, n)
+    total_s, total_a = square(0, n), float(n * n)
+    gain_s = square(0, pos) + square(pos, n) - total_s
+    gain_a = (pos.astype(np.float64) ** 2 + (n - pos) ** 2 - n * n)
+    eligible = np.ones(n - 1, dtype=bool) if split == "global" else np.zeros(n - 1, dtype=bool)
+
+    def propose(a, b):
+        if b - a < 2:
+            return
+        q = pos[a:b - 1]
+        local = (gain_s[a:b - 1] + square(a, b)) / ((q - a) ** 2 + (b - q) ** 2)
+        best = local.size - 1 - int(np.argmax(local[::-1]))
+        if not local[best] > 0:
+            best = 0
+        eligible[a + best] = True
+
+    if split == "choi":
+        propose(0, n)
+    boundaries, density, splits = [0, n], [total_s / total_a], []
+    for _ in range(n_steps):
+        d = np.where(eligible, (total_s + gain_s) / (total_a + gain_a), -np.inf)
+        j = d.size - 1 - int(np.argmax(d[::-1])) if split == "choi" else int(np.argmax(d))
+        p = int(pos[j])
+        total_s += gain_s[j]
+        total_a += gain_a[j]
+        density.append(total_s / total_a)
+        splits.append(p)
+        k = bisect.bisect(boundaries, p)
+        lo, hi = boundaries[k - 1], boundaries[k]
+        boundaries.insert(k, p)
+        for a, b in ((lo, p), (p, hi)):
+            q = pos[a:b - 1]
+            gain_s[a:b - 1] = square(a, q) + square(q, b) - square(a, b)
+            gain_a[a:b - 1] = (q - a) ** 2 + (b - q) ** 2 - (b - a) ** 2
+            if split == "choi":
+                eligible[a:b - 1] = False
+                propose(a, b)
+        gain_s[j], gain_a[j] = -np.inf, 0.0
+        eligible[j] = False
+    return np.asarray(splits, dtype=np.int64), np.asarray(density)
+
+
+def _random_words(rng, n, vocab):
+    return [[f"w{int(v)}" for v in rng.integers(0, vocab, rng.integers(0, 7))] for _ in range(n)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 90), st.integers(2, 30), st.sampled_from([1, 3, 11]), st.integers(0, 2**31))
+def test_similarity_and_rank_are_bit_identical_to_the_dense_implementation(n, vocab, mask, seed):
+    words = _random_words(np.random.default_rng(seed), n, vocab)    # small vocabularies: many equal values
+    sim = cosine_matrix(words)
+    assert sim.tobytes() == _dense_cosine(words).tobytes()
+    assert rank_transform(sim, mask).tobytes() == _dense_rank(sim, mask).tobytes()
+    est = C99(mask=mask, stem=False, stopwords=()).fit([tuple(w) or (".",) for w in words])
+    # the fit's symmetric shortcut (count right of the diagonal, mirror the rest) gives the full count's rank
+    assert est.rank_.tobytes() == _dense_rank(est.sim_, mask).tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 2**31), st.sampled_from(["choi", "global"]),
+       st.sampled_from(["real", "coarse", "text"]), st.one_of(st.none(), st.integers(0, 70)))
+def test_clustering_is_bit_identical_to_the_dense_implementation(n, seed, split, kind, max_splits):
+    rng = np.random.default_rng(seed)
+    if kind == "text":        # a rank matrix as C99 makes it: exact ties from equal counts
+        rank = rank_transform(cosine_matrix(_random_words(rng, n, 8)), 11)
+    else:
+        rank = rng.integers(0, 3, (n, n)) / 2.0 if kind == "coarse" else rng.random((n, n))
+        rank = (rank + rank.T) / 2
+    splits, density = divisive_clustering(rank, max_splits, split=split)
+    ref_splits, ref_density = _dense_clustering(rank, max_splits, split)
+    assert splits.tolist() == ref_splits.tolist()
+    assert density.tobytes() == ref_density.tobytes()
+
+
+def test_asymmetric_term_order_takes_the_full_count():
+    # vectors storing their terms in different orders make the cosine matrix only approximately symmetric; the
+    # shortcut must not be taken then, and the rank must still be the dense one's
+    import scipy.sparse as sp
+
+    from segviz.peers.c99 import _CosineRows, _DenseRows, _rank_counts, _rank_from_counts
+
+    rng = np.random.default_rng(3)
+    dense = rng.random((40, 9)) * (rng.random((40, 9)) < 0.5)
+    unit = sp.csr_matrix(dense / np.maximum(np.linalg.norm(dense, axis=1, keepdims=True), 1e-300))
+    unit.indices[unit.indptr[0]:unit.indptr[1]] = unit.indices[unit.indptr[0]:unit.indptr[1]][::-1].copy()
+    unit.data[unit.indptr[0]:unit.indptr[1]] = unit.data[unit.indptr[0]:unit.indptr[1]][::-1].copy()
+    rows = _CosineRows(unit)
+    assert not rows.symmetric
+    assert _CosineRows(sp.csr_matrix(dense)).symmetric
+    sim = rows.dense()
+    assert sim.tobytes() == np.asarray((unit @ unit.T).todense()).tobytes()
+    assert _rank_from_counts(_rank_counts(rows, 11), 11).tobytes() == _dense_rank(sim, 11).tobytes()
+    assert _rank_from_counts(_rank_counts(_DenseRows(sim), 11), 11).tobytes() == _dense_rank(sim, 11).tobytes()
+
+
+# -- frozen outputs of the dense implementation (git d5df8b3) on real text --
+
+FROZEN = Path(__file__).parent / "data" / "c99_frozen_d5df8b3.json"
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_corpora"
+BOOKS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "gutenberg_novels"
+
+
+def _frozen_source(name):
+    if name == "choi/all":
+        return sorted(str(p) for p in (SAMPLES / "choi").glob("*.ref"))
+    if name.startswith("choi/"):
+        return str(SAMPLES / name)
+    if name == "reuters_sample":
+        return str(SAMPLES / "reuters_sample.sgm")
+    return str(BOOKS / name.split("/", 1)[1])
+
+
+def _digest(a, dtype):
+    return hashlib.sha256(np.ascontiguousarray(a, dtype=dtype).tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("name", list(json.loads(FROZEN.read_text())["inputs"]))
+def test_outputs_equal_the_frozen_dense_implementation(name):
+    """Every variant (Choi's rules, global split, the uts rules, no stemming, known count) on the Choi samples,
+    the Reuters sample stream and two books (1,348 and 4,835 sentences): the same boundaries, and the same
+    split order and density curve to the last bit (sha256 of the arrays)."""
+    from segviz import read_corpus
+
+    record = json.loads(FROZEN.read_text())["inputs"][name]
+    source = _frozen_source(name)
+    if isinstance(source, str) and not Path(source).is_file():
+        pytest.skip(f"{source} is not here")
+    sentences = read_corpus(source).sentences()
+    assert len(sentences) == record["n_sentences"]
+    for variant, run in record["runs"].items():
+        est = C99(**run["params"]).fit(sentences)
+        got = {"boundaries": est.boundaries_.tolist(), "n_splits": int(est.n_splits_),
+               "splits_sha256": _digest(est.splits_, "<i8"), "density_sha256": _digest(est.density_, "<f8")}
+        if "sim_sha256" in run:
+            got.update(sim_sha256=_digest(est.sim_, "<f8"), rank_sha256=_digest(est.rank_, "<f8"))
+        assert got == {k: run[k] for k in got}, f"{name} {variant}"
+        if run["threshold"] is not None:
+            assert est.threshold_ == run["threshold"]
+
+
+# -- long inputs: no fixed cap, an honest refusal when memory is short --
+
+def test_no_sentence_cap_by_default():
+    sents, ref = _topics(n_topics=65, per_topic=80, seed=1)        # 5,200 sentences: above the old 5,000 cap
+    assert C99().max_sentences is None
+    assert C99(stem=False, n_segments=65).segment(sents) == ref
+    with pytest.raises(SegvizError, match="max_sentences=5000"):
+        C99(stem=False, max_sentences=5000).fit(sents)
+
+
+def test_refuses_what_does_not_fit_in_memory(monkeypatch):
+    from segviz.peers import c99
+
+    sents, _ = _topics()
+    need = c99.memory_needed(len(sents))
+    assert need >= 8 * (len(sents) + 1) ** 2 + len(sents) ** 2       # the float64 prefix sums and uint8 counts
+    monkeypatch.setattr(c99, "_memory_available", lambda: need - 1)
+    with pytest.raises(SegvizError, match=r"^C99: 40 sentences need .* GiB .* available; segment the text in parts$"):
+        C99(stem=False).fit(sents)
+    monkeypatch.setattr(c99, "_memory_available", lambda: None)      # unknown: no refusal
+    assert sum(C99(stem=False).segment(sents)) == len(sents)
+
+
+def test_parameters_are_checked_before_any_quadratic_work(monkeypatch):
+    from segviz.peers import c99
+
+    def never(*args, **kwargs):
+        raise AssertionError("the rank was computed before the parameters were checked")
+
+    monkeypatch.setattr(c99, "_rank_counts", never)
+    for params, match in [(dict(split="x"), "split"), (dict(stop="x"), "stop"), (dict(max_sentences=0), "max_sentences"),
+                          (dict(max_sentences=True), "max_sentences"), (dict(n_segments=True), "n_segments")]:
+        with pytest.raises(SegvizError, match=match):
+            C99(**params).fit([("a", "b")] * 5)
+
+
+def test_matrices_are_there_after_fit_only():
+    with pytest.raises(AttributeError, match="before fit"):
+        C99().rank_
+    with pytest.raises(AttributeError, match="before fit"):
+        C99().sim_
