@@ -86,6 +86,17 @@ class Document:
 
 
 @dataclass(frozen=True)
+class HeadingLine:
+    """A heading a reader took out of a file's text to start a reference segment (prose read with
+    ``headings``): its line in the file (1-based), the heading line as written, and the segment's title (the
+    heading with its title lines, as in :attr:`Document.title`)."""
+
+    line: int
+    text: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
 class FileReading:
     """What a reader made of one file: the format (and whether it was detected from content), the counts, and
     notes worth telling the user (sentences split for length, placeholder lines dropped, ...).
@@ -93,7 +104,8 @@ class FileReading:
     ``documents`` counts documents as the format defines them (a Choi or Wiki file is one document, a Reuters
     file holds many stories, a JSONL file one per line); ``reference_boundaries`` counts the places inside a source
     unit (the file; each object of a JSONL file) where one reference segment ends and the next begins, ``None``
-    when the file has no reference.
+    when the file has no reference.  ``headings`` lists the headings the reader took as segment starts (prose
+    read with ``headings``), in order; empty for every other reading.
     """
 
     path: str
@@ -103,6 +115,7 @@ class FileReading:
     sentences: int
     reference_boundaries: int | None
     notes: tuple[str, ...] = ()
+    headings: tuple[HeadingLine, ...] = ()
 
     @property
     def has_reference(self) -> bool:

@@ -96,10 +96,12 @@ def test_headings_become_reference_boundaries_and_leave_the_sentences(tmp_path):
     with pytest.raises(NoReferenceError, match="no reference"):
         plain.masses()
     labelled = read_corpus(f, headings=True)
-    assert labelled.has_reference and labelled.masses() == (2, 2, 3)
-    assert [d.title for d in labelled] == ["", "CHAPTER I", "CHAPTER II: THE STORM"]
-    assert not any(t.startswith("CHAPTER") for t in labelled.sentence_texts())
-    assert labelled.readings[0].reference_boundaries == 2
+    # the title page before the first chapter is front matter: it is left out, not a segment of its own
+    assert labelled.has_reference and labelled.masses() == (2, 3)
+    assert [d.title for d in labelled] == ["CHAPTER I", "CHAPTER II: THE STORM"]
+    assert not any(t.startswith(("CHAPTER", "Title page")) for t in labelled.sentence_texts())
+    assert labelled.readings[0].reference_boundaries == 1
+    assert [(h.line, h.text) for h in labelled.readings[0].headings] == [(3, "CHAPTER I"), (7, "CHAPTER II")]
     none_found = tmp_path / "plain.txt"
     none_found.write_text(WRAPPED)
     corpus = read_corpus(none_found, headings=True)
@@ -188,5 +190,7 @@ def test_gutenberg_header_and_licence_are_left_out(tmp_path):
     assert not any("Gutenberg" in t or "licence" in t for t in corpus.sentence_texts())
     assert "Project Gutenberg header and licence left out" in corpus.readings[0].notes
     chapters = read_corpus(f, headings=True)
-    assert chapters.masses() == (6, 2)  # title page headings merge into the first chapter's title
-    assert chapters[0].title.startswith("CONTENTS") and chapters[1].title == "CHAPTER II."
+    assert chapters.masses() == (6, 2)
+    # the contents list is front matter: it is left out, and no part of it reaches a title
+    assert [d.title for d in chapters] == ["CHAPTER I.", "CHAPTER II."]
+    assert [h.line for h in chapters.readings[0].headings] == [14, 25]  # lines of the file, header counted

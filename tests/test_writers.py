@@ -12,19 +12,27 @@ import pytest
 from segviz.corpus import read_corpus, tokenize, write_choi
 from segviz.decode import decode
 from segviz.errors import SegvizError
+from segviz.model_protocol import AppliedDocument, ModelQueries, Route
+from segviz.rules import ThresholdRule
 from segviz.segmentation import boundaries_to_masses
 from segviz.segmented import SegmentedDocument, segment_documents
 from segviz.writers import output_format_for, render_csv, render_jsonl, render_text, write_segmentation
 
 
-class GapModel:
-    """A stand-in segmenter: q(yes) is high before every sentence that starts with a capitalised 'Then'."""
+class GapModel(ModelQueries):
+    """A stand-in model: q(yes) is high before every sentence that starts with a capitalised 'Then'; the paper's
+    threshold rule at alpha 0.5, epsilon 1 decides."""
 
-    alpha_, epsilon_ = 0.5, 1
+    def apply(self, document):
+        texts = document.sentence_texts()
+        probabilities = np.array([0.9 if t.startswith("Then") else 0.1 for t in texts[1:]])
+        return AppliedDocument(probabilities, self.rule_for(document), Route("model"), self)
 
-    def boundary_probabilities(self, corpus):
-        texts = corpus.sentence_texts()
-        return np.array([0.9 if t.startswith("Then") else 0.1 for t in texts[1:]])
+    def rule_for(self, document):
+        return ThresholdRule(alpha=0.5, epsilon=1)
+
+    def segmenters(self):
+        return {"model": self}
 
 
 PROSE = ("It rained all day. The river rose.\n\nThen the town was quiet. People slept.\n\n"

@@ -245,7 +245,8 @@ def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
     core = text.rstrip(_CLOSERS + " ")
     if not core or core[-1] in (",;" if question else "!?,;"):
         return False
-    if text[0] in _OPEN_QUOTES and (len(lines) > 1 or any(ch in core for ch in ",;!?")):
+    if text[0] in _OPEN_QUOTES and (len(lines) > 1 or any(ch in core for ch in ",;!?")
+                                    or core[-1] not in "\"'”’»"):
         return False
     letters = [ch for ch in text if ch.isalpha()]
     if len(letters) < 2:

@@ -39,13 +39,16 @@ One file is one document.  Without headings it has no reference boundaries: the 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..documents import HeadingLine
 from ..errors import SegvizError
+from .books import book_layout
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
 
 #: a wrapped paragraph's last line is shorter than this fraction of the wrap width
@@ -65,6 +68,7 @@ _WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
                  "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|first|second|third|fourth|fifth|"
                  "sixth|seventh|eighth|ninth|tenth|last|the first|the second|the third|the last")
+_ROMAN_ALONE_RE = re.compile(r"^[IVXLCDM]+\.?$")
 _HEADING_RES = (
     # CHAPTER IV / Chapter 3. The Storm / PART TWO / Book the First
     re.compile(rf"^(?:chapter|book|part|section|act|scene|canto|volume|vol\.)\s+(?:[ivxlcdm]+|\d+|{_NUMBER_WORDS})"
@@ -73,7 +77,7 @@ _HEADING_RES = (
     re.compile(r"^(?:prologue|epilogue|introduction|preface|foreword|afterword|conclusions?|appendix(?:\s+\w+)?|"
                r"abstract|references|acknowledge?ments|bibliography|contents)\b[.:]?(?:\s+\S.*)?$", re.I),
     # a Roman numeral alone: "IV." / "XII"
-    re.compile(r"^[IVXLCDM]+\.?$"),
+    _ROMAN_ALONE_RE,
     # Markdown headings
     re.compile(r"^#{1,6}\s+\S"),
 )
@@ -81,6 +85,8 @@ _HEADING_RES = (
 _NUMBERED_HEADING_RE = re.compile(r"^\d+(?:\.\d+)*[.)]?\s+[A-Z][^.!?,;:]*$")
 _GUTENBERG_START_RE = re.compile(r"(?im)^\s*\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b.*$")
 _GUTENBERG_END_RE = re.compile(r"(?im)^\s*\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK\b.*$")
+# the line that closes the book just before that marker: "End of the Project Gutenberg EBook of Persuasion, by ..."
+_GUTENBERG_CLOSING_RE = re.compile(r"(?im)^[ \t]*End of (?:the |this )?Project Gutenberg(?:['’]s)?\b")
 _MAX_HEADING_CHARS = 80
 _MAX_HEADING_WORDS = 12
 
@@ -106,6 +112,7 @@ def is_heading(line: str, *, strong: bool = False) -> bool:
 class _Line:
     text: str  # stripped
     indent: int
+    number: int = 0  # index of the line in the text
 
     @property
     def ends_sentence(self) -> bool:
@@ -116,18 +123,19 @@ class _Line:
 class Paragraph:
     text: str
     heading: bool  # a one-line paragraph that looks like a heading
+    line: int = 0  # index of its first line in the text
 
 
 def _blocks(text: str) -> list[list[_Line]]:
     blocks: list[list[_Line]] = [[]]
-    for raw in text.split("\n"):
+    for number, raw in enumerate(text.split("\n")):
         expanded = raw.expandtabs(8).rstrip()
         if not expanded.strip():
             if blocks[-1]:
                 blocks.append([])
             continue
         stripped = expanded.lstrip()
-        blocks[-1].append(_Line(stripped, len(expanded) - len(stripped)))
+        blocks[-1].append(_Line(stripped, len(expanded) - len(stripped), number))
     return [b for b in blocks if b]
 
 
@@ -215,6 +223,8 @@ def _width(line: _Line) -> int:
 
 
 def _short_heading(line: _Line, width: float, *, strong: bool = False) -> bool:
+    if strong and _ROMAN_ALONE_RE.match(line.text):
+        return False  # inside a block, "I." is a wrapped pronoun ("... said" / "I."), not a heading
     return _width(line) < SHORT_LINE_FRACTION * width and is_heading(line.text, strong=strong)
 
 
@@ -227,7 +237,7 @@ def paragraphs(text: str) -> tuple[list[Paragraph], int]:
     out: list[Paragraph] = []
     for block in blocks:
         if not (wrapped_file or _hard_wrapped(block, width)):
-            out.extend(Paragraph(ln.text, is_heading(ln.text)) for ln in block)
+            out.extend(Paragraph(ln.text, is_heading(ln.text), ln.number) for ln in block)
             continue
         current: list[_Line] = []
         base_indent = min(ln.indent for ln in block)
@@ -235,7 +245,7 @@ def paragraphs(text: str) -> tuple[list[Paragraph], int]:
         def flush():
             if current:
                 joined = joiner.join([ln.text for ln in current])
-                out.append(Paragraph(joined, len(current) == 1 and is_heading(current[0].text)))
+                out.append(Paragraph(joined, len(current) == 1 and is_heading(current[0].text), current[0].number))
                 current.clear()
 
         for ln in block:
@@ -260,43 +270,72 @@ def strip_gutenberg(text: str) -> tuple[str, bool]:
         return text, False
     lo = start.end() if start is not None else 0
     hi = end.start() if end is not None and end.start() >= lo else len(text)
+    closing = None
+    for closing in _GUTENBERG_CLOSING_RE.finditer(text, lo, hi):
+        pass  # the last one before the END marker
+    if closing is not None and (end is not None or start is not None):
+        hi = closing.start()
     return text[lo:hi], True
 
 
 def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
+    """One prose file (module docstring): a single unlabelled document, or with ``headings`` one reference
+    segment per chapter, titled, with the headings taken listed on the result (``ParsedFile.headings``)."""
     name = Path(source).name
-    text, gutenberg = strip_gutenberg(text)
-    paras, hyphens = paragraphs(text)
+    stripped_text, gutenberg = strip_gutenberg(text)
+    # lines of the file before the text that is read (the Gutenberg header): heading line numbers are the file's
+    offset = text.count("\n", 0, text.find(stripped_text)) if stripped_text else 0
     builder = DocumentBuilder(name)
-    segments: list[list] = [["", [], []]]  # [title, sentences, paragraph starts] of each segment
-    n_headings = 0
-    after_heading = False
-    for para in paras:
-        if headings and para.heading:
-            n_headings += 1
-            if after_heading:  # consecutive headings ("CHAPTER IV" / "THE STORM"): one title
-                segments[-1][0] = f"{segments[-1][0]}: {para.text}"
-            elif len(segments) == 1 and not segments[0][1]:  # the text opens with a heading
-                segments[0][0] = para.text
-            else:
-                segments.append([para.text, [], []])
-            after_heading = True
-            continue
-        after_heading = False
-        pieces = split_sentences(para.text)
-        segments[-1][1].extend(pieces)
-        segments[-1][2].extend([True] + [False] * (len(pieces) - 1) if pieces else [])
-    for k, (title, sents, marks) in enumerate(segments, start=1):
-        builder.add(sents, name=f"{name}#{k}" if len(segments) > 1 else name, paragraph_starts=marks, title=title)
+    notes: list[str] = []
+    taken: list[HeadingLine] = []
+    if headings:
+        lines = stripped_text.split("\n")
+        layout = book_layout(lines)
+        gone = list(layout.dropped)
+        for section in layout.sections:
+            gone[section.start:section.end] = [True] * (section.end - section.start)
+        paras, hyphens = paragraphs("\n".join("" if out else line for line, out in zip(lines, gone)))
+        # one segment per section; text before the first heading is a segment of its own unless it was a book's
+        # front matter (then nothing is left before the first heading)
+        starts = [section.start for section in layout.sections]
+        segments: list[tuple[str, list[str], list[bool]]] = [("", [], [])]
+        segments += [(section.title, [], []) for section in layout.sections]
+        for para in paras:
+            pieces = split_sentences(para.text)
+            _, sents, marks = segments[bisect_right(starts, para.line)]
+            sents.extend(pieces)
+            marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
+        if not segments[0][1]:
+            segments = segments[1:]
+        for k, (title, sents, marks) in enumerate(segments, start=1):
+            builder.add(sents, name=f"{name}#{k}" if len(segments) > 1 else name, paragraph_starts=marks,
+                        title=title)
+        taken = [HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title)
+                 for section in layout.sections]
+        notes.extend(_renumbered(note, offset) for note in layout.notes)
+    else:
+        paras, hyphens = paragraphs(stripped_text)
+        sents, marks = [], []
+        for para in paras:
+            pieces = split_sentences(para.text)
+            sents.extend(pieces)
+            marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
+        builder.add(sents, name=name, paragraph_starts=marks)
     if not builder.documents:
         raise SegvizError(f"{source}: no sentences found")
-    notes = builder.notes()
-    if gutenberg:
-        notes.append("Project Gutenberg header and licence left out")
+    notes[:0] = builder.notes() + (["Project Gutenberg header and licence left out"] if gutenberg else [])
     if hyphens:
         notes.append(f"{hyphens} word(s) hyphenated at a line end were joined")
-    labelled = headings and n_headings > 0
+    labelled = headings and bool(taken)
     if headings:
-        notes.append(f"{n_headings} heading line(s) taken as reference boundaries" if n_headings
+        notes.append(f"{len(taken)} heading(s) taken as reference boundaries" if taken
                      else "no heading lines found: the text has no reference boundaries")
-    return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes)
+    return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes, headings=taken)
+
+
+_LINE_NUMBER_RE = re.compile(r"\bline (\d+)")
+
+
+def _renumbered(note: str, offset: int) -> str:
+    """A layout note with its line indices (0-based, after the Gutenberg header) made the file's line numbers."""
+    return _LINE_NUMBER_RE.sub(lambda m: f"line {int(m.group(1)) + offset + 1}", note)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..documents import Document, tokenize
+from ..documents import Document, HeadingLine, tokenize
 
 #: the longest sentence segviz keeps whole; longer ones are cut at spaces (with a note)
 MAX_SENTENCE_CHARS = 10_000
@@ -26,13 +26,15 @@ class ParsedFile:
 
     ``documents`` are reference segments when ``has_reference``, otherwise the file's unlabelled documents;
     ``units[i]`` names the source unit of ``documents[i]`` (empty: the file itself); ``n_documents`` counts
-    documents as the format defines them; ``notes`` are messages for the user."""
+    documents as the format defines them; ``notes`` are messages for the user; ``headings`` are the headings the
+    reader took as segment starts (prose read with ``headings``), each with its line in the file."""
 
     documents: list[Document]
     has_reference: bool
     n_documents: int
     notes: list[str] = field(default_factory=list)
     units: list[str] = field(default_factory=list)
+    headings: list[HeadingLine] = field(default_factory=list)
 
 
 def split_sentences(text: str) -> list[str]:
