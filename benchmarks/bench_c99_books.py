@@ -8,9 +8,10 @@ reading the book not).  Thread pools are pinned to one thread.
 
 Default books: the shortest, median and longest of ../shared/corpora/gutenberg_novels by sentence count as the
 ``text`` reader splits them (1,348 / 6,358 / 10,018 sentences); ``--pick`` counts the folder again and picks
-those three, ``FILE ...`` names the books.  Absent books are skipped with a message on stderr.
+those three, ``FILE ...`` names the books; ``--join`` segments the named books as one text (two long books
+make the 20,000 sentences of the longest novels).  Absent books are skipped with a message on stderr.
 
-Usage:  python benchmarks/bench_c99_books.py [--pick] [--books DIR] [FILE ...]     (prints JSON on stdout)
+Usage:  python benchmarks/bench_c99_books.py [--pick] [--books DIR] [--join] [FILE ...]   (prints JSON on stdout)
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from segviz.peers.c99 import C99, preload_stemmer
 def rss_gib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20     # ru_maxrss is KiB on Linux
 
-sentences = segviz.read_corpus(sys.argv[1]).sentences()
+sentences = segviz.read_corpus(sys.argv[1:]).sentences()
 preload_stemmer()
 C99().fit([("warm", "up")] * 30)          # load the compiled kernels (numba's cache) outside the timing
 base = rss_gib()
@@ -63,12 +64,13 @@ def pick(folder: Path) -> list[Path]:
     return [folder / counts[0][1], folder / counts[len(counts) // 2][1], folder / counts[-1][1]]
 
 
-def measure(path: Path) -> dict:
+def measure(paths: list[Path]) -> dict:
     env = {**os.environ, **SINGLE_THREAD, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", CHILD, str(path)], env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, *map(str, paths)], env=env, capture_output=True, text=True)
+    name = " + ".join(p.name for p in paths)
     if out.returncode != 0:
-        raise SystemExit(f"{path.name}: the child failed:\n{out.stderr}")
-    return {"book": path.name, **json.loads(out.stdout.strip().splitlines()[-1])}
+        raise SystemExit(f"{name}: the child failed:\n{out.stderr}")
+    return {"book": name, **json.loads(out.stdout.strip().splitlines()[-1])}
 
 
 def main(argv=None) -> int:
@@ -76,14 +78,18 @@ def main(argv=None) -> int:
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--books", type=Path, default=BOOKS, help="folder of the default books")
     ap.add_argument("--pick", action="store_true", help="pick shortest/median/longest by counting --books")
+    ap.add_argument("--join", action="store_true", help="segment the named books as one text")
     args = ap.parse_args(argv)
     paths = args.files or (pick(args.books) if args.pick else [args.books / name for name in DEFAULT])
-    results = []
+    present = []
     for path in paths:
-        if not path.is_file():
+        if path.is_file():
+            present.append(path)
+        else:
             print(f"skipped {path}: not found", file=sys.stderr)
-            continue
-        results.append(measure(path))
+    results = []
+    for group in ([present] if args.join and present else [[p] for p in present]):
+        results.append(measure(group))
         print(json.dumps(results[-1]), file=sys.stderr, flush=True)
     print(json.dumps({"command": "C99().fit(sentences), one child process per book, single-threaded",
                       "books": results}, indent=1))
