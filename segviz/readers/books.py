@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -72,6 +73,13 @@ MAX_TITLE_LINES = 4
 MAX_HEADING_CONTINUATION = 3
 #: a heading with its chapter's text right below it (no blank line) is at most this share of the text's line length
 SHORT_HEADING_SHARE = 0.7
+#: a closing formula (``PUBLIUS``) is a line of at most this many characters standing alone ...
+MAX_CLOSING_CHARS = 40
+#: ... among the last this many blocks of a section ...
+CLOSING_BLOCKS = 6
+#: ... in at least this share of the sections, and at least this many
+CLOSING_SHARE = 1 / 3
+MIN_CLOSING_SECTIONS = 3
 #: a block of prose has at least this many words ...
 PROSE_MIN_WORDS = 8
 #: ... and at least this share of them begin in lower case
@@ -112,7 +120,7 @@ _NUMBER_WORD = (rf"(?:the\s+)?(?:(?:{_alternation(_TENS)})(?:[-\s](?:{_SMALL}))?
                 rf"{_alternation(_TEENS + _TEEN_ORDINALS)}|{_SMALL}|last|final)")
 _ROMAN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 # what may follow a heading's number: nothing, a separator and anything, or a space and a capitalised title
-_REST = r"(?P<rest>(?:\s*[.:;,)\]*]*\s*$)|\s*(?:[.:]|--|[—–-]|\()+.*$|\s+[A-Z0-9“\"‘'(_\[].*$|\(.*$)"
+_REST = r"(?P<rest>[.:;,)\]*]*$|\s*(?:[.:]|--|[—–-]|\()+.*$|\s+[A-Z0-9“\"‘'(_\[].*$)"
 _KEYWORD_RE = re.compile(
     rf"^(?P<kw>(?:{'|'.join(w.upper() for w in _KEYWORDS)}|{'|'.join(w.capitalize() for w in _KEYWORDS)}))"
     rf"\s+(?P<num>\d{{1,4}}\b|(?i:{_ROMAN})\b|(?i:{_NUMBER_WORD})\b)" + _REST)
@@ -121,7 +129,7 @@ _NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
 _TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN})\.\s+(?P<title>[A-Z“\"‘'(_].*)$")
 _NAMED_RE = re.compile(
     rf"^(?:{'|'.join(w.upper() for w in _NAMED)}|{'|'.join(w.capitalize() for w in _NAMED)})"
-    r"(?:\s*[.:]?\s*$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9IVX][\w.]*\.?\s*$)")
+    r"(?:[.:]?$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9][\w.]*$)")
 _MARKDOWN_RE = re.compile(r"^#{1,6}\s+\S")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 
@@ -135,7 +143,9 @@ _MINOR_WORDS = frozenset(
     "about among through after before without within between against towards toward during near per via vs "
     "de la le du des von van der da di".split())
 _ILLUSTRATION_RE = re.compile(r"^\[\s*(?:illustration|transcriber)", re.I)
-_NOTE_RE = re.compile(r"^(?:original\s+|etext\s+)?transcriber['’]?s?\s+notes?\b|\btranscriber\s*:?\s*$", re.I)
+_NOTE_RE = re.compile(r"^(?:original\s+|etext\s+)?transcriber['’]?s?\s+notes?\b|\btranscriber:?$", re.I)
+#: a transcriber's note starts with a line of at most this many characters
+_MAX_NOTE_LINE_CHARS = 80
 _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
 _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
@@ -225,14 +235,15 @@ def match_heading(line: str) -> HeadingMatch | None:
 
 # ------------------------------------------------------------------------------------------ reading lines
 def _words(text: str) -> list[str]:
-    return _WORD_RE.findall(text)
+    return _WORD_RE.findall(text.replace("_", " "))  # _emphasis_ is markup
 
 
 def is_prose(lines: Sequence[str]) -> bool:
-    """Is this block running prose: at least :data:`PROSE_MIN_WORDS` words, mostly in lower case?  (Contents
-    entries, lists of illustrations and titles are capitalised word by word or in capitals.)"""
+    """Is this block running prose: at least :data:`PROSE_MIN_WORDS` words, mostly in lower case, and not a
+    title?  (Contents entries, lists of illustrations and titles are capitalised word by word or in capitals.)"""
     words = _words(" ".join(lines))
-    return len(words) >= PROSE_MIN_WORDS and sum(w[0].islower() for w in words) >= PROSE_LOWER_SHARE * len(words)
+    return (len(words) >= PROSE_MIN_WORDS and sum(w[0].islower() for w in words) >= PROSE_LOWER_SHARE * len(words)
+            and not is_title_like(lines))
 
 
 def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
@@ -246,7 +257,7 @@ def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
     if not core or core[-1] in (",;" if question else "!?,;"):
         return False
     if text[0] in _OPEN_QUOTES and (len(lines) > 1 or any(ch in core for ch in ",;!?")
-                                    or core[-1] not in "\"'”’»"):
+                                    or text.rstrip(" *")[-1] not in "\"'”’»"):   # "* ": a footnote mark
         return False
     letters = [ch for ch in text if ch.isalpha()]
     if len(letters) < 2:
@@ -264,11 +275,16 @@ class _Candidate:
     match: HeadingMatch
     block: int          # index of its block
     contents: bool = False
-    gap: int = 0        # characters of text until the next candidate of its numeral series
+
+    text: str = ""      # the heading line
 
     @property
     def key(self) -> tuple[str, object]:
-        return (self.match.style, self.match.number)
+        """What a contents entry and the heading it lists share: the series and number (``PART ONE`` and ``PART
+        ONE--The Old Buccaneer``), or a named section's name."""
+        if self.match.numbered:
+            return (self.match.style, self.match.number)
+        return (self.match.style, self.text.lower().rstrip(" .:"))
 
 
 @dataclass(frozen=True)
@@ -308,72 +324,81 @@ def _blocks(stripped: Sequence[str]) -> list[tuple[int, int]]:
 
 
 def _find_candidates(stripped: Sequence[str], blocks: list[tuple[int, int]]) -> list[_Candidate]:
-    """Heading lines standing where a heading stands: first in a block, or after another heading line in it."""
+    """Heading lines standing where a heading stands: first in a block, or after another heading line in it
+    (each line is matched once: a block is looked into only when its first line is a heading)."""
     out: list[_Candidate] = []
     for b, (start, end) in enumerate(blocks):
-        i = start
-        while i < end:
-            match = match_heading(stripped[i])
+        if match_heading(stripped[start]) is None:
+            continue
+        matches = [match_heading(line) for line in stripped[start:end]]
+        later: dict[str, int] = {}   # styles of the heading lines after the current one
+        for m in matches[1:]:
+            if m is not None:
+                later[m.style] = later.get(m.style, 0) + 1
+        for offset, match in enumerate(matches):
+            i = start + offset
             if match is None:
                 break
-            rest = range(i + 1, end)
-            same_style = [j for j in rest if (other := match_heading(stripped[j])) and other.style == match.style]
-            if same_style:   # two headings of one series in one block: a contents list
-                out.append(_Candidate(i, end, match, b, contents=True))
+            if offset:
+                later[match.style] -= 1
+            if later.get(match.style):   # two headings of one series in one block: a contents list
+                out.append(_Candidate(i, end, match, b, True, stripped[i]))
                 break
             if i + 1 == end:
-                out.append(_Candidate(i, end, match, b))
+                out.append(_Candidate(i, end, match, b, False, stripped[i]))
                 break
-            following = match_heading(stripped[i + 1])
+            following = matches[offset + 1]
             if following is not None and match.numbered and following.numbered:  # VOLUME I / CHAPTER I
-                out.append(_Candidate(i, i + 1, match, b))
-                i += 1
+                out.append(_Candidate(i, i + 1, match, b, False, stripped[i]))
                 continue
             tail = stripped[i + 1:end]
-            if len(tail) <= MAX_HEADING_CONTINUATION and is_title_like(tail, question=True) and not is_prose(tail):
-                out.append(_Candidate(i, end, match, b))  # a title wrapped onto the next lines
+            if len(tail) <= MAX_HEADING_CONTINUATION and is_title_like(tail, question=True):
+                out.append(_Candidate(i, end, match, b, False, stripped[i]))  # a title wrapped onto the next lines
             elif match.kind == "keyword" and len(stripped[i]) <= SHORT_HEADING_SHARE * max(map(len, tail)):
                 # the chapter's text follows without a blank line; a line as long as the text's lines is the
                 # first line of a paragraph ("BOOK I. (Folio), CHAPTER I. (Sperm Whale).--This whale, ...")
-                out.append(_Candidate(i, i + 1, match, b))
+                out.append(_Candidate(i, i + 1, match, b, False, stripped[i]))
             break
     return out
 
 
-def _text_chars(stripped: Sequence[str], start: int, end: int) -> int:
-    return sum(len(line) for line in stripped[start:end])
-
-
 def _numeral_series(cands: list[_Candidate], stripped: Sequence[str]) -> set[int]:
-    """Indices (into ``cands``) of the numeral headings with series evidence (module docstring): runs of at
-    least two numbered one after the other, far enough apart."""
+    """Indices (into ``cands``) of the numeral headings with series evidence (module docstring): series of at
+    least two numbered one after the other, far enough apart.
+
+    Several series can be open at once -- the parts of a book, and the stanzas of a poem inside one of them
+    numbered from I again -- so each numeral continues the most recent series that expects its number; a
+    number no series expects continues one anyway when the next numeral fits after it (a misprint, VI for IV
+    before V); otherwise it starts a series of its own."""
     accepted: set[int] = set()
+    chars_before = [0]   # characters of text before each line, so that any gap is one subtraction
+    for line in stripped:
+        chars_before.append(chars_before[-1] + len(line))
     by_style: dict[str, list[int]] = {}
     for k, c in enumerate(cands):
         if c.match.kind == "numeral" and not c.contents and c.match.number is not None:
             by_style.setdefault(c.match.style, []).append(k)
     for style, members in by_style.items():
-        chains: list[list[int]] = []
-        chain: list[int] = []
-        expected = 0
+        series: list[list[int]] = []
+        waiting: dict[int, list[int]] = {}   # number expected next -> the series expecting it, most recent last
         for pos, k in enumerate(members):
             number = cands[k].match.number
             following = cands[members[pos + 1]].match.number if pos + 1 < len(members) else None
-            if chain and number == expected:
-                chain.append(k)
-            elif chain and number != 1 and following == expected + 1:
-                chain.append(k)        # a misprinted number between two that fit (VI for IV, then V)
-                number = expected
-            else:                      # a new series: restarted at one, or numbering we cannot follow
-                if len(chain) >= 2:
-                    chains.append(chain)
-                chain = [k]
-            expected = number + 1
-        if len(chain) >= 2:
-            chains.append(chain)
+            if waiting.get(number):
+                chosen = waiting[number].pop()
+            elif number != 1 and following is not None and waiting.get(following - 1):
+                number = following - 1   # read as the number the series expected
+                chosen = waiting[number].pop()
+            else:
+                series.append([])
+                chosen = len(series) - 1
+            series[chosen].append(k)
+            waiting.setdefault(number + 1, []).append(chosen)
         least = MIN_TITLED_NUMERAL_GAP if style.endswith("titled") else MIN_NUMERAL_GAP
-        for chain in chains:
-            gaps = [_text_chars(stripped, cands[a].end, cands[b].start) for a, b in zip(chain, chain[1:])]
+        for chain in series:
+            if len(chain) < 2:
+                continue
+            gaps = [chars_before[cands[b].start] - chars_before[cands[a].end] for a, b in zip(chain, chain[1:])]
             if statistics.median(gaps) >= least:
                 accepted.update(chain)
     return accepted
@@ -415,7 +440,11 @@ def _prose_between(prose_before: list[int], a: _Candidate, b: _Candidate, tail_p
 def _body_start(cands: list[_Candidate], runs: list[list[int]], listed: set[int]) -> int | None:
     """Index of the first heading of the body (module docstring: Contents lists), or ``None`` when no numbered
     heading stands outside a contents list."""
-    for r, run in enumerate(runs):
+    by_key: dict[tuple[str, object], list[int]] = {}
+    for k, c in enumerate(cands):
+        if not c.contents:
+            by_key.setdefault(c.key, []).append(k)
+    for run in runs:
         styles: dict[str, int] = {}
         for k in run:
             styles[cands[k].match.style] = styles.get(cands[k].match.style, 0) + 1
@@ -427,14 +456,13 @@ def _body_start(cands: list[_Candidate], runs: list[list[int]], listed: set[int]
             continue   # named sections before any chapter (a preface): front matter if this is a book
         first = cands[run[0]]
         # the heading the list opened with, met again: in this run after the list, else in a later run
-        again = [k for k in run[1:] if cands[k].key == first.key and not cands[k].contents]
-        if first.match.number is not None or first.match.kind != "numeral":
-            if again:
-                return _with_container(cands, run, again[-1], contentsish)
-            later = [k for later_run in runs[r + 1:] for k in later_run
-                     if cands[k].key == first.key and not cands[k].contents]
-            if later:
-                return later[0]
+        same = by_key.get(first.key, [])
+        if first.match.number is not None or first.match.kind == "named":
+            lo, hi = bisect_right(same, run[0]), bisect_right(same, run[-1])
+            if hi > lo:
+                return _with_container(cands, run, same[hi - 1], contentsish)
+            if hi < len(same):
+                return same[hi]
         after = [k for k in run if k > contentsish[-1] and cands[k].match.numbered and not cands[k].contents]
         if after:
             return after[0]
@@ -467,7 +495,10 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     cands = _find_candidates(visible, blocks)
     series = _numeral_series(cands, visible)
     cands = [c for k, c in enumerate(cands) if c.match.kind != "numeral" or c.contents or k in series]
-    tails = [c.end < blocks[c.block][1] and is_prose(visible[c.end:blocks[c.block][1]]) for c in cands]
+    # prose right below a heading in its own block (a heading stacked on another has none of its own)
+    stacked = {c.start for c in cands}
+    tails = [c.end < blocks[c.block][1] and c.end not in stacked and is_prose(visible[c.end:blocks[c.block][1]])
+             for c in cands]
 
     # runs of headings without prose between them; a heading followed by a list longer than a title is listed
     runs: list[list[int]] = []
@@ -485,6 +516,14 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
 
     notes: list[str] = []
     body = _body_start(cands, runs, listed)
+    if body is not None:
+        # a prologue right before the first chapter is the story's, not front matter
+        previous = body - 1
+        while previous >= 0 and not cands[previous].contents and not cands[previous].match.numbered:
+            if cands[previous].text.lower().startswith("prologue"):
+                body = previous
+                break
+            previous -= 1
     book = body is not None
     if book:
         for i in range(cands[body].start):
@@ -506,6 +545,8 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             for i in range(cut, len(dropped)):
                 dropped[i] = True
             notes.append(f"back matter from line {cut} (after THE END or a transcriber's note) left out")
+    for text, count in _closing_lines(sections, visible, dropped):
+        notes.append(f"the closing line {text!r} that ends {count} of {len(sections)} sections left out")
     if n_blocks_out:
         notes.append(f"{n_blocks_out} illustration or transcriber's note block(s) left out")
     if n_end_lines:
@@ -539,8 +580,7 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
                 end, b, titles = c.end, c.block + 1, 0
                 open_below = c.end == blocks[c.block][1]
                 continue
-            if nxt is None and titles < MAX_TITLE_BLOCKS and e - s <= MAX_TITLE_LINES and \
-                    is_title_like(visible[s:e]) and not is_prose(visible[s:e]):
+            if nxt is None and titles < MAX_TITLE_BLOCKS and e - s <= MAX_TITLE_LINES and is_title_like(visible[s:e]):
                 pieces.append(" ".join(visible[s:e]))
                 end, b, titles = e, b + 1, titles + 1
                 continue
@@ -548,6 +588,40 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
         out.append(Section(start, end, visible[start], _join_title(pieces)))
         k += 1
     return out
+
+
+def _closing_lines(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> list[tuple[str, int]]:
+    """Mark as dropped the closing formula that ends many sections (module docstring), and return each with the
+    number of sections it ends."""
+    if len(sections) < MIN_CLOSING_SECTIONS:
+        return []
+    shown = list(visible)
+    for section in sections:
+        shown[section.start:section.end] = [""] * (section.end - section.start)
+    shown = ["" if gone else line for line, gone in zip(shown, dropped)]
+    blocks = _blocks(shown)
+    bounds = [section.start for section in sections] + [len(shown)]
+    endings: list[list[int]] = []   # per section: lines standing alone among its last blocks
+    b = 0
+    for lo, hi in zip(bounds, bounds[1:]):
+        inside = []
+        while b < len(blocks) and blocks[b][0] < hi:
+            if blocks[b][0] >= lo:
+                inside.append(blocks[b])
+            b += 1
+        endings.append([s for s, e in inside[-CLOSING_BLOCKS:] if e - s == 1 and len(shown[s]) <= MAX_CLOSING_CHARS
+                        and any(ch.isalpha() for ch in shown[s])])
+    counts: dict[str, int] = {}
+    for lines in endings:
+        for text in {shown[i] for i in lines}:
+            counts[text] = counts.get(text, 0) + 1
+    common = {text: n for text, n in counts.items()
+              if n >= MIN_CLOSING_SECTIONS and n >= CLOSING_SHARE * len(sections)}
+    for lines in endings:
+        for i in lines:
+            if shown[i] in common:
+                dropped[i] = True
+    return sorted(common.items(), key=lambda item: -item[1])
 
 
 def _join_title(pieces: list[str]) -> str:
@@ -571,6 +645,6 @@ def _back_matter(visible: Sequence[str], after: int) -> int | None:
         line = visible[i]
         if not line or (i > 0 and visible[i - 1]):
             continue
-        if _THE_END_RE.match(line) or _NOTE_RE.search(line) and len(line) <= 80:
+        if _THE_END_RE.match(line) or (len(line) <= _MAX_NOTE_LINE_CHARS and _NOTE_RE.search(line)):
             return i
     return None

@@ -63,6 +63,8 @@ TERMINAL_RE = re.compile(r"[.!?…][\"'”’»)\]]*$")
 _DASH_END_RE = re.compile(r"(?:--|[—–])$")
 _HYPHEN_END_RE = re.compile(r"(\S*[^\W\d_])-$")
 _LEADING_WORD_RE = re.compile(r"^([^\W\d_]+)")
+# a line ending in a hyphen after a letter or digit (not a dash "--")
+_COMPOUND_END_RE = re.compile(r"[^\W_]-$")
 _WORD_RE = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 _NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
@@ -215,6 +217,8 @@ class _Joiner:
                 self.hyphens_dropped += 1
                 return None
             return ""
+        if _COMPOUND_END_RE.search(left) and right[:1].isalnum():
+            return ""  # "World-" / "Market", "1914-" / "1918": a compound or a range; a word is never split there
         return " "
 
 
