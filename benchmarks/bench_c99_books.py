@@ -7,7 +7,7 @@ loading nltk's stemmer and the compiled kernels), ``seconds`` the wall time of t
 reading the book not).  Thread pools are pinned to one thread.
 
 Default books: the shortest, median and longest of ../shared/corpora/gutenberg_novels by sentence count as the
-``text`` reader splits them (1,348 / 6,358 / 10,018 sentences); ``--pick`` counts the folder again and picks
+``text`` reader splits them (1,347 / 6,357 / 10,018 sentences in docs/benchmarks.md); ``--pick`` counts the folder again and picks
 those three, ``FILE ...`` names the books; ``--join`` segments the named books as one text (two long books
 make the 20,000 sentences of the longest novels).  Absent books are skipped with a message on stderr.
 
