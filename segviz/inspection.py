@@ -3,7 +3,9 @@
 :func:`inspect_corpus` returns a JSON-ready dict: ``format``, ``files`` (one entry per file: path, format,
 whether detected, counts, the reader's notes), ``documents``, ``sentences``, ``tokens``, ``paragraphs`` (``None``
 when the format does not say), ``reference_segments`` and ``mean_segment_length`` (``None`` for unlabelled
-text), ``first_sentences`` and ``warnings`` (one sentence each):
+text), ``headings`` (prose read with ``--headings``: every heading taken as the start of a reference segment, as
+``file``, ``line`` -- 1-based, in the file -- ``text`` and ``title``; empty otherwise), ``first_sentences`` and
+``warnings`` (one sentence each):
 
 * the reader's own notes (sentences cut for length, placeholders dropped, hyphens joined, headings found);
 * very long sentences (more than :data:`LONG_SENTENCE_TOKENS` tokens): usually a paragraph the splitter could
@@ -94,6 +96,8 @@ def inspect_corpus(corpus, *, first: int = 5) -> dict[str, Any]:
         "paragraphs": sum(paragraphs) if paragraphs else None,
         "reference_segments": segments,
         "mean_segment_length": corpus.n_sentences / segments if segments else None,
+        "headings": [{"file": r.path, "line": h.line, "text": h.text, "title": h.title}
+                     for r in readings for h in r.headings],
         "unterminated_sentences": len(unterminated),
         "long_sentences": len(long),
         "wrapped_line_pairs": wrapped,
@@ -121,6 +125,13 @@ def render_inspection(report: dict[str, Any]) -> str:
     else:
         lines.append(f"reference   {report['reference_segments']:,} segments, mean length "
                      f"{report['mean_segment_length']:.1f} sentences")
+    if report["headings"]:
+        lines.append(f"headings    {_count(len(report['headings']), 'heading')} taken as segment starts")
+        one_file = len({h["file"] for h in report["headings"]}) == 1
+        for h in report["headings"]:
+            where = f"line {h['line']}" if one_file else f"{h['file']}:{h['line']}"
+            title = "" if h["title"] == h["text"] else f"  (title: {h['title']})"
+            lines.append(f"  {where}  {h['text']}{title}")
     lines.append("first sentences")
     lines.extend(f"  {i + 1}. {t}" for i, t in enumerate(report["first_sentences"]))
     if report["warnings"]:

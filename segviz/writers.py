@@ -8,15 +8,22 @@
     One object per segment: ``document`` (the source unit), ``segment`` (0-based within the document),
     ``start``/``end`` (sentence indices within the document, end exclusive), ``text`` (the sentences, paragraphs
     separated by a blank line), ``sentences`` (the list), ``boundary_probability`` (the model's q(yes) for the
-    boundary opening the segment; ``null`` for a document's first segment).  The ``jsonl`` reader reads it back.
+    boundary opening the segment; ``null`` for a document's first segment), and ``title`` when the segment
+    starts inside a titled reference segment (a chapter whose heading the reader took out of the text: its
+    title).  The ``jsonl`` reader reads it back.
 ``csv`` (``.csv``)
     One row per sentence: ``document``, ``sentence`` (0-based index within the document), ``probability`` (q(yes)
     for the gap before the sentence; empty for a document's first sentence), ``boundary`` (1 when a segment
-    starts at this sentence after the first, else 0), ``text``.
+    starts at this sentence after the first, else 0), ``text``; and a last column ``title`` (the title of the
+    reference segment the sentence lies in) when any document has titled reference segments.
 ``text`` (``.txt``)
     For reading: each document opens with a line ``======== NAME ========``, each segment with a line
-    ``-------- segment K (boundary probability P) --------``; then the segment's paragraphs separated by blank
-    lines (one sentence per line when the reader did not know the paragraphs).
+    ``-------- segment K (boundary probability P) --------`` (then ``title: TITLE`` when the segment starts inside
+    a titled reference segment); then the segment's paragraphs separated by blank lines (one sentence per line
+    when the reader did not know the paragraphs).
+
+Titles come from :meth:`SegmentedDocument.title_at`: the reference segment (chapter) a hypothesised segment
+starts in, whatever the model decided.
 
 Every writer renders to a string; :func:`write_segmentation` writes it to ``-`` (standard output) or to a file,
 atomically through :mod:`segviz.persist`.
@@ -40,6 +47,8 @@ from .segmented import SegmentedDocument
 DOCUMENT_RULE = "========"
 SEGMENT_RULE = "--------"
 CSV_COLUMNS = ("document", "sentence", "probability", "boundary", "text")
+#: the column added when the reference segments have titles
+CSV_TITLE_COLUMN = "title"
 
 #: output format -> file name endings that select it
 EXTENSIONS = {"choi": (".ref", ".choi"), "jsonl": (".jsonl", ".ndjson"), "csv": (".csv",), "text": (".txt", ".text")}
@@ -87,24 +96,38 @@ def render_jsonl(documents: Sequence[SegmentedDocument]) -> str:
     lines = []
     for doc in documents:
         for k, start, end in doc.segments():
-            lines.append(json.dumps({
-                "document": doc.name, "segment": k, "start": start, "end": end,
-                "text": _segment_text(doc, start, end), "sentences": list(doc.texts[start:end]),
-                "boundary_probability": doc.gap_probability(start) if k else None,
-            }, ensure_ascii=False, allow_nan=False))
+            row = {"document": doc.name, "segment": k, "start": start, "end": end,
+                   "text": _segment_text(doc, start, end), "sentences": list(doc.texts[start:end]),
+                   "boundary_probability": doc.gap_probability(start) if k else None}
+            title = doc.title_at(start)
+            if title:
+                row["title"] = title
+            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False))
     return "\n".join(lines) + "\n"
 
 
 def render_csv(documents: Sequence[SegmentedDocument]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    titled = any(doc.titles for doc in documents)
+    writer.writerow(CSV_COLUMNS + ((CSV_TITLE_COLUMN,) if titled else ()))
     for doc in documents:
         starts = {start for k, start, _ in doc.segments() if k}
+        titles = _sentence_titles(doc) if titled else []
         for i, text in enumerate(doc.texts):
             p = doc.gap_probability(i)
-            writer.writerow([doc.name, i, "" if p is None else f"{p:.6f}", int(i in starts), text])
+            row = [doc.name, i, "" if p is None else f"{p:.6f}", int(i in starts), text]
+            writer.writerow(row + [titles[i]] if titled else row)
     return buffer.getvalue()
+
+
+def _sentence_titles(doc: SegmentedDocument) -> list[str]:
+    """The title of the reference segment each sentence lies in ('' where untitled), in one pass."""
+    out = [""] * len(doc.texts)
+    marks = list(doc.titles) + [(len(doc.texts), "")]
+    for (start, title), (end, _) in zip(marks, marks[1:]):
+        out[start:end] = [title] * max(0, min(end, len(out)) - start)
+    return out
 
 
 def render_text(documents: Sequence[SegmentedDocument]) -> str:
@@ -114,7 +137,11 @@ def render_text(documents: Sequence[SegmentedDocument]) -> str:
         for k, start, end in doc.segments():
             p = doc.gap_probability(start) if k else None
             how = "" if p is None else f" (boundary probability {p:.2f})"
-            out.extend(["", f"{SEGMENT_RULE} segment {k + 1}{how} {SEGMENT_RULE}", ""])
+            out.extend(["", f"{SEGMENT_RULE} segment {k + 1}{how} {SEGMENT_RULE}"])
+            title = doc.title_at(start)
+            if title:
+                out.append(f"title: {title}")
+            out.append("")
             groups = _paragraphs(doc, start, end)
             if doc.paragraph_starts:
                 out.append("\n\n".join(" ".join(g) for g in groups))

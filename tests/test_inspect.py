@@ -62,3 +62,24 @@ def test_inspect_bad_input_is_one_line(capsys, tmp_path):
     assert err.startswith("segviz: error:") and err.count("\n") == 1
     assert main(["inspect", str(tmp_path / "absent.txt")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+BOOK = ("THE TWO CHAPTERS\n\nBy an Author\n\nCONTENTS\n\nCHAPTER I. Rain\nCHAPTER II. Sun\n\n\n"
+        "CHAPTER I.\n\nThe Rain.\n\n" + WRAPPED + "\nCHAPTER II.\n\nThe sun came out. Everyone went outside.\n")
+
+
+def test_inspect_lists_every_heading_taken(capsys, tmp_path):
+    f = tmp_path / "book.txt"
+    f.write_text(BOOK)
+    assert main(["inspect", str(f), "--headings", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["reference_segments"] == 2
+    assert report["headings"] == [
+        {"file": str(f), "line": 11, "text": "CHAPTER I.", "title": "CHAPTER I. The Rain."},
+        {"file": str(f), "line": 20, "text": "CHAPTER II.", "title": "CHAPTER II."}]
+    assert main(["inspect", str(f), "--headings"]) == 0
+    out = capsys.readouterr().out
+    assert "headings    2 headings taken as segment starts" in out
+    assert "  line 11  CHAPTER I.  (title: CHAPTER I. The Rain.)" in out and "  line 20  CHAPTER II.\n" in out
+    assert main(["inspect", str(f), "--json"]) == 0   # without --headings nothing is taken
+    assert json.loads(capsys.readouterr().out)["headings"] == []

@@ -147,3 +147,30 @@ def test_segmented_document_validates():
         SegmentedDocument("d", ("a", "b"), (1,), (0.5,))
     with pytest.raises(ValueError, match="gap probabilities"):
         SegmentedDocument("d", ("a", "b"), (2,), (0.5, 0.5))
+
+
+def test_chapter_titles_reach_every_output(tmp_path):
+    """A book read with headings: each output carries the title of the chapter a segment starts in."""
+    book = tmp_path / "book.txt"
+    book.write_text("A TITLE PAGE\n\nCHAPTER I.\n\nThe Widow and her Child.\n\nIt rained all day. The river rose.\n\n"
+                    "Then the town was quiet. People slept.\n\nCHAPTER II\n\nNobody came. Then the sun rose over the "
+                    "hills. Birds sang.\n")
+    corpus = read_corpus(book, headings=True)
+    assert [d.title for d in corpus] == ["CHAPTER I. The Widow and her Child.", "CHAPTER II"]
+    [doc] = segment_documents(GapModel(), corpus)
+    assert doc.masses == (2, 3, 2)   # the model's segments, not the chapters
+    rows = [json.loads(line) for line in render_jsonl([doc]).splitlines()]
+    assert [r["title"] for r in rows] == ["CHAPTER I. The Widow and her Child.", "CHAPTER I. The Widow and her Child.",
+                                          "CHAPTER II"]
+    out = tmp_path / "seg.jsonl"
+    out.write_text(render_jsonl([doc]))
+    assert read_corpus(out).sentences() == corpus.sentences()   # the jsonl reader reads it back
+    table = list(csv.DictReader(io.StringIO(render_csv([doc]))))
+    assert list(table[0])[-1] == "title"
+    assert [r["title"] for r in table] == ["CHAPTER I. The Widow and her Child."] * 4 + ["CHAPTER II"] * 3
+    text = render_text([doc])
+    assert text.count("title: CHAPTER I. The Widow and her Child.") == 2 and text.count("title: CHAPTER II") == 1
+    # an untitled corpus keeps the outputs as they were
+    plain = segment_documents(GapModel(), read_corpus(book))
+    assert "title" not in json.loads(render_jsonl(plain).splitlines()[0])
+    assert "title" not in render_csv(plain).splitlines()[0] and "title: " not in render_text(plain)

@@ -1,8 +1,9 @@
 """``segviz inspect CORPUS... [--format F] [--json]``: what the readers made of the input, and what looks wrong.
 
-Format (and whether it was detected), documents, sentences, reference segments and their mean length, the
-first sentences, and warnings (:mod:`segviz.inspection`).  ``--json`` prints one object whose keys include
-``format``, ``documents``, ``sentences``, ``reference_segments`` and ``warnings``.  Unlike the other commands,
+Format (and whether it was detected), documents, sentences, reference segments and their mean length, with
+``--headings`` every heading taken (file, line, text and the segment's title), the first sentences, and warnings
+(:mod:`segviz.inspection`).  ``--json`` prints one object whose keys include ``format``, ``documents``,
+``sentences``, ``reference_segments``, ``headings`` and ``warnings``.  Unlike the other commands,
 ``inspect`` accepts a corpus of fewer than two sentences: it says so among the warnings.
 """
 from __future__ import annotations
@@ -30,8 +31,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "inspect", help="show what the readers make of a corpus: format, counts, first sentences, warnings",
         description="Read CORPUS as segment/evaluate would and report the format (detected or given), documents, "
-                    "sentences, reference segments, mean segment length, the first sentences, and warnings (very "
-                    "long sentences, lines that look hard-wrapped, sentences without terminal punctuation).")
+                    "sentences, reference segments, mean segment length, with --headings every heading taken (file, "
+                    "line, text, title), the first sentences, and warnings (very long sentences, lines that look "
+                    "hard-wrapped, sentences without terminal punctuation).")
     p.add_argument("corpus", nargs="+", metavar="CORPUS", help="files, directories or globs")
     add_reader_arguments(p)
     p.add_argument("--first", type=non_negative_int, default=5, metavar="N",

@@ -69,6 +69,8 @@ MIN_TITLED_NUMERAL_GAP = 500
 MAX_TITLE_BLOCKS = 5
 #: lines of one title block
 MAX_TITLE_LINES = 4
+#: headings in one group (BOOK / PART / CHAPTER / a named section)
+MAX_GROUP_HEADINGS = 4
 #: lines of a heading's own title wrapped inside its block
 MAX_HEADING_CONTINUATION = 3
 #: a heading with its chapter's text right below it (no blank line) is at most this share of the text's line length
@@ -563,7 +565,7 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
     while k < len(chosen):
         c = chosen[k]
         start, pieces = c.start, [" ".join(visible[c.start:c.end])]
-        end, b, titles = c.end, c.block + 1, 0
+        end, b, titles, headings = c.end, c.block + 1, 0, 1
         # a heading whose chapter text follows in its own block has no title lines after it
         open_below = c.end == blocks[c.block][1]
         while open_below and b < len(blocks):
@@ -572,8 +574,9 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
                 b += 1
                 continue
             nxt = starts.get(s)
-            if nxt is not None and k + 1 < len(chosen) and chosen[k + 1] is nxt and not (
-                    c.match.numbered and nxt.match.numbered and nxt.match.style == c.match.style):
+            if nxt is not None and k + 1 < len(chosen) and chosen[k + 1] is nxt and headings < MAX_GROUP_HEADINGS \
+                    and not (c.match.numbered and nxt.match.numbered and nxt.match.style == c.match.style):
+                headings += 1
                 k += 1
                 c = nxt
                 pieces.append(" ".join(visible[c.start:c.end]))
@@ -626,16 +629,13 @@ def _closing_lines(sections: list[Section], visible: Sequence[str], dropped: lis
 
 def _join_title(pieces: list[str]) -> str:
     """One title from a heading group: pieces joined by a space after punctuation, else by ``: ``."""
-    out = ""
+    parts: list[str] = []
     for piece in pieces:
         piece = piece.strip().strip("_").strip()
-        if not out:
-            out = piece
-        elif out[-1] in ".:;!?—-":
-            out = f"{out} {piece}"
-        else:
-            out = f"{out}: {piece}"
-    return out
+        if parts:
+            parts.append(" " if parts[-1][-1:] in ".:;!?—-" else ": ")
+        parts.append(piece)
+    return "".join(parts)
 
 
 def _back_matter(visible: Sequence[str], after: int) -> int | None:
