@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from segviz import metrics
-from segviz.decode import decode, tune, tune_table
+from segviz.decode import check_probabilities, decode
+from segviz.rules import ThresholdRule
 from segviz.segmentation import boundaries_to_masses as positions_to_masses
 from segviz.errors import SegvizError
 
@@ -69,12 +70,22 @@ def test_tuning_uses_the_metric_p_mu_for_small_mu_and_long_streams(inv_mu, n):
     ref = positions_to_masses(np.flatnonzero(rng.random(n - 1) < 1.0 / max(inv_mu, 2)) + 1, n)
     p = rng.random(n - 1)
     alphas, eps = (0.5, 0.9, 0.99), (1, 3)
-    table = tune_table(p, ref, mu=1.0 / inv_mu, alphas=alphas, epsilons=eps)
-    for i, e in enumerate(eps):
-        for j, a in enumerate(alphas):
+    scores = {}
+    for e in eps:
+        for a in alphas:
+            # a grid of one point: the tuner's score of that point
+            rule, score = ThresholdRule(alphas=(a,), epsilons=(e,)).tune(p, ref, mu=1.0 / inv_mu)
+            assert (rule.alpha, rule.epsilon) == (a, e)
             hyp = positions_to_masses(decode(p, a, e), n)
-            assert table[i, j] == pytest.approx(metrics.p_mu(ref, hyp, 1.0 / inv_mu), abs=1e-12)
-    assert np.all((table >= 0) & (table <= 1))
+            assert score == pytest.approx(metrics.p_mu(ref, hyp, 1.0 / inv_mu), abs=1e-12)
+            assert 0 <= score <= 1
+            scores[(a, e)] = score
+    # the whole grid at once: the first best point in grid order (epsilon, then alpha)
+    rule, best = ThresholdRule(alphas=alphas, epsilons=eps).tune(p, ref, mu=1.0 / inv_mu)
+    order = [(a, e) for e in eps for a in alphas]
+    first = max(order, key=lambda key: (scores[key], -order.index(key)))
+    assert best == pytest.approx(scores[first], abs=1e-12)
+    assert (rule.alpha, rule.epsilon) == first
 
 
 def test_tune_picks_grid_maximum():
@@ -85,14 +96,17 @@ def test_tune_picks_grid_maximum():
     truth[np.cumsum(ref)[:-1] - 1] = 1
     p = np.clip(0.6 * truth + 0.3 * rng.random(n - 1), 0, 1)
     alphas, eps = (0.1, 0.3, 0.5, 0.7), (1, 2, 3)
-    a, e, best = tune(p, ref, alphas=alphas, epsilons=eps)
-    table = tune_table(p, ref, alphas=alphas, epsilons=eps)
-    assert best == table.max()
-    hyp = positions_to_masses(decode(p, a, e), n)
+    rule, best = ThresholdRule(alphas=alphas, epsilons=eps).tune(p, ref)
+    assert isinstance(rule, ThresholdRule)
+    assert (tuple(rule.alphas), tuple(rule.epsilons)) == (alphas, eps)   # the tuned rule keeps its grid
+    hyp = positions_to_masses(rule.decide(p), n)
+    assert rule.decide(p).tolist() == decode(p, rule.alpha, rule.epsilon).tolist()
     assert metrics.p_mu(ref, hyp) == pytest.approx(best, abs=1e-12)
-    # brute force over the grid with the metric
-    brute = max(metrics.p_mu(ref, positions_to_masses(decode(p, al, ep), n)) for al in alphas for ep in eps)
-    assert best == pytest.approx(brute, abs=1e-12)
+    # brute force over the grid with the metric: the best score, reached first in grid order
+    grid = [(al, ep) for ep in eps for al in alphas]
+    table = [metrics.p_mu(ref, positions_to_masses(decode(p, al, ep), n)) for al, ep in grid]
+    assert best == pytest.approx(max(table), abs=1e-12)
+    assert (rule.alpha, rule.epsilon) == grid[int(np.argmax(table))]
 
 
 def test_errors():
@@ -100,8 +114,16 @@ def test_errors():
         decode([0.5, 0.2], 0.3, 0)
     with pytest.raises(SegvizError, match=r"\[0, 1\]"):
         decode([1.5], 0.3, 1)
+    with pytest.raises(SegvizError, match=r"\[0, 1\]"):
+        check_probabilities([0.5, -0.1])
+    with pytest.raises(SegvizError, match="1-D"):
+        check_probabilities([[0.5]])
     with pytest.raises(SegvizError, match="reference covers"):
-        tune([0.5, 0.2], (2, 2))
+        ThresholdRule().tune([0.5, 0.2], (2, 2))
+    with pytest.raises(SegvizError, match="alpha"):
+        ThresholdRule(alpha=1.5).check()
+    with pytest.raises(SegvizError, match="epsilon"):
+        ThresholdRule(epsilons=(1, 0)).check()
 
 
 def test_compiled_greedy_pass_matches_the_python_reference():
