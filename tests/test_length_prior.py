@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from segviz.errors import SegvizError
-from segviz.length_prior import decode_length_prior, log_length_prior, tune_length_prior
+from segviz.length_prior import decode_length_prior, log_length_prior
 from segviz.metrics import p_mu
+from segviz.rules import LengthPriorRule
 from segviz.segmentation import boundaries_to_masses
 
 
@@ -46,9 +47,18 @@ def test_long_segments_survive_isolated_spikes():
     p[[149, 299]] = 0.97
     hyp = boundaries_to_masses(decode_length_prior(p, mean_length=150, shape=8, bias=0), n)
     assert hyp == ref
-    k, beta, score = tune_length_prior(p, ref)
+    open_rule = LengthPriorRule()
+    with pytest.raises(SegvizError, match="no expected segment length"):
+        open_rule.tune(p, ref)                       # the mean length is the model's to give (the training mean)
+    assert open_rule.with_mean_length(150).mean_length == 150
+    assert LengthPriorRule(mean_length=40).with_mean_length(150).mean_length == 40   # a given length is kept
+    rule, score = open_rule.with_mean_length(150).tune(p, ref)
+    assert isinstance(rule, LengthPriorRule) and rule.mean_length == 150
+    assert rule.shape in rule.shapes and rule.bias in rule.biases
+    assert boundaries_to_masses(rule.decide(p), n) == ref
     assert score == pytest.approx(1.0) and score == pytest.approx(
-        p_mu(ref, boundaries_to_masses(decode_length_prior(p, mean_length=150, shape=k, bias=beta), n)))
+        p_mu(ref, boundaries_to_masses(decode_length_prior(p, mean_length=150, shape=rule.shape, bias=rule.bias),
+                                       n)))
 
 
 def test_errors():
@@ -59,4 +69,10 @@ def test_errors():
     with pytest.raises(SegvizError, match=r"\[0, 1\]"):
         decode_length_prior([1.5], mean_length=3)
     with pytest.raises(SegvizError, match="reference covers"):
-        tune_length_prior([0.5, 0.2], (2, 2))
+        LengthPriorRule(mean_length=2.0).tune([0.5, 0.2], (2, 2))
+    with pytest.raises(SegvizError, match="no expected segment length"):
+        LengthPriorRule().decide([0.5, 0.2])
+    with pytest.raises(SegvizError, match="shape"):
+        LengthPriorRule(mean_length=3.0, shape=0).check()
+    with pytest.raises(SegvizError, match="mean_length"):
+        LengthPriorRule(mean_length=0.5).check()
