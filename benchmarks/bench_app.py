@@ -9,7 +9,7 @@ features arrive and closes the window during the 4th.  A 10 ms timer records the
     python benchmarks/bench_app.py                      # the bundled sample
     python benchmarks/bench_app.py --reuters            # + reut2-000..013 (70k sentences; needs ../shared)
     python benchmarks/bench_app.py --reuters --large    # + reut2-000..021 (>= 10^5 sentences)
-    python benchmarks/bench_app.py --repeat 2 --model resources/sample_model.json   # each run twice, that model
+    python benchmarks/bench_app.py --repeat 2 --model resources/sample_model.segviz   # each run twice, that model
 
 Each corpus runs in its own process (a fresh interpreter, as a user starts the app); the JSON files are kept in
 --out (default: a temporary directory).  Timings depend on the machine and its load: the one-minute load

@@ -82,7 +82,7 @@ def measure(name: str, texts: list[list[list[str]]], style: str, tmp: Path) -> d
 
 
 def coverage_table() -> list[dict]:
-    model = Segmenter.load(bundled("resources", "sample_model.json"))
+    model = Segmenter.load(bundled("resources", "sample_model.segviz"))
     reuters = SHARED / "reuters21578"
     cases = [("Reuters reut2-000 (bundled sample)", ROOT / "sample_corpora" / "reuters_sample.sgm", "in"),
              ("Reuters reut2-002", reuters / "reut2-002.sgm", "in"),

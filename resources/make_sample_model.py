@@ -1,4 +1,5 @@
-"""Rebuild the app's bundled demo model (``resources/sample_model.json`` + ``resources/sample_model.lm/``).
+"""Rebuild the small Reuters demo model, ``resources/sample_model.segviz`` (one file: the segmenter and its
+language models).
 
 Trained on Reuters-21578 ``reut2-001.sgm`` (first 80% of its stories for the language models and induction, the
 rest held out for P_mu and alpha/epsilon), so the bundled sample corpus (``sample_corpora/reuters_sample.sgm``,
@@ -34,9 +35,7 @@ def main(argv: list[str]) -> int:
             print(f"{event.round:3d} {event.feature.description:60s} e^λ={event.weights[-1]:8.3g} "
                   f"held-out P_mu={event.heldout_p_mu:.3f}")
     segmenter.info_.update(trained_on=f"{source.name}: {len(train)} stories, held out {len(heldout)}")
-    out = HERE / "sample_model.json"
-    import shutil
-    shutil.rmtree(out.with_suffix(".lm"), ignore_errors=True)
+    out = HERE / "sample_model.segviz"
     segmenter.save(out)
     print(f"{segmenter} saved to {out} in {time.perf_counter() - t0:.1f} s")
     return 0

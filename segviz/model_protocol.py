@@ -163,12 +163,6 @@ class SegmentationModel(Protocol):
 
     def score(self, corpus) -> dict[str, float]: ...
 
-    def apply_short(self, document) -> AppliedDocument:
-        """A one-sentence document: one segment, nothing to decide or route (the last segmenter, a router's
-        expert for the longest segments, answers for it)."""
-        name, segmenter = list(self.segmenters().items())[-1]
-        return AppliedDocument(np.zeros(0), segmenter.rule_for(document), Route(name), segmenter)
-
     def segment_iter(self, corpus) -> Generator[Progress, None, list[AppliedDocument]]: ...
 
     def apply_short(self, document) -> AppliedDocument: ...

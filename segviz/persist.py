@@ -23,12 +23,9 @@ import json
 import os
 import stat
 import tempfile
-import zipfile
-import zlib
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 
 from .errors import SegvizError
 
@@ -160,14 +157,6 @@ def atomic_write_json(path: str | os.PathLike, obj: Any, *, indent: int | None =
     return atomic_write_text(path, text, parents=parents)
 
 
-def atomic_save_npz(path: str | os.PathLike, *, parents: bool = False, **arrays: np.ndarray) -> Path:
-    """Save arrays compressed; refuses object arrays (they would need pickle to load)."""
-    for name, value in arrays.items():
-        if np.asarray(value).dtype == object:
-            raise TypeError(f"array {name!r} has dtype object; segviz never pickles")
-    return atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays), parents=parents)
-
-
 def read_bytes_limited(path: str | os.PathLike, max_bytes: int, *, what: str = "file") -> bytes:
     """The bytes of a regular file of at most ``max_bytes``; one-line errors for anything else.
 
@@ -227,30 +216,3 @@ def load_json(path: str | os.PathLike, *, expected_format: str | None = None,
     return parse_json_object(data, source=str(path), expected_format=expected_format)
 
 
-def load_npz(path: str | os.PathLike, *, required: tuple[str, ...] = (),
-             max_bytes: int = 2 * 1024 ** 3) -> dict[str, np.ndarray]:
-    """Load every array of an ``.npz`` eagerly, without pickle; clear errors for corrupt or foreign files.
-
-    The arrays' declared sizes are checked against ``max_bytes`` before anything is decompressed."""
-    path = Path(path)
-    try:
-        st = os.stat(path)
-    except OSError:
-        raise SegvizError(f"{path}: no such file") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise SegvizError(f"{path}: is {_kind_of(st.st_mode)}, expected an .npz array file")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            declared = sum(info.file_size for info in archive.infolist())
-        if declared > max_bytes:
-            raise SegvizError(f"{path}: its arrays would take {declared:,} bytes, more than {max_bytes:,}")
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except SegvizError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, KeyError) as exc:
-        raise SegvizError(f"{path}: corrupt or not an .npz array file ({exc})") from None
-    missing = [name for name in required if name not in arrays]
-    if missing:
-        raise SegvizError(f"{path}: missing arrays {', '.join(missing)} (foreign or outdated file)")
-    return arrays

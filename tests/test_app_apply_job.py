@@ -21,7 +21,7 @@ from tests.drive import events_and_value
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"
-LM_MODEL = ROOT / "resources" / "sample_model.json"   # a model with language models: relevance and its profile
+LM_MODEL = ROOT / "resources" / "sample_model.segviz"   # a model with language models: relevance and its profile
 SAMPLE_MODEL = ROOT / "resources" / "default_model.segviz"   # the bundled default (no language models)
 
 
@@ -36,14 +36,12 @@ def sample():
 def test_the_child_gives_what_a_thread_gives(sample, model):
     if not Path(model).is_file():
         pytest.skip(f"{model} is absent")
-    events, (n, child) = events_and_value(ApplyJob(model, [SAMPLE], epsilons=(2, 5)).events())
+    events, (n, child) = events_and_value(ApplyJob(model, [SAMPLE]).events())
     assert n == sample.n_sentences and any("reading" in e.stage for e in events)
-    _, local = events_and_value(apply_model_task(load_model(model), sample, (2, 5)))
+    _, local = events_and_value(apply_model_task(load_model(model), sample))
     np.testing.assert_array_equal(child.probabilities, local.probabilities)
     assert (child.columns != local.columns).nnz == 0 and child.columns.shape == local.columns.shape
-    assert set(child.keep_masks) == {2, 5}
-    for e in (2, 5):
-        np.testing.assert_array_equal(child.keep_masks[e], local.keep_masks[e])
+    assert child.units == local.units and child.shown == local.shown
     assert (child.relevance is None) == (local.relevance is None)
     if local.relevance is not None:
         np.testing.assert_array_equal(child.relevance, local.relevance)
@@ -52,12 +50,11 @@ def test_the_child_gives_what_a_thread_gives(sample, model):
 
 
 def test_the_result_crosses_as_json_and_is_checked(sample):
-    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample, (3,)))
+    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
     message = json.loads(json.dumps(applied_to_json(sample.n_sentences, local)))
     n, back = applied_from_json(message)
     assert n == sample.n_sentences and back.coverage == local.coverage
-    np.testing.assert_array_equal(back.keep_masks[3], local.keep_masks[3])
-    assert back.keep_masks[3].dtype == bool
+    assert back.units == local.units and back.shown == "model"
 
     def broken(edit):
         m = json.loads(json.dumps(message))
@@ -69,7 +66,10 @@ def test_the_result_crosses_as_json_and_is_checked(sample):
     broken(lambda m: m["columns"].update(shape=[n - 1, 0]))                       # an index past the last column
     broken(lambda m: m["columns"].update(indptr=encode_array(np.zeros(n), "<i4")))   # rows that hold nothing
     broken(lambda m: m.update(probabilities=encode_array(np.full(n - 1, 1.5))))  # not probabilities
-    broken(lambda m: m["keep"].update({"3": encode_array(np.ones(5), "|u1")}))     # a mask of another length
+    broken(lambda m: m.update(units=[[0, 5, "model", None]]))                   # a plan short of the stream
+    broken(lambda m: m.update(units=[[0, n, 7, None]]))                          # an expert that is no name
+    broken(lambda m: m.update(shown="nobody"))                                   # a segmenter that answers nothing
+    broken(lambda m: m.update(units=[[0, n, "model", {"expert": "model", "checks": [[1]]}]]))   # a broken route
     broken(lambda m: m.update(profile=[1, 2]))
 
 
@@ -126,7 +126,7 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
                     timeout=60000)
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert model_control.EARLY_APPLY in started and "apply" not in started
-    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample, ()))
+    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
     np.testing.assert_array_equal(window.state.probabilities, local.probabilities)
     np.testing.assert_array_equal(window.state.relevance, local.relevance)
     # the context panel's feature columns came with it: no second evaluation
@@ -220,10 +220,11 @@ def test_the_window_and_the_child_share_one_parse_that_ends_with_the_window(wind
 
 def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_new_corpus(window, qtbot, tmp_path):
     """The window shows the expert a router picks for the shown text, says why, and routes the next text anew."""
+    from segviz import ThresholdRule
     from segviz.routing import ExpertRouter
 
-    short = Segmenter.from_weights([], [], prior=0.3, alpha=0.2, epsilon=2, mu=0.1)
-    long = Segmenter.from_weights([], [], prior=0.01, alpha=0.5, epsilon=4, mu=0.1)
+    short = Segmenter.from_weights([], [], prior=0.3, mu=0.1, rule=ThresholdRule(alpha=0.2, epsilon=2))
+    long = Segmenter.from_weights([], [], prior=0.01, mu=0.1, rule=ThresholdRule(alpha=0.5, epsilon=4))
     router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
     router.thresholds_, router.tuning_, router.info_ = [8.0], {}, {}
     path = router.save(tmp_path / "router.segviz")
@@ -233,7 +234,7 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     assert window.open_model(str(path))
     qtbot.waitUntil(lambda: window.state.route is not None and not window.busy, timeout=60000)
     state = window.state
-    assert isinstance(state.opened_model, ExpertRouter) and state.route.expert == "short"
+    assert state.opened_model.segmenters().keys() == {"short", "long"} and state.route.expert == "short"
     assert state.segmenter is state.opened_model.experts_["short"] and state.epsilon == 2
     np.testing.assert_allclose(state.probabilities, 0.3)
     assert "model: the short expert (expected segment lengths: short " in window.decision.reference_label.text()

@@ -18,14 +18,14 @@ from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
 CHOI_DIR = ROOT / "sample_corpora" / "choi"
-MODEL = ROOT / "resources" / "sample_model.json"
+MODEL = ROOT / "resources" / "sample_model.segviz"
 SMALL_LM = dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2)
 
 
 def first_rounds(model, k):
     """A smaller model: the first ``k`` features with their final weights."""
-    return Segmenter.from_weights(model.features_[:k], model.lambdas_[:k], prior=model.prior_, alpha=model.alpha_,
-                                  epsilon=model.epsilon_, mu=model.mu_, lms=model.lms_)
+    return Segmenter.from_weights(model.features_[:k], model.lambdas_[:k], prior=model.prior_, rule=model.rule_,
+                                  mu=model.mu_, lms=model.lms_)
 
 
 def open_corpus(win, qtbot, path=CHOI):
@@ -46,7 +46,7 @@ def test_bundled_model_applies_engine_probabilities(window, qtbot):
     seg = Segmenter.load(MODEL)
     expected = seg.boundary_probabilities(window.state.corpus)
     np.testing.assert_allclose(window.state.probabilities, expected)
-    assert window.state.alpha == pytest.approx(seg.alpha_) and window.state.epsilon == seg.epsilon_
+    assert window.state.alpha == pytest.approx(seg.rule_.alpha) and window.state.epsilon == seg.rule_.epsilon
     # the loaded model's features fill the table, with their final e^λ
     assert window.features.model.rowCount() == len(seg.features_)
     shown = window.features.model.data(window.features.model.index(0, 3))
@@ -77,17 +77,17 @@ def test_a_capped_weight_is_marked(window, qtbot):
         assert text.endswith("(cap)") == (i in capped), (i, text)
 
 
-def test_model_with_missing_lm_shows_dialog(window, qtbot, tmp_path):
+def test_a_model_in_an_old_layout_shows_dialog(window, qtbot, tmp_path):
+    """A JSON model of an earlier version (a segmenter document naming an LM folder) is not read: one dialog,
+    and the shown model stays."""
     open_corpus(window, qtbot)
     apply_model(window, qtbot)
-    d = json.loads(MODEL.read_text())
-    d["lm_dir"] = "no_such_lm_dir"
-    bad = tmp_path / "lm_missing.json"
-    bad.write_text(json.dumps(d))
+    bad = tmp_path / "old.segviz"
+    bad.write_text(json.dumps({"format": "segviz-segmenter", "version": 1, "lm_dir": "model.lm", "alpha": 0.5}))
     before, segmenter = window.state.probabilities, window.state.segmenter
     window.open_model(str(bad))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
-    assert window.dialogs and "language models are missing" in window.dialogs[-1][1]
+    assert window.dialogs and "not a segviz model archive" in window.dialogs[-1][1]
     assert window.state.probabilities is before and window.state.segmenter is segmenter
 
 
@@ -98,7 +98,7 @@ def test_a_model_whose_weights_give_no_curve_is_refused_whole(window, qtbot, tmp
     before = (window.state.probabilities, window.state.segmenter, dict(window.state.metrics["model"]))
     broken = Segmenter.load(MODEL)
     broken.lambdas_ = np.full_like(broken.lambdas_, np.nan)
-    window.apply_model(broken, "broken.json")
+    window.apply_model(broken, "broken.segviz")
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert window.dialogs and window.dialogs[-1][0] == "Cannot apply model"
     assert (window.state.probabilities, window.state.segmenter, window.state.metrics["model"]) == before
@@ -149,7 +149,7 @@ def test_live_training_step_pause_run(window, qtbot):
     # the curve after the last round is the trained segmenter's
     np.testing.assert_allclose(window.state.probabilities, seg.boundary_probabilities(window.state.corpus),
                                atol=1e-9)
-    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.alpha_), seg.epsilon_)
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.rule_.alpha), seg.rule_.epsilon)
     assert "partly in-sample" in window.decision.reference_label.text()
 
 
@@ -180,7 +180,7 @@ def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     open_corpus(window, qtbot)
     apply_model(window, qtbot)
     probs = window.state.probabilities.copy()
-    saved = tmp_path / "copy.json"
+    saved = tmp_path / "copy.segviz"
     with qtbot.waitSignal(window.saved, timeout=60000):
         assert window.save_model(str(saved))
     again = Segmenter.load(saved)   # one file: the language models travel inside it
@@ -214,7 +214,7 @@ def test_tune_restores_a_loaded_models_heldout_values(window, qtbot):
     seg = window.state.segmenter
     window.state.set_decision(0.9, 7)
     window.tune_action.trigger()
-    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.alpha_), seg.epsilon_)
+    assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.rule_.alpha), seg.rule_.epsilon)
 
 
 def run_gui(*args, timeout=300, **kwargs):
@@ -251,7 +251,7 @@ def test_headless_screenshot_bad_corpus_fails_cleanly(tmp_path):
 
 
 def test_headless_bad_model_fails_cleanly(tmp_path):
-    bad = tmp_path / "bad.json"
+    bad = tmp_path / "bad.segviz"
     bad.write_text('{"format": "segviz-segmenter", "version": 1, "alpha": "NaN"}')
     proc = run_gui(CHOI, "--model", bad, "--screenshot", tmp_path / "x.png")
     assert proc.returncode == 2, proc.stderr
@@ -261,7 +261,7 @@ def test_headless_bad_model_fails_cleanly(tmp_path):
 
 def test_model_without_corpus_opens_the_sample_with_that_model_only(tmp_path):
     """``segviz gui --model M``: the bundled sample corpus with M applied, not the bundled model too."""
-    copy = tmp_path / "mine.json"
+    copy = tmp_path / "mine.segviz"
     first_rounds(Segmenter.load(MODEL), 3).save(copy)
     code = (
         "import sys, os\n"

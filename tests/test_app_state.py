@@ -127,8 +127,9 @@ def drive(gen):
 
 
 def test_alpha_reuses_the_greedy_pass_of_its_epsilon():
-    """Moving alpha recomputes no greedy pass: the kept boundaries at alpha are the threshold-0 ones above it."""
-    import segviz.app.state as st
+    """Moving alpha recomputes no greedy pass: the kept boundaries at alpha are the threshold-0 ones above it
+    (the threshold rule's preparation, segviz.rules.ThresholdRule.prepare, is kept per epsilon)."""
+    import segviz.rules as rules
 
     rng = np.random.default_rng(7)
     state = SessionState(alpha=0.5, epsilon=3)
@@ -136,8 +137,8 @@ def test_alpha_reuses_the_greedy_pass_of_its_epsilon():
     probs = rng.random(state.n_sentences - 1)
     state.set_probabilities(probs)
     calls = []
-    real = st.greedy_order_keep
-    st.greedy_order_keep = lambda p, e: calls.append(e) or real(p, e)
+    real = rules.greedy_order_keep
+    rules.greedy_order_keep = lambda p, e: calls.append(e) or real(p, e)
     try:
         for alpha in np.linspace(0, 1, 21):
             state.set_alpha(alpha)
@@ -148,39 +149,77 @@ def test_alpha_reuses_the_greedy_pass_of_its_epsilon():
         state.set_epsilon(5)
         assert calls == [5]
         np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, 5))
-        # new probabilities: the cached passes belong to the old ones
+        # new probabilities: the kept passes belong to the old ones
         state.set_probabilities(probs[::-1].copy())
         assert calls == [5, 5]
     finally:
-        st.greedy_order_keep = real
-
-
-def test_a_pass_from_a_worker_is_kept_only_for_its_own_probabilities():
-    from segviz.decode import greedy_order_keep
-
-    state = SessionState()
-    state.set_corpus(tiny_corpus())
-    old = np.linspace(0, 1, state.n_sentences - 1)
-    state.set_probabilities(old)
-    state.set_probabilities(old[::-1].copy())
-    assert not state.store_keep_mask(4, old, greedy_order_keep(old, 4))
-    assert state.store_keep_mask(4, state.probabilities, greedy_order_keep(state.probabilities, 4))
-    assert 4 in state.cached_epsilons()
+        rules.greedy_order_keep = real
 
 
 @pytest.mark.parametrize("alpha,epsilon", [(float("nan"), 2), (5.0, 2), (-0.1, 2), (0.3, 0), (0.3, -3),
                                            (0.3, 2.5)])
 def test_a_model_with_unusable_decision_parameters_is_refused_whole(alpha, epsilon):
+    from segviz import Segmenter, ThresholdRule
     from segviz.app.state import check_decision
 
     state = SessionState(alpha=0.4, epsilon=2)
     state.set_corpus(tiny_corpus())
-    model = type("M", (), {"alpha_": alpha, "epsilon_": epsilon})()
+    model = Segmenter.from_weights([], [], prior=0.2, mu=0.1)
+    model.rule_ = ThresholdRule(alpha=alpha, epsilon=epsilon)   # as a damaged file would hold it, unchecked
     with pytest.raises(ValueError):
         check_decision(alpha, epsilon)
     with pytest.raises(ValueError):
         state.set_segmenter(model)
-    assert (state.alpha, state.epsilon, state.segmenter) == (0.4, 2, None)
+    assert (state.alpha, state.epsilon, state.segmenter, state.opened_model) == (0.4, 2, None, None)
+
+
+def test_each_document_is_decided_by_the_rule_of_the_segmenter_that_answers_for_it():
+    """A plan of three documents, two segmenters with rules of different kinds: each document's boundaries are
+    its segmenter's rule on its own probabilities, a document edge is always a boundary, and moving the shown
+    rule decides again only the documents of that segmenter."""
+    from segviz import LengthPriorRule, Segmenter, ThresholdRule
+    from segviz.app.state import PlanUnit
+    from segviz.routing import ExpertRouter
+    from segviz.segmentation import boundaries_to_masses
+
+    state = SessionState()
+    state.set_corpus(tiny_corpus((10, 10, 10, 10, 10, 10)))
+    n = state.n_sentences
+    short = Segmenter.from_weights([], [], prior=0.3, mu=0.2, rule=ThresholdRule(alpha=0.5, epsilon=2))
+    long = Segmenter.from_weights([], [], prior=0.05, mu=0.05, rule=LengthPriorRule(shape=2.0, bias=0.0))
+    router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
+    router.thresholds_, router.tuning_, router.info_ = [5.0], {}, {}
+    units = (PlanUnit(0, 20, "short"), PlanUnit(20, 45, "long"), PlanUnit(45, n, "short"))
+    probs = np.random.default_rng(3).random(n - 1)
+    state.set_model(router, shown="short")
+    state.set_probabilities(probs, units=units)
+
+    def expected():
+        out = []
+        for unit in units:
+            if unit.start:
+                out.append(unit.start)
+            rule = state.rules[unit.expert]
+            out.extend((rule.decide(probs[unit.start:unit.end - 1]) + unit.start).tolist())
+        return out
+
+    assert state.hypothesis_boundaries.tolist() == expected()
+    assert 20 in state.hypothesis_boundaries and 45 in state.hypothesis_boundaries
+    long_part = state.hypothesis_boundaries[(state.hypothesis_boundaries > 20) & (state.hypothesis_boundaries < 45)]
+    state.set_alpha(0.05)    # the shown rule is the short expert's: the long expert's document is untouched
+    assert state.rules["short"].alpha == 0.05 and isinstance(state.rules["long"], LengthPriorRule)
+    assert state.hypothesis_boundaries.tolist() == expected()
+    np.testing.assert_array_equal(
+        state.hypothesis_boundaries[(state.hypothesis_boundaries > 20) & (state.hypothesis_boundaries < 45)],
+        long_part)
+    state.show_expert("long")
+    assert state.rule_setting("alpha") is None and state.rule_setting("mean_length") == pytest.approx(20.0)
+    state.set_rule_setting("mean_length", 5.0)
+    assert state.hypothesis_boundaries.tolist() == expected()
+    assert boundaries_to_masses(state.hypothesis_boundaries, n) == state.hypothesis_masses
+    # what "Save model" writes decides as shown
+    saved = state.model_with_rules()
+    assert saved.segmenters()["long"].rule_.mean_length == 5.0 and saved.segmenters()["short"].rule_.alpha == 0.05
 
 
 def test_unlabelled_text_has_no_reference_metrics():

@@ -189,7 +189,7 @@ def test_training_on_given_language_models_skips_their_training(corpus):
     """"Keep the model's LMs": the child loads the parent's models and induces features on their relevance."""
     from segviz import Segmenter
 
-    lms = Segmenter.load(ROOT / "resources" / "sample_model.json").lms_
+    lms = Segmenter.load(ROOT / "resources" / "sample_model.segviz").lms_
     job = TrainingJob(corpus, [CHOI], n_features=2, lms=lms)
     events = list(job.events())
     stages = [e.stage for e in events if isinstance(e, Progress)]
@@ -201,11 +201,9 @@ def test_training_on_given_language_models_skips_their_training(corpus):
     np.testing.assert_allclose(relevance, sentence_relevance(lms, corpus.sentences()), atol=1e-9)
     final = events[-1]
     np.testing.assert_allclose(final.probabilities, final.model.boundary_probabilities(corpus), atol=1e-9)
-    from segviz.decode import decode
-
-    keep = final.keep_masks[final.model.epsilon_]
-    np.testing.assert_array_equal(np.flatnonzero(keep & (final.probabilities > 0.3)) + 1,
-                                  decode(final.probabilities, 0.3, final.model.epsilon_))
+    # the model that crossed from the child decides as the child's: its tuned rule, checked and whole
+    assert final.model.rule_.to_dict() == job.model.rule_.to_dict()
+    np.testing.assert_array_equal(final.model.decide(final.probabilities), job.model.decide(final.probabilities))
 
 
 def test_peers_in_the_child_equal_the_engine_run(corpus):

@@ -73,10 +73,11 @@ def test_epsilon_and_dragging_the_alpha_line(window, qtbot):
 
 
 def test_tune_sets_the_engines_best_values(window, qtbot):
-    from segviz.decode import tune
+    from segviz import ThresholdRule
 
     probs = load_with_probs(window, qtbot)
-    alpha, epsilon, pmu = tune(probs, read_corpus(CHOI).masses())
+    best, pmu = ThresholdRule().tune(probs, read_corpus(CHOI).masses())
+    alpha, epsilon = best.alpha, best.epsilon
     with qtbot.waitSignal(window.tuned, timeout=10000):
         window.tune_action.trigger()
     assert (window.state.alpha, window.state.epsilon) == (pytest.approx(alpha), epsilon)
@@ -229,7 +230,11 @@ def test_peers_as_tick_rows_and_metrics(window, qtbot):
 
 
 def test_tune_on_heldout_documents_of_an_in_app_model(window, qtbot):
-    from segviz.decode import tune
+    from segviz import ThresholdRule
+
+    def tune(p, m):
+        best, score = ThresholdRule().tune(p, m)
+        return best.alpha, best.epsilon, score
 
     probs = load_with_probs(window, qtbot)
     masses = read_corpus(CHOI).masses()

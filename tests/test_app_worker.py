@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from segviz import FeatureAdded, Segmenter  # noqa: E402
+from segviz import FeatureAdded, Segmenter, ThresholdRule  # noqa: E402
 from segviz.app import training_control  # noqa: E402
 from segviz.app.training_job import CurveUpdate, RelevanceReady, TrainingFinished, split_for_training  # noqa: E402
 from segviz.app.worker import GeneratorWorker  # noqa: E402
@@ -56,7 +56,7 @@ class FakeJob:
             yield Progress("inducing features", r - 1, self.n_features)
             spec = WordQuestion("sentences", WORDS[r % len(WORDS)], Window("sentence", 0, 1 + r % 5))
             features.append(spec)
-            model = Segmenter.from_weights(features, [0.4] * r, prior=0.2, alpha=0.3, epsilon=2, mu=0.1)
+            model = Segmenter.from_weights(features, [0.4] * r, prior=0.2, mu=0.1, rule=ThresholdRule(alpha=0.3, epsilon=2))
             self.model = model
             added = FeatureAdded(r, spec, 1.0 / r, tuple([1.5] * r), -50.0 + r, 0.6 + 0.01 * r)
             yield CurveUpdate(added, np.full(n - 1, min(0.05 * r, 1.0)), model)

@@ -32,7 +32,7 @@ from ..peers import preload_stemmer
 from ..model_protocol import Route
 from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
                             serve_guarded)
-from .state import PlanUnit
+from .state import PlanUnit, check_units
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
 
 
@@ -131,6 +131,7 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
                     or not isinstance(expert, str):
                 raise ValueError("a document of the plan is malformed")
             units.append(PlanUnit(start, end, expert, None if route is None else Route.from_dict(route)))
+        check_units(units, n)
         shown = message["shown"]
         if not isinstance(shown, str) or shown not in {u.expert for u in units}:
             raise ValueError("the shown segmenter answers for no document")

@@ -30,6 +30,9 @@ class BackgroundWork(QObject):
         self.current: dict[str, GeneratorWorker] = {}   # the live task of each name
         self.running: set[GeneratorWorker] = set()     # every started worker that has not finished (superseded too)
         self.closing = False
+        #: steps that finish on the window's thread in later event-loop passes (a model's curve, then its tables):
+        #: busy until they are done, so that "idle" means everything is shown
+        self.holds: set[str] = set()
         self.stage_label = QLabel("")
         self.progress = QProgressBar()
         self.progress.setObjectName("progressBar")
@@ -44,7 +47,14 @@ class BackgroundWork(QObject):
 
     @property
     def busy(self) -> bool:
-        return bool(self.running)
+        return bool(self.running) or bool(self.holds)
+
+    def hold(self, name: str) -> None:
+        """Count as busy until :meth:`release` (a step that goes on in later event-loop passes)."""
+        self.holds.add(name)
+
+    def release(self, name: str) -> None:
+        self.holds.discard(name)
 
     def is_running(self, name: str) -> bool:
         return name in self.current
@@ -128,7 +138,7 @@ class BackgroundWork(QObject):
         deadline = [timeout_s * 1000.0]
 
         def check():
-            if not self.running or deadline[0] <= 0:
+            if not self.busy or deadline[0] <= 0:
                 QTimer.singleShot(150, callback)  # let the last updates paint
             else:
                 deadline[0] -= 100

@@ -21,6 +21,8 @@ from .tasks import apply_model_task, feature_columns_task, tune_task
 
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
+#: an applied model being shown over a few event-loop passes (the window counts as busy meanwhile)
+SHOWING = "showing the model"
 
 
 class ModelControl:
@@ -84,9 +86,11 @@ class ModelControl:
             # sentences: the curve and hypothesis; the relevance, its profile and the metrics; the feature table
             state.set_probabilities(applied.probabilities, units=applied.units, metrics=False)
             probabilities = state.probabilities
+            win.background.hold(SHOWING)
 
             def relevance():
                 if state.segmenter is not segmenter or state.probabilities is not probabilities:
+                    win.background.release(SHOWING)
                     return
                 if applied.relevance is not None:
                     state.set_relevance(applied.relevance, applied.profile)
@@ -94,6 +98,7 @@ class ModelControl:
                 QTimer.singleShot(0, finish)
 
             def finish():
+                win.background.release(SHOWING)
                 if state.segmenter is not segmenter:
                     return
                 if not win.training.running:

@@ -218,7 +218,7 @@ class DecisionPanel(QWidget):
                 widget.setValue(value)
                 widget.blockSignals(False)
         segmenters = list(state.opened_model.segmenters()) if state.opened_model is not None else []
-        taken = state.experts_taken()
+        taken = state.documents_per_expert()
         items = [(f"{name} ({plural(taken[name], 'document')})" if name in taken else name, name)
                  for name in segmenters]
         if [self.expert_combo.itemData(i) for i in range(self.expert_combo.count())] != [n for _, n in items] or \
@@ -254,7 +254,7 @@ class DecisionPanel(QWidget):
                         "one, so only the model's curve and its boundaries are shown")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
-            taken = state.experts_taken() if state.probabilities is not None else {}
+            taken = state.documents_per_expert() if state.probabilities is not None else {}
             routed = state.route is not None and state.probabilities is not None
             if routed:
                 text += f"<br><span style='color:#616161'>model: {html.escape(state.route.summary())}</span>"

@@ -221,7 +221,7 @@ class SessionState:
             if rel.shape != (self.n_sentences,):
                 raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
         plan = self._default_units(self.shown_expert) if units is None else tuple(units)
-        _check_units(plan, self.n_sentences)
+        check_units(plan, self.n_sentences)
         self.probabilities = probs
         self.units = plan
         self._prepared_rules = {}
@@ -438,7 +438,7 @@ class SessionState:
         i = int(np.searchsorted(starts, sentence, side="right")) - 1
         return self.units[i] if 0 <= i < len(self.units) else None
 
-    def experts_taken(self) -> dict[str, int]:
+    def documents_per_expert(self) -> dict[str, int]:
         """How many documents each segmenter answers for, in the model's order."""
         counts: dict[str, int] = {}
         for unit in self.units:
@@ -595,7 +595,7 @@ def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> Prep
                           summary, readings, units)
 
 
-def _check_units(units, n: int) -> None:
+def check_units(units, n: int) -> None:
     """ValueError unless ``units`` cover sentences 0..n-1 in order, each at least one sentence long."""
     at = 0
     for unit in units:

@@ -7,8 +7,7 @@ Saved models are one file, a bundle (:mod:`segviz.bundle`) holding::
     lm/triggers/*.npy       trigger pairs (trigram ids), weights, selection scores
 
 written with one atomic rename, so an interrupted save leaves the previous file whole.  A segmenter's bundle
-embeds its language models under the same names.  :meth:`LanguageModels.load` also reads the earlier layout (a
-directory of ``models.json``, ``trigram.npz``, ``triggers.npz``).  Every load validates format, version, array
+embeds its language models under the same names.  Every load validates format, version, array
 dtypes, shapes, finiteness and index ranges and raises a one-line :class:`~segviz.errors.SegvizError` for
 anything corrupt or foreign.  No pickle anywhere.
 """
@@ -23,7 +22,6 @@ import numpy as np
 from ..errors import SegvizError
 from ..events import Progress
 from ..bundle import Bundle, is_bundle, read_bundle, write_bundle
-from ..persist import load_json, load_npz
 from .trigram import TokenStream, TrigramLM, _validate_sentences
 from .triggers import TriggerLM
 
@@ -156,21 +154,13 @@ class LanguageModels:
 
     @classmethod
     def load(cls, path: str | Path) -> "LanguageModels":
-        """Read models saved by :meth:`save` (one file), or a directory in the earlier three-file layout."""
+        """Read models saved by :meth:`save` (one file), validated before use."""
         path = Path(path)
-        if path.is_dir():
-            return cls._load_directory(path)
-        if not path.exists():
+        if not path.is_file():
             raise SegvizError(f"{path}: no such language-model file (make one with `segviz lm train`)")
         if not is_bundle(path):
             raise SegvizError(f"{path}: not a language-model file (make one with `segviz lm train`)")
         return cls.from_bundle(read_bundle(path, kind="language-models"))
-
-    @classmethod
-    def _load_directory(cls, directory: Path) -> "LanguageModels":
-        meta = load_json(directory / "models.json", expected_format=FORMAT)
-        return cls._from_parts(meta, load_npz(directory / "trigram.npz"), load_npz(directory / "triggers.npz"),
-                               source=str(directory))
 
     @classmethod
     def _from_parts(cls, meta: dict, trigram_arrays: dict, trigger_arrays: dict, *, source: str) -> "LanguageModels":

@@ -1,0 +1,125 @@
+"""Decision rules as strategy objects (segviz.rules): one surface for every kind, checked against brute force."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from segviz import LengthPriorRule, SegmentCountRule, ThresholdRule
+from segviz.decode import decode
+from segviz.errors import SegvizError
+from segviz.length_prior import decode_length_prior, length_prior_gains, log_length_prior
+from segviz.rules import RULES, rule_from_dict
+
+RULE_EXAMPLES = [ThresholdRule(alpha=0.35, epsilon=3), LengthPriorRule(mean_length=9.0, shape=4.0, bias=0.5),
+                 SegmentCountRule(segments=5), SegmentCountRule(mean_length=7.0, shape=2.0)]
+
+
+def _objective(p, boundaries, mean, shape):
+    """The length-prior objective of a segmentation: boundary log-odds plus the log prior of each length."""
+    n = p.size + 1
+    gains = length_prior_gains(p)
+    edges = [0, *boundaries, n]
+    lengths = np.diff(edges)
+    return float(sum(gains[b - 1] for b in boundaries) + log_length_prior(lengths, mean, shape).sum())
+
+
+@pytest.mark.parametrize("rule", RULE_EXAMPLES, ids=lambda r: repr(r))
+def test_a_rule_is_saved_and_read_back_whole(rule):
+    d = json.loads(json.dumps(rule.to_dict()))
+    back = rule_from_dict(d)
+    assert type(back) is type(rule) and back.to_dict() == rule.to_dict()
+    p = np.random.default_rng(0).random(60)
+    np.testing.assert_array_equal(back.decide(p), rule.decide(p))
+
+
+@pytest.mark.parametrize("rule", RULE_EXAMPLES, ids=lambda r: repr(r))
+def test_a_prepared_decision_is_the_decision(rule):
+    """What a live control reuses (prepare, per preparation key) decides exactly as decide() does, and two
+    settings that share a key share the preparation."""
+    rng = np.random.default_rng(1)
+    p = rng.random(200) ** 3
+    np.testing.assert_array_equal(rule.decide_prepared(rule.prepare(p), p), rule.decide(p))
+    for control in rule.controls():
+        other = rule.with_setting(control["name"], control["value"] + (1 if control["integer"] else 0.25))
+        if other.preparation_key() == rule.preparation_key():
+            np.testing.assert_array_equal(other.decide_prepared(rule.prepare(p), p), other.decide(p))
+
+
+def test_the_threshold_rule_is_the_papers_rule_and_alpha_shares_its_pass():
+    p = np.random.default_rng(2).random(300)
+    rule = ThresholdRule(alpha=0.4, epsilon=5)
+    np.testing.assert_array_equal(rule.decide(p), decode(p, 0.4, 5))
+    moved = rule.with_setting("alpha", 0.8)
+    assert moved.preparation_key() == rule.preparation_key() != rule.with_setting("epsilon", 6).preparation_key()
+    np.testing.assert_array_equal(moved.decide_prepared(rule.prepare(p), p), decode(p, 0.8, 5))
+
+
+def test_the_length_prior_rule_takes_the_training_mean_when_left_open():
+    p = np.random.default_rng(3).random(99)
+    open_rule = LengthPriorRule(shape=2.0, bias=1.0)
+    with pytest.raises(SegvizError, match="expected segment length"):
+        open_rule.decide(p)
+    filled = open_rule.with_mean_length(12.0)
+    assert filled.mean_length == 12.0 and filled.with_mean_length(3.0).mean_length == 12.0
+    np.testing.assert_array_equal(filled.decide(p), decode_length_prior(p, mean_length=12.0, shape=2.0, bias=1.0))
+
+
+@pytest.mark.parametrize("n,segments", [(9, 1), (9, 3), (11, 4), (12, 2), (10, 10), (12, 6)])
+def test_the_segment_count_rule_gives_exactly_n_segments_at_the_best_objective(n, segments):
+    """Brute force over every segmentation with that many segments: the rule's is one of the best under the
+    length prior with mean n / N (the Lagrangian search finds the constrained optimum when it meets the
+    count)."""
+    rng = np.random.default_rng(n * 31 + segments)
+    for _ in range(5):
+        p = rng.random(n - 1) ** 2
+        got = SegmentCountRule(segments=segments).decide(p)
+        assert got.size == segments - 1 and np.all(np.diff(got) > 0) and (got.size == 0 or 1 <= got.min())
+        mean = n / segments
+        best = max(_objective(p, list(c), mean, 2.0)
+                   for c in itertools.combinations(range(1, n), segments - 1))
+        assert _objective(p, got.tolist(), mean, 2.0) == pytest.approx(best, abs=1e-9)
+
+
+def test_the_segment_count_rule_by_mean_length_and_at_the_edges():
+    p = np.random.default_rng(4).random(999)
+    assert SegmentCountRule(mean_length=100.0).decide(p).size == 9       # 1000 sentences / 100, rounded
+    assert SegmentCountRule(mean_length=5000.0).decide(p).size == 0      # at least one segment
+    assert SegmentCountRule(segments=5000).decide(p).size == 999         # at most one per sentence
+    for segments in (2, 17, 40, 333):
+        assert SegmentCountRule(segments=segments).decide(p).size == segments - 1
+    with pytest.raises(SegvizError, match="not both"):
+        SegmentCountRule(segments=3, mean_length=4.0).check()
+    # tuned on held-out data without a count: the held-out mean segment length
+    tuned, _ = SegmentCountRule().tune(p, (100,) * 10)
+    assert tuned.mean_length == 100.0
+
+
+@pytest.mark.parametrize("bad,match", [
+    ({"kind": "threshold", "alpha": 1.5}, "alpha"),
+    ({"kind": "threshold", "epsilon": 0}, "epsilon"),
+    ({"kind": "threshold", "epsilons": []}, "epsilons"),
+    ({"kind": "length_prior", "shape": -1}, "shape"),
+    ({"kind": "length_prior", "mean_length": float("nan")}, "mean_length"),
+    ({"kind": "segment_count", "segments": 2.5}, "segments"),
+    ({"kind": "threshold", "beta": 1}, "no setting 'beta'"),
+    ({"kind": "oracle"}, "unknown decision rule"),
+    ([1, 2], "must be an object"),
+])
+def test_a_damaged_rule_is_one_error(bad, match):
+    with pytest.raises(SegvizError, match=match):
+        rule_from_dict(bad, source="m.segviz")
+
+
+def test_every_rule_kind_is_registered_and_describes_itself():
+    assert set(RULES) == {"threshold", "length_prior", "segment_count"}
+    for rule in RULE_EXAMPLES:
+        assert rule.describe() and RULES[rule.kind] is type(rule)
+        for control in rule.controls():
+            assert control["low"] <= control["value"] <= control["high"]
+    with pytest.raises(SegvizError, match="no setting"):
+        ThresholdRule().with_setting("shape", 2.0)
+    with pytest.raises(SegvizError, match="alpha"):
+        ThresholdRule().with_setting("alpha", 2.0)
