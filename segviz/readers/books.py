@@ -620,10 +620,11 @@ def _closing_lines(sections: list[Section], visible: Sequence[str], dropped: lis
             counts[text] = counts.get(text, 0) + 1
     common = {text: n for text, n in counts.items()
               if n >= MIN_CLOSING_SECTIONS and n >= CLOSING_SHARE * len(sections)}
-    for lines in endings:
-        for i in lines:
-            if shown[i] in common:
-                dropped[i] = True
+    if common:
+        # once known, the formula goes wherever it stands alone (a section may close with notes after it)
+        for s, e in blocks:
+            if e - s == 1 and shown[s] in common:
+                dropped[s] = True
     return sorted(common.items(), key=lambda item: -item[1])
 
 

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..documents import HeadingLine
 from ..errors import SegvizError
-from .books import book_layout
+from .books import BookLayout, book_layout
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
 
 #: a wrapped paragraph's last line is shorter than this fraction of the wrap width
@@ -269,17 +269,23 @@ def paragraphs(text: str) -> tuple[list[Paragraph], int]:
 
 def strip_gutenberg(text: str) -> tuple[str, bool]:
     """``text`` without a Project Gutenberg header and licence (module docstring), and whether any was found."""
+    lo, hi, found = _gutenberg_bounds(text)
+    return text[lo:hi], found
+
+
+def _gutenberg_bounds(text: str) -> tuple[int, int, bool]:
+    """Where the book runs in ``text`` (``text[lo:hi]``) and whether a Gutenberg header or licence was found."""
     start, end = _GUTENBERG_START_RE.search(text), _GUTENBERG_END_RE.search(text)
     if start is None and end is None:
-        return text, False
+        return 0, len(text), False
     lo = start.end() if start is not None else 0
     hi = end.start() if end is not None and end.start() >= lo else len(text)
     closing = None
     for closing in _GUTENBERG_CLOSING_RE.finditer(text, lo, hi):
         pass  # the last one before the END marker
-    if closing is not None and (end is not None or start is not None):
+    if closing is not None:
         hi = closing.start()
-    return text[lo:hi], True
+    return lo, hi, True
 
 
 def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
@@ -287,14 +293,11 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
     segment per chapter, titled, with the headings taken listed on the result (``ParsedFile.headings``)."""
     name = Path(source).name
     stripped_text, gutenberg = strip_gutenberg(text)
-    # lines of the file before the text that is read (the Gutenberg header): heading line numbers are the file's
-    offset = text.count("\n", 0, text.find(stripped_text)) if stripped_text else 0
     builder = DocumentBuilder(name)
     notes: list[str] = []
     taken: list[HeadingLine] = []
     if headings:
-        lines = stripped_text.split("\n")
-        layout = book_layout(lines)
+        lines, offset, layout = _book(text)
         gone = list(layout.dropped)
         for section in layout.sections:
             gone[section.start:section.end] = [True] * (section.end - section.start)
@@ -335,6 +338,22 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
         notes.append(f"{len(taken)} heading(s) taken as reference boundaries" if taken
                      else "no heading lines found: the text has no reference boundaries")
     return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes, headings=taken)
+
+
+def headings_in(text: str) -> list[HeadingLine]:
+    """The headings :func:`read_text` takes from a file's ``text`` under ``headings`` (line numbers in ``text``),
+    found without splitting a sentence: the book's structure alone."""
+    _, offset, layout = _book(text)
+    return [HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title)
+            for section in layout.sections]
+
+
+def _book(text: str) -> tuple[list[str], int, BookLayout]:
+    """The lines of ``text`` without the Gutenberg header and licence, how many lines of the file come before
+    them (the header: heading line numbers are the file's), and their layout."""
+    lo, hi, _ = _gutenberg_bounds(text)
+    lines = text[lo:hi].split("\n")
+    return lines, text.count("\n", 0, lo), book_layout(lines)
 
 
 _LINE_NUMBER_RE = re.compile(r"\bline (\d+)")

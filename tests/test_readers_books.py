@@ -1,0 +1,311 @@
+"""Chapter headings in raw books (the ``text`` reader with ``headings``; :mod:`segviz.readers.books`): the 26
+Project Gutenberg books of ``../shared/corpora/gutenberg_novels``, and small texts for each way it went wrong."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from segviz.corpus import read_corpus
+from segviz.readers.books import book_layout, match_heading, number_value
+from segviz.readers.prose import headings_in, read_text
+from segviz.readers.source import decode_text, read_source
+
+BOOKS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "gutenberg_novels"
+
+# file -> (headings, line of the first, line of the last): lines of the file as distributed (1-based, CRLF
+# counted once).  Each count was checked against the book itself: its contents list where it has one, a grep
+# of its heading lines, and the first and last chapter numbers.
+BOOKS = {
+    # "Chapter 1" .. "Chapter 24", no contents list; "(End of volume one.)" and "Finis" are not chapters
+    "105_persuasion.txt": (24, 49, 8210),
+    # contents: chapters 1-34 in six parts; the body numbers chapters "1" .. "34" alone on a line with the title
+    # on the next, and PART ONE .. PART SIX open chapters 1, 7, 13, 16, 22 and 28 (part and chapter: one title)
+    "120_treasure-island.txt": (34, 141, 7338),
+    # "CHAPTER I -- ..." .. "CHAPTER XXVI -- ..." (titles wrapped onto a second line); the translator's
+    # introduction and the dedication before are front matter; the two works printed after chapter XXVI have
+    # no chapter heading and stay in its text
+    "1232_the-prince.txt": (26, 497, 3443),
+    # "CHAPTER I" .. "CHAPTER XXXVIII--CONCLUSION"; the preface and the note to the third edition before
+    # chapter I are front matter
+    "1260_jane-eyre.txt": (38, 186, 20528),
+    # "Chapter 1" .. "Chapter 61" (grep: 61 lines, numbered 1 to 61)
+    "1342_pride-and-prejudice.txt": (61, 38, 12938),
+    # "Chapter I" .. "Chapter LIX"
+    "1400_great-expectations.txt": (59, 45, 19879),
+    # "FEDERALIST No. 1" .. "FEDERALIST No. 85", each once (85 essays)
+    "1404_the-federalist-papers.txt": (85, 39, 19126),
+    # VOLUME I: CHAPTER I-XVIII, VOLUME II: I-XVIII, VOLUME III: I-XIX (18 + 18 + 19)
+    "158_emma.txt": (55, 39, 16144),
+    # "CHAPTER 1" .. "CHAPTER 50"
+    "161_sense-and-sensibility.txt": (50, 44, 12412),
+    # "CHAPTER 1" .. "CHAPTER 20"; THE PREFACE before is front matter
+    "174_the-picture-of-dorian-gray.txt": (20, 95, 8362),
+    # "CHAPTER I" .. "CHAPTER XLV", numbered on through VOLUME II (which opens chapter XIX)
+    "203_uncle-tom-s-cabin.txt": (45, 46, 20491),
+    # contents I-VII; "Chapter I. Into the Primitive" .. "Chapter VII. The Sounding of the Call"
+    "215_the-call-of-the-wild.txt": (7, 54, 2501),
+    # three parts, "I", "II", "III" alone on their lines
+    "219_heart-of-darkness.txt": (3, 38, 2289),
+    # contents and body: "CHAPTER 1. Loomings." .. "CHAPTER 135. The Chase.—Third Day." and the Epilogue; the
+    # "BOOK I. (Folio), CHAPTER I. (Sperm Whale).--This whale ..." paragraphs of chapter 32 are its text;
+    # Etymology and Extracts before chapter 1 are front matter
+    "2701_moby-dick--or-the-whale.txt": (136, 849, 21938),
+    # contents: INTRODUCTORY (The Custom-House) and CHAPTER I-XXIV; the body numbers "I. THE PRISON DOOR" ..
+    # "XXIV. CONCLUSION"; The Custom-House, before chapter I, is front matter
+    "33_the-scarlet-letter.txt": (24, 1653, 8858),
+    # contents CHAPTER I-XXVII with page numbers; body CHAPTER I-XXVII; after THE END a publisher's list and
+    # the transcriber's corrections (back matter)
+    "345_dracula.txt": (27, 196, 14804),
+    # contents I-XVI and Epilogue; the body has each numeral alone and its title on the next line
+    "35_the-time-machine.txt": (17, 64, 3182),
+    # BOOK ONE: I.-XVII., BOOK TWO: I.-X. (17 + 10; the body prints "VI." for IV)
+    "36_the-war-of-the-worlds.txt": (27, 80, 6210),
+    # contents CHAPTER I-XXXVIII in one block; body "CHAPTER I. Mrs. Rachel Lynde is Surprised" .. XXXVIII
+    "45_anne-of-green-gables.txt": (38, 91, 10509),
+    # "CHAPTER ONE" .. "CHAPTER FORTY-SEVEN"; PART 1 and PART 2 appear only in the contents
+    "514_little-women.txt": (47, 95, 20238),
+    # contents I-LIII; body CHAPTER I-LIII, each title on the lines after
+    "730_oliver-twist.txt": (53, 152, 18678),
+    # CHAPTER I-XXXV (chapter XXVI misprinted "CHAPTER XVI") and CONCLUSION
+    "74_the-adventures-of-tom-sawyer.txt": (36, 484, 8848),
+    # "CHAPTER I" .. "CHAPTER XXXIV"
+    "768_wuthering-heights.txt": (34, 43, 11658),
+    # "CHAPTER I." .. "CHAPTER XLII." and "CHAPTER THE LAST" (the contents list the same 43)
+    "76_adventures-of-huckleberry-finn.txt": (43, 542, 11906),
+    # contents: Letter 1-4, Chapter 1-24; the body the same
+    "84_frankenstein.txt": (28, 116, 6677),
+    # Book the First: I.-VI., the Second: I.-XXIV., the Third: I.-XV. (6 + 24 + 15, as the contents list them)
+    "98_a-tale-of-two-cities.txt": (45, 106, 15654),
+}
+
+
+@pytest.fixture(scope="module")
+def books_dir() -> Path:
+    if not BOOKS_DIR.is_dir():
+        pytest.skip(f"needs the Gutenberg books at {BOOKS_DIR} (absent on this machine)")
+    return BOOKS_DIR
+
+
+def _text(path: Path) -> str:
+    return decode_text(read_source(path), source=str(path))
+
+
+def test_every_shared_book_is_listed(books_dir):
+    assert sorted(p.name for p in books_dir.glob("*.txt")) == sorted(BOOKS)
+
+
+@pytest.mark.parametrize("name", sorted(BOOKS))
+def test_chapter_headings_of_each_shared_book(books_dir, name):
+    count, first, last = BOOKS[name]
+    found = headings_in(_text(books_dir / name))
+    assert len(found) == count, [(h.line, h.text) for h in found]
+    assert (found[0].line, found[-1].line) == (first, last)
+    assert [h.line for h in found] == sorted({h.line for h in found})
+
+
+# four books read whole (sentences split): segments, the first and the last chapter's title
+WHOLE = {
+    "1342_pride-and-prejudice.txt": (61, "Chapter 1", "Chapter 61"),
+    "98_a-tale-of-two-cities.txt": (45, "Book the First--Recalled to Life: I. The Period",
+                                    "XV. The Footsteps Die Out For Ever"),
+    "1404_the-federalist-papers.txt": (
+        85, "FEDERALIST No. 1: General Introduction: For the Independent Journal. Saturday, October 27, 1787: "
+            "HAMILTON: To the People of the State of New York:",
+        "FEDERALIST No. 85: Concluding Remarks: From MCLEAN's Edition, New York. Wednesday, May 28, 1788: "
+        "HAMILTON: To the People of the State of New York:"),
+    "120_treasure-island.txt": (34, "PART ONE--The Old Buccaneer: 1: The Old Sea-dog at the Admiral Benbow",
+                                "34: And Last"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WHOLE))
+def test_whole_books_read_as_their_chapters(books_dir, name):
+    segments, first_title, last_title = WHOLE[name]
+    corpus = read_corpus(books_dir / name, headings=True)
+    assert corpus.has_reference and len(corpus) == segments
+    assert corpus.readings[0].reference_boundaries == segments - 1
+    assert len(corpus.readings[0].headings) == segments
+    assert (corpus[0].title, corpus[-1].title) == (first_title, last_title)
+    texts = corpus.sentence_texts()
+    # nothing of the Gutenberg boilerplate, the title page or the contents reaches the text
+    assert not any("Gutenberg" in t for t in texts)
+    # no heading and no title line is left as a sentence to give its boundary away
+    for doc in corpus:
+        assert doc.texts[0] not in doc.title and not doc.texts[0].startswith(("CHAPTER", "Chapter"))
+    assert "PUBLIUS" not in texts   # the closing formula of the Federalist papers
+
+
+# ------------------------------------------------------------------------------------------- small books
+PARAGRAPH = ("The morning came grey over the hills and the people of the village went out to the fields as they had "
+             "done every day of their lives, talking of the weather and the price of corn.")
+
+
+def _wrapped(text: str, width: int = 70) -> str:
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join(lines + [line])
+
+
+# a chapter's text: long enough for numerals alone to count as chapter headings (MIN_NUMERAL_GAP)
+BODY = "\n\n".join(_wrapped(PARAGRAPH) for _ in range(14))
+
+
+def _book(*parts: str) -> str:
+    return "\n\n\n".join(parts) + "\n"
+
+
+def _lines_of(text: str, *headings: str) -> list[int]:
+    """The line numbers (1-based) of the lines that are exactly ``headings``, in order."""
+    lines = text.split("\n")
+    out, at = [], 0
+    for heading in headings:
+        at = lines.index(heading, at) + 1
+        out.append(at)
+    return out
+
+
+def _read(text: str):
+    parsed = read_text(text, source="book.txt", headings=True)
+    return parsed, [d.title for d in parsed.documents], [t for d in parsed.documents for t in d.texts]
+
+
+def test_a_long_heading_is_taken():
+    long = "CHAPTER XV: ON THE LACK OF INCENTIVE TO LABOUR IN A COMMUNIST SOCIETY AND THE ANSWER OF ITS FRIENDS"
+    text = _book("CHAPTER XIV: ON WORK", BODY, long, BODY)
+    parsed, titles, texts = _read(text)
+    assert titles == ["CHAPTER XIV: ON WORK", long]
+    assert [(h.line, h.text) for h in parsed.headings] == list(zip(_lines_of(text, "CHAPTER XIV: ON WORK", long),
+                                                                   ["CHAPTER XIV: ON WORK", long]))
+    assert not any("INCENTIVE" in t for t in texts)
+
+
+def test_a_wrapped_pronoun_is_not_a_heading():
+    said = ("He looked at the sea for a long time and then he turned to the boy beside him and said that nobody had\n"
+            "ever loved the place as much as his father had, and neither, he added with a smile, had\n"
+            "I.\n")
+    parsed, titles, texts = _read(_book("CHAPTER I", said + "\n" + BODY, "CHAPTER II", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert any(t.endswith("he added with a smile, had I.") for t in texts)
+
+
+def test_signatures_lone_words_and_song_titles_are_not_headings():
+    letter = ("My dear child, I write to you from the old house, where the roses are out again and the rooms are\n"
+              "quiet without you. Come home soon and tell us everything.\n\nMOTHER.\n\n" + BODY +
+              "\n\nKATRINE.\n\nSHE\n\nTHE SONG OF THE RIVER\n\n" + BODY)
+    parsed, titles, texts = _read(_book("CHAPTER I", letter, "CHAPTER II", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert {"MOTHER.", "KATRINE.", "SHE", "THE SONG OF THE RIVER"} <= set(texts)
+
+
+def test_stanza_numbers_are_not_headings():
+    stanzas = "\n\n".join(f"{numeral}.\n\n    The wind is in the willows,\n    the water at the door;\n"
+                          "    the night is long and cold,\n    and I shall sail no more." for numeral in ("I", "II", "III"))
+    # parts numbered by Roman numerals alone, a poem with numbered stanzas inside the first
+    text = _book("I", BODY + "\n\n" + stanzas + "\n\n" + BODY, "II", BODY, "III", BODY)
+    parsed, titles, texts = _read(text)
+    assert titles == ["I", "II", "III"]
+    assert [h.line for h in parsed.headings] == _lines_of(text, "I", "II", "III")
+    assert sum(t in ("I.", "II.", "III.") for t in texts) == 3   # the stanza numbers stay in the poem
+    # inside chapters named by a chapter word, numerals are never headings
+    parsed, titles, _ = _read(_book("CHAPTER I", stanzas + "\n\n" + BODY, "CHAPTER II", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+
+
+def test_contents_lists_and_front_matter_are_left_out():
+    front = ("THE RIVER\n\nA Tale\n\nBY A. WRITER\n\nLONDON: PRINTED FOR THE AUTHOR\n\n"
+             "[Illustration: The river at dawn]\n\nCONTENTS")
+    contents_block = "CHAPTER I. The Mill\nCHAPTER II. The Flood\nCHAPTER III. The Bridge"
+    contents_spaced = "CHAPTER I. The Mill\n\nCHAPTER II. The Flood\n\nCHAPTER III. The Bridge"
+    preface = "PREFACE\n\n" + _wrapped("This little book was written in the winter of a hard year, and the reader "
+                                       "will forgive its faults for the sake of the river it tells of.")
+    chapters = ("CHAPTER I. The Mill", BODY, "CHAPTER II. The Flood", BODY, "CHAPTER III. The Bridge", BODY)
+    for contents in (contents_block, contents_spaced):
+        parsed, titles, texts = _read(_book(front, contents, preface, *chapters))
+        assert titles == ["CHAPTER I. The Mill", "CHAPTER II. The Flood", "CHAPTER III. The Bridge"]
+        assert texts[0].startswith("The morning came grey")
+        assert not any(w in t for t in texts for w in ("Tale", "PRINTED", "Illustration", "CONTENTS", "winter"))
+        assert any("front matter" in note for note in parsed.notes)
+
+
+def test_title_lines_after_a_heading_become_its_title():
+    parsed, titles, texts = _read(_book("CHAPTER I.", "The Widow and her Child.", BODY, "CHAPTER II.",
+                                        "IN WHICH NOTHING HAPPENS", "“Who is there?” she cried.", BODY))
+    assert titles == ["CHAPTER I. The Widow and her Child.", "CHAPTER II. IN WHICH NOTHING HAPPENS"]
+    assert "The Widow and her Child." not in texts and "IN WHICH NOTHING HAPPENS" not in texts
+    assert "“Who is there?” she cried." in texts   # dialogue opening a chapter is its text, not a title
+    assert parsed.headings[0].title == "CHAPTER I. The Widow and her Child."
+
+
+def test_parts_and_chapters_one_segment_per_chapter():
+    parsed, titles, _ = _read(_book("PART ONE", "THE VILLAGE", "CHAPTER 1", BODY, "CHAPTER 2", BODY,
+                                    "PART TWO", BODY, "CHAPTER 3", BODY))
+    # a part directly followed by a chapter is part of that chapter's title; a part followed by prose (an
+    # introduction to the part) is a segment of its own
+    assert titles == ["PART ONE: THE VILLAGE: CHAPTER 1", "CHAPTER 2", "PART TWO", "CHAPTER 3"]
+
+
+def test_numerals_alone_with_titles_below_and_back_matter():
+    parsed, titles, texts = _read(_book("1", "The Old Mill", BODY, "2", "The Flood", BODY, "(End of volume one.)",
+                                        "3", "“The Last Bridge”", BODY, "THE END", "Other books by the author",
+                                        "The Storm. The Hill."))
+    assert titles == ["1: The Old Mill", "2: The Flood", "3: “The Last Bridge”"]
+    assert not any(t in texts for t in ("THE END", "(End of volume one.)", "Other books by the author"))
+
+
+def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():
+    parsed, titles, _ = _read(_book("THE RIVER", "PROLOGUE", BODY, "CHAPTER I", BODY, "CHAPTER II", BODY,
+                                    "EPILOGUE", BODY))
+    assert titles == ["PROLOGUE", "CHAPTER I", "CHAPTER II", "EPILOGUE"]
+
+
+def test_line_end_hyphens_join_as_in_the_source():
+    text = _book("CHAPTER I", "The bourgeoisie has through its exploitation of the World-\nMarket given a "
+                 "cosmopolitan character\nto production in every country, and the well-\nknown wars of 1914-\n1918 "
+                 "came later. An exam-\nple of an example.", "CHAPTER II", BODY)
+    _, _, texts = _read(text)
+    joined = " ".join(texts)
+    assert "the World-Market given" in joined and "the well-known wars of 1914-1918 came" in joined
+    assert "An example of an example." in joined
+
+
+def test_text_without_a_book_structure():
+    # no numbered chapters: nothing is front matter, and the text before the first heading is a segment
+    parsed, titles, _ = _read("A short note before anything else. It matters.\n\n# Results\n\nThe results were "
+                              "good. We were pleased.\n\n# Discussion\n\nThere is more to do. We will do it.\n")
+    assert titles == ["", "# Results", "# Discussion"]
+    parsed, titles, _ = _read(BODY)
+    assert not parsed.has_reference and titles == [""]
+
+
+@pytest.mark.parametrize("token,value", [("XIV", 14), ("xiv", 14), ("24", 24), ("TWENTY-ONE", 21),
+                                         ("the First", 1), ("Forty-seventh", 47), ("THE LAST", None), ("IIII", None)])
+def test_heading_numbers(token, value):
+    assert number_value(token) == value
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("CHAPTER XV: ON THE LACK OF INCENTIVE TO LABOUR IN A COMMUNIST SOCIETY", "keyword"),
+    ("Chapter 3. The Storm", "keyword"), ("BOOK ONE.—THE COMING OF THE MARTIANS", "keyword"),
+    ("Book the First--Recalled to Life", "keyword"), ("CHAPTER THE LAST", "keyword"), ("STAVE III", "keyword"),
+    ("FEDERALIST No. 10", "paper"), ("XII", "numeral"), ("I. The Period", "numeral"), ("34", "numeral"),
+    ("Epilogue", "named"), ("# Methods", "markdown"),
+    ("Chapter 3 of the report says so.", None), ("Part one of the plan was simple.", None), ("MOTHER.", None),
+    ("SHE", None), ("THE END", None), ("I think so.", None), ("CONTENTS", None),
+])
+def test_heading_lines(line, kind):
+    match = match_heading(line)
+    assert (match.kind if match else None) == kind
+
+
+def test_layout_indices_are_lines_of_the_text():
+    lines = ["CONTENTS", "", "CHAPTER I", "CHAPTER II", "", "CHAPTER I", "", *_wrapped(PARAGRAPH).split("\n"), "",
+             "CHAPTER II", "", *_wrapped(PARAGRAPH).split("\n")]
+    layout = book_layout(lines)
+    assert layout.book and [s.start for s in layout.sections] == [5, 11]
+    assert all(layout.dropped[:5]) and not any(layout.dropped[5:])
