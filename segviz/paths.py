@@ -14,7 +14,7 @@ INSTALLED_ROOT = Path(sys.prefix) / "share" / "segviz"
 
 #: the model ``segment``, ``compare`` and the app use when none is given: a router (:mod:`segviz.routing`) of four
 #: experts (excerpts, mixed newswire/prose/Wikipedia, sections, long-form), no language models
-#: (``resources/make_default_model.py``, ``resources/README.md``)
+#: (:mod:`segviz.default_model`, ``resources/README.md``)
 DEFAULT_MODEL = ("resources", "default_model.segviz")
 #: a one-line account of the default model, for messages
 DEFAULT_MODEL_SUMMARY = ("the bundled default model (four experts, for short excerpts, news stories, Wikipedia "

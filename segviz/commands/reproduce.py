@@ -115,9 +115,38 @@ def _model_argument(text: str) -> tuple[str, str]:
     return name.strip(), path
 
 
+def _reproduce_default(args: argparse.Namespace) -> int:
+    """``reproduce default``: rebuild the bundled default model from the shared corpora (its recipe is
+    :mod:`segviz.default_model`), save it as OUT/default_model.segviz and print its held-out routing table."""
+    from .. import default_model
+
+    if args.out is None:
+        raise SegvizError("reproduce default writes a model: give --out DIR")
+    data = Path(args.data) if args.data else DEFAULT_DATA
+    if not data.is_dir():
+        raise SegvizError(f"{data}: data directory not found (pass --data DIR)")
+    out = _output_directory(args.out, args.parents)
+    target = check_output_path(out / "default_model.segviz")
+    model = run_with_progress(default_model.build_iter(data), quiet=args.json and not sys.stderr.isatty())
+    model.save(target)
+    rows = model.tuning_["domains"]
+    if args.json:
+        print_json({"model": str(target), "thresholds": model.thresholds_, "heldout": rows})
+    else:
+        print(f"saved {target}: {model!r}")
+        for name, row in rows.items():
+            taken = ", ".join(f"{k} {v}" for k, v in row["taken"].items() if v)
+            alone = ", ".join(f"{k} {v:.3f}" for k, v in row["alone"].items())
+            print(f"  held out: {name}: {taken} of {row['documents']}; P_k routed {row['routed']:.3f} "
+                  f"(each expert alone: {alone})")
+    return 0
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .. import protocols
 
+    if args.which == "default":
+        return _reproduce_default(args)
     which = SELECTIONS[args.which]
     if args.lm and len({protocols.LM_NAMES.get(p, p) for p in which}) > 1:
         raise SegvizError(f"--lm names one set of language models; `reproduce {args.which}` needs "
@@ -169,9 +198,9 @@ def register(subparsers) -> None:
         description="Train LMs and a segmenter on the documented splits and print the paper's Tables 5/6 layout "
                     "(the model, the peers C99 and TextTiling, the baselines) plus the first induced features "
                     "(Figures 5/6 as text).")
-    r.add_argument("which", nargs="?", choices=tuple(SELECTIONS), default="paper",
+    r.add_argument("which", nargs="?", choices=(*SELECTIONS, "default"), default="paper",
                    help="choi runs both Choi variants; paper (default) = reuters + choi + choi-disjoint; "
-                        "all adds wiki and longform")
+                        "all adds wiki and longform; default rebuilds the bundled default model (--out DIR)")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     r.add_argument("--out", metavar="DIR", help="write models, cached LMs, reproduce.json and reproduce.txt here")
     r.add_argument("--parents", action="store_true", help="create missing parent directories of --out")

@@ -1,7 +1,7 @@
 """Decision rules for the default model, compared on held-out data only (never a test split).
 
 The default model (``resources/default_model.segviz``) is applied to the held-out documents of its mixed training
-protocol (``resources/make_default_model.py``: Reuters 017 in parts of 40 stories, the long-form held-out Brown
+protocol (``segviz.default_model``: Reuters 017 in parts of 40 stories, the long-form held-out Brown
 streams, wiki300 201-250) and to Choi's tuning set 1/3-11, each source unit on its own, and scored by mean
 per-document P_k per domain under:
 
@@ -10,8 +10,8 @@ per-document P_k per domain under:
   own order) cut after ``round(c * sum of the boundary probabilities)`` gaps instead of at alpha, for a grid of
   ``c`` and epsilon -- each document gets about as many boundaries as the model expects it to hold.
 
-    python benchmarks/default_rules.py [--data ../shared/corpora] [--json out.json]
-    python benchmarks/default_rules.py --model OTHER.segviz --threshold-only   # another candidate default model
+    python research/default_rules.py [--data ../shared/corpora] [--json out.json]
+    python research/default_rules.py --model OTHER.segviz --threshold-only   # another candidate default model
 """
 from __future__ import annotations
 
@@ -24,9 +24,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "resources"))
 
-from make_default_model import mixed_data  # noqa: E402
+from segviz.default_model import mixed_data  # noqa: E402
 from segviz import Corpus, read_corpus  # noqa: E402
 from segviz.decode import decode, greedy_order_keep  # noqa: E402
 from segviz.metrics import p_k  # noqa: E402

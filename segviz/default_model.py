@@ -1,4 +1,5 @@
-"""Rebuild ``resources/default_model.segviz``: the model ``segment``, ``compare`` and the app use when none is given.
+"""The recipe of the bundled default model (``resources/default_model.segviz``), the model ``segment``,
+``compare`` and the app use when none is given; ``segviz reproduce default`` runs it (:func:`build_iter`).
 
 A router of four experts (:mod:`segviz.routing`), finest segment scale first, none shown any test text of any
 protocol (docs/protocols.md); the first whose gauge is at most its threshold segments a document:
@@ -32,39 +33,32 @@ texts into streams of 2-3 texts, so that each domain contributes a comparable nu
 
 No expert asks relevance questions (no language models to ship), which keeps the file small.
 
-    python resources/make_default_model.py [--data ../shared/corpora] [--out resources/default_model.segviz]
-    python resources/make_default_model.py --mixed-only --spliced 100,0 --excerpts starts --out /tmp/m.segviz
-    python resources/make_default_model.py --mixed-only --choi-heldout-every 0 --choi-tuning 25 --out /tmp/c.segviz
+    segviz reproduce default --out DIR [--data ../shared/corpora]      # DIR/default_model.segviz
 
-**Choi's data in the mixed expert** is an experiment: ``--choi-heldout-every`` adds the source-disjoint segments
-of Choi's set 4 (:func:`choi_segments`) and ``--choi-tuning`` documents of his tuning set 1/3-11 to the mix.
+**Choi's data in the mixed expert** is an experiment (``research/default_model_variants.py``): the options
+``choi_heldout_every`` (:func:`mixed_data`) add the source-disjoint segments of Choi's set 4
+(:func:`choi_segments`) and ``choi_tuning_documents`` documents of his tuning set 1/3-11 to the mix.
 Measured (docs/reproduction.md, "A default model that travels"), they bring one model level with C99 on Choi's
 benchmark and cost long-form prose 3-11 points of P_k, which is why the default model routes instead.
 """
 from __future__ import annotations
 
-import argparse
 import functools
-import sys
 import time
 from pathlib import Path
+from typing import Any, Generator
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
+from .corpus import Corpus, Document, read_corpus, tokenize
+from .events import Progress
+from .protocols import (NATURAL_SEGMENTER, NATURAL_THRESHOLD, REUTERS_HELD, REUTERS_TRAIN, choi_disjoint_training,
+                        longform_data, read_brown_texts, wiki_data)
+from .routing import ExpertRouter
+from .segmenter import Segmenter
 
-from segviz.corpus import Corpus, Document, read_corpus, tokenize  # noqa: E402
-from segviz.errors import SegvizError  # noqa: E402
-from segviz.induction import FeatureAdded  # noqa: E402
-from segviz.protocols import (NATURAL_SEGMENTER, REUTERS_HELD, REUTERS_TRAIN, choi_disjoint_training,  # noqa: E402
-                              longform_data, read_brown_texts, wiki_data)
-from segviz.routing import ExpertRouter  # noqa: E402
-from segviz.segmenter import Segmenter  # noqa: E402
-
-DEFAULT_DATA = ROOT.parent / "shared" / "corpora"
-DEFAULT_OUT = HERE / "default_model.segviz"
+__all__ = ["build_iter", "mixed_data", "choi_brown_texts", "choi_segments", "EXPERTS", "GAUGES", "PARAMS",
+           "EXCERPT_PARAMS", "MATCH_MIN_WORDS"]
 
 #: stories per held-out Reuters part (a part is one held-out document for the per-document tuning)
 REUTERS_PART_STORIES = 40
@@ -73,7 +67,7 @@ BROWN_HELD_TEXTS = (2, 3)
 #: Choi-style spliced documents cut from the Brown training / held-out texts, excerpts per document and their
 #: lengths.  None by default: measured on the held-out documents and Choi's tuning set 1/3-11, 100 spliced training
 #: and 25 spliced held-out documents made Choi worse (P_k 0.207 against 0.165) and the other domains no better
-#: (``benchmarks/natural_select.py mixed --spliced 100,25``)
+#: (``research/natural_select.py mixed --spliced 100,25``)
 SPLICED_DOCUMENTS = (0, 0)
 SPLICED_EXCERPTS = 10
 SPLICED_LENGTHS = (3, 11)
@@ -90,7 +84,6 @@ CHOI_TUNING_DOCUMENTS = 0
 #: (no language models to ship), stopped and tuned on Choi's tuning set 1/3-11 for the mean per-document P_k
 EXCERPT_PARAMS = {
     "families": ("cohesion", "peer"),
-    "use_relevance": False,
     "n_features": 30,
     "l2": 1.0,
     "min_support": 5,
@@ -111,7 +104,7 @@ ROUTER_CHOI_SETS = ("3-5", "6-8", "9-11")
 MATCH_MIN_WORDS = 4
 
 #: the default model's parameters, chosen on held-out data only (the mixed held-out documents and Choi's tuning
-#: set 1/3-11; benchmarks/natural_select.py, docs/reproduction.md "A default model that travels"): vocabulary
+#: set 1/3-11; research/natural_select.py, docs/reproduction.md "A default model that travels"): vocabulary
 #: questions about the 2,000 most frequent words that fire on 20+ training gaps, no relevance questions (no
 #: language models to ship), the families of natural boundaries, a Gaussian prior, the threshold rule tuned for
 #: the mean P_k over the held-out documents
@@ -122,7 +115,7 @@ PARAMS = {
     "vocabulary": 2000,
     "min_support": 20,
     "stopping": "heldout",
-    "decision_rule": "threshold",
+    "rule": NATURAL_THRESHOLD,
 }
 
 
@@ -301,13 +294,13 @@ def mixed_data(data: str | Path, *, seed: int = 0, spliced_documents: tuple[int,
                       "brown_spliced_heldout": spliced_documents[1], **choi_parts}}
 
 
-def build_mixed(data: Path, params: dict | None = None, *, quiet: bool = False, **mix) -> tuple[Segmenter, dict]:
+def build_mixed(data: Path, params: dict | None = None, **mix) -> Generator[Any, None, tuple[Segmenter, dict]]:
     """Train the mixed expert on the mix (module docstring); ``mix``: the options of :func:`mixed_data`.
     Returns it and the mixed data (whose held-out parts also tune the router)."""
     mixed = mixed_data(data, **mix)
     train, held = mixed["train"], mixed["heldout"]
     seg = Segmenter(**(params or PARAMS))
-    _fit(seg, train, held, "mixed", quiet)
+    yield from _fit(seg, train, held, "mixed")
     seg.info_.update(trained_on="mixed: " + ", ".join(f"{k} {v}" for k, v in mixed["parts"].items()),
                      choi_brown_texts_left_out=len(mixed["choi_texts_left_out"]),
                      licence="derived from Reuters-21578 (research use only), the Brown corpus "
@@ -316,32 +309,32 @@ def build_mixed(data: Path, params: dict | None = None, *, quiet: bool = False, 
     return seg, mixed
 
 
-def build_excerpts(data: Path, *, quiet: bool = False) -> Segmenter:
+def build_excerpts(data: Path) -> Generator[Any, None, Segmenter]:
     """Train the excerpts expert: Choi's set 4, source-disjoint (:func:`choi_segments`, without the
     long-form held-out and test texts), tuned on Choi's tuning set 1/3-11 (:data:`EXCERPT_PARAMS`)."""
     notes = longform_data(data).notes["texts"]
     train = choi_segments(data, choi_brown_texts(data) | set(notes["heldout"]) | set(notes["test"]))
     held = read_corpus(data / "choi2000" / "1" / "3-11", kind="choi", name="choi 1/3-11")
     seg = Segmenter(**EXCERPT_PARAMS)
-    _fit(seg, train, held, "excerpts", quiet)
+    yield from _fit(seg, train, held, "excerpts")
     seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
                      licence="derived from Choi's (2000) benchmark, cut from the Brown corpus (non-commercial "
                              "research/education)")
     return seg
 
 
-def build_sections(data: Path, *, quiet: bool = False) -> Segmenter:
+def build_sections(data: Path) -> Generator[Any, None, Segmenter]:
     """Train the sections expert: the ``wiki`` protocol's model (wiki300 1-200, tuned on 201-250, titles dropped;
     the natural-boundary parameters with the threshold rule, :data:`segviz.protocols.NATURAL_SEGMENTER`)."""
     wiki = wiki_data(data)
     seg = Segmenter(**wiki.segmenter_defaults)
-    _fit(seg, wiki.train, wiki.heldout, "sections", quiet)
+    yield from _fit(seg, wiki.train, wiki.heldout, "sections")
     seg.info_.update(trained_on=f"{wiki.train.name}, tuned on {wiki.heldout.name}",
                      licence="derived from English Wikipedia (CC BY-SA 3.0)")
     return seg
 
 
-def build_longform(data: Path, *, quiet: bool = False) -> Segmenter:
+def build_longform(data: Path) -> Generator[Any, None, Segmenter]:
     """Train the long-form expert: the ``longform`` protocol's model (streams of whole Brown texts, the length-prior
     rule), on its training texts and tuned on its held-out streams, both without the Brown texts Choi's sets were
     cut from (:func:`choi_brown_texts`)."""
@@ -350,18 +343,16 @@ def build_longform(data: Path, *, quiet: bool = False) -> Segmenter:
     train = _without_texts(longform.train, banned, "brown long-form train")
     held = _without_texts(longform.heldout, banned, "brown long-form held out")
     seg = Segmenter(**longform.segmenter_defaults)
-    _fit(seg, train, held, "long-form", quiet)
+    yield from _fit(seg, train, held, "long-form")
     seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
                      licence="derived from the Brown corpus (non-commercial research/education)")
     return seg
 
 
-def _fit(seg: Segmenter, train: Corpus, held: Corpus, label: str, quiet: bool) -> None:
-    """Fit ``seg``, printing each induced feature (unless ``quiet``) under the expert's ``label``."""
+def _fit(seg: Segmenter, train: Corpus, held: Corpus, label: str) -> Generator[Any, None, None]:
+    """Fit ``seg``, passing its events on, each progress stage named after the expert (``label``)."""
     for event in seg.fit_iter(train, held, None):
-        if isinstance(event, FeatureAdded) and not quiet:
-            print(f"  {label} {event.round:3d} {event.feature.short:28s} e^λ={event.weights[-1]:9.4g} "
-                  f"held-out P_mu={event.heldout_p_mu:.3f}", flush=True)
+        yield Progress(f"{label}: {event.stage}", event.done, event.total) if isinstance(event, Progress) else event
 
 
 def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
@@ -372,90 +363,29 @@ def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
     return [*mixed["heldout_parts"], choi]
 
 
-def build(data: Path, out: Path, params: dict | None = None, *, quiet: bool = False, mixed_only: bool = False,
-          mixed_model: Path | None = None, **mix):
-    """Train and save the default model: a router of the four experts (:data:`EXPERTS`), or with ``mixed_only``
-    the mixed expert alone; ``mixed_model``: an already-trained mixed expert to route to; ``mix``:
-    :func:`mixed_data`'s options."""
+def build_iter(data: str | Path, params: dict | None = None, *, mixed_only: bool = False,
+               mixed_model: Segmenter | None = None, **mix) -> Generator[Any, None, Segmenter | ExpertRouter]:
+    """Train the default model: a router of the four experts (:data:`EXPERTS`), or with ``mixed_only`` the mixed
+    expert alone; ``mixed_model``: an already-trained mixed expert to route to; ``mix``: :func:`mixed_data`'s
+    options.  Yields the experts' training events (progress stages named after each expert) and
+    ``Progress("tuning the router", ...)``; returns the model (its ``tuning_`` holds the held-out table)."""
+    data = Path(data)
     t0 = time.perf_counter()
     if mixed_model is not None:
-        mixed = Segmenter.load(mixed_model)
+        mixed = mixed_model
         mixed_split = mixed_data(data, **mix)
     else:
-        mixed, mixed_split = build_mixed(data, params, quiet=quiet, **mix)
-    model = mixed
-    if not mixed_only:
-        experts = {"excerpts": build_excerpts(data, quiet=quiet), "mixed": mixed,
-                   "sections": build_sections(data, quiet=quiet), "long-form": build_longform(data, quiet=quiet)}
-        model = ExpertRouter(experts=[(name, experts[name]) for name in EXPERTS], gauges=GAUGES)
-        model.fit(router_heldout(data, mixed_split))
-        if not quiet:
-            for name, row in model.tuning_["domains"].items():
-                taken = ", ".join(f"{k} {v}" for k, v in row["taken"].items() if v)
-                alone = ", ".join(f"{k} {v:.3f}" for k, v in row["alone"].items())
-                print(f"  router held out: {name}: {taken} of {row['documents']}; P_k {row['routed']:.3f} "
-                      f"(alone: {alone})")
-        model.info_.update(licence=mixed.info_["licence"] + "; its excerpts expert from Choi's (2000) benchmark")
-    model.save(out)
-    if not quiet:
-        print(f"{model} saved to {out} ({out.stat().st_size:,} bytes) in {time.perf_counter() - t0:.0f} s")
+        mixed, mixed_split = yield from build_mixed(data, params, **mix)
+    if mixed_only:
+        return mixed
+    experts = {"excerpts": (yield from build_excerpts(data)), "mixed": mixed,
+               "sections": (yield from build_sections(data)), "long-form": (yield from build_longform(data))}
+    model = ExpertRouter(experts=[(name, experts[name]) for name in EXPERTS], gauges=GAUGES)
+    yield from model.fit_iter(router_heldout(data, mixed_split))
+    model.info_.update(licence=mixed.info_["licence"] + "; its excerpts expert from Choi's (2000) benchmark",
+                       build_seconds=round(time.perf_counter() - t0))
     return model
 
 
 def _has_choi(parts: dict) -> bool:
     return any(parts.get(k) for k in ("choi_train_segments", "choi_heldout_segments", "choi_tuning_documents"))
-
-
-def _every_text(every: int | None) -> str:
-    return "none" if every is None else str(every)
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(DEFAULT_DATA), help=f"the shared corpora (default {DEFAULT_DATA})")
-    ap.add_argument("--out", default=str(DEFAULT_OUT), help=f"where to write the model (default {DEFAULT_OUT})")
-    ap.add_argument("--spliced", default=",".join(map(str, SPLICED_DOCUMENTS)),
-                    help="Choi-style documents spliced from the Brown texts: TRAIN,HELD (experiments; default "
-                         f"{SPLICED_DOCUMENTS[0]},{SPLICED_DOCUMENTS[1]})")
-    ap.add_argument("--excerpts", choices=("anywhere", "starts"), default="anywhere",
-                    help="where the spliced excerpts start: anywhere in a text, or at its start (Choi's recipe)")
-    ap.add_argument("--choi-heldout-every", default=_every_text(CHOI_HELDOUT_EVERY), metavar="K|none",
-                    help="Choi's set 4 (source-disjoint segments): 'none' = left out, 0 = all trained on, K = the "
-                         "segments of every K-th source text held out for the tuning (default "
-                         f"{_every_text(CHOI_HELDOUT_EVERY)})")
-    ap.add_argument("--choi-tuning", type=int, default=CHOI_TUNING_DOCUMENTS, metavar="N",
-                    help=f"documents of Choi's tuning set 1/3-11 among the held-out ones (default "
-                         f"{CHOI_TUNING_DOCUMENTS})")
-    ap.add_argument("--mixed-only", action="store_true",
-                    help="save the mixed expert alone, without the router and the other experts (the default model "
-                         "before routing; with the --choi-* options, the Choi-leaning variants)")
-    ap.add_argument("--mixed-model", metavar="MODEL", default=None,
-                    help="route to this already-trained mixed expert instead of training it (its mix options must "
-                         "be the ones it was trained with)")
-    args = ap.parse_args(argv)
-    try:
-        every = None if args.choi_heldout_every == "none" else int(args.choi_heldout_every)
-        if every is not None and every < 0:
-            raise ValueError
-    except ValueError:
-        ap.error(f"--choi-heldout-every must be 'none' or a count >= 0, not {args.choi_heldout_every!r}")
-    if not 0 <= args.choi_tuning <= 50:
-        ap.error(f"--choi-tuning must be 0..50 (set 1/3-11 holds 50 documents), not {args.choi_tuning}")
-    try:
-        spliced_documents = tuple(int(x) for x in args.spliced.split(","))
-        if len(spliced_documents) != 2 or min(spliced_documents) < 0:
-            raise ValueError
-    except ValueError:
-        ap.error(f"--spliced must be TRAIN,HELD (two counts >= 0), not {args.spliced!r}")
-    try:
-        build(Path(args.data), Path(args.out), spliced_documents=spliced_documents, excerpts=args.excerpts,
-              choi_heldout_every=every, choi_tuning_documents=args.choi_tuning, mixed_only=args.mixed_only,
-              mixed_model=None if args.mixed_model is None else Path(args.mixed_model))
-    except SegvizError as exc:
-        print(f"make_default_model: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -7,8 +7,8 @@ scores its test portion (each source file segmented on its own, rates averaged o
 baselines.  The test portion is never read, so the numbers printed here can choose a configuration without
 looking at test results; ``segviz reproduce`` then measures the chosen one on the test portion.
 
-    nice python benchmarks/natural_select.py wiki --lm /tmp/lm-wiki --configs base,tfidf-shape --json out.json
-    nice python benchmarks/natural_select.py longform --lm /tmp/lm-longform-all --configs all
+    nice python research/natural_select.py wiki --lm /tmp/lm-wiki --configs base,tfidf-shape --json out.json
+    nice python research/natural_select.py longform --lm /tmp/lm-longform-all --configs all
 
 Rows per configuration: the model (every induced feature) and its held-out stop, each under the threshold rule
 (the paper's alpha/epsilon) and the length-prior rule, and the count of weights at the cap |lambda| = lambda_max.
@@ -216,8 +216,7 @@ def main(argv=None) -> int:
     if unknown:
         ap.error(f"unknown configuration {unknown[0]!r}")
     if args.what == "mixed":
-        sys.path.insert(0, str(ROOT / "resources"))
-        from make_default_model import mixed_data
+        from segviz.default_model import mixed_data
 
         mixed = mixed_data(args.data, spliced_documents=tuple(int(x) for x in args.spliced.split(",")))
         split = SimpleNamespace(train=mixed["train"], heldout=mixed["heldout"])

@@ -1,6 +1,6 @@
 """Render the relevance profile of ``bench_lm.py --out RESULT.json`` as a PNG (the paper's relevance figure).
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/plot_relevance.py RESULT.json docs/relevance_profile.png
+    QT_QPA_PLATFORM=offscreen python research/plot_relevance.py RESULT.json docs/relevance_profile.png
 
 Uses pyqtgraph's ImageExporter (matplotlib is not a dependency).
 """

@@ -12,7 +12,7 @@ scores its own model (:func:`segviz.protocols.score_test_portions`):
 * ``choi``: Choi's set 2, 3-11 (and 3-5, 6-8, 9-11 with ``--choi-all``), file by file.
 * ``mixed``: the mean of the Reuters, long-form and wiki300 cells (each domain weighs the same).
 
-    nice python benchmarks/cross_domain.py reuters=OUT/reuters-model.segviz longform=OUT/longform-model.segviz \\
+    nice python research/cross_domain.py reuters=OUT/reuters-model.segviz longform=OUT/longform-model.segviz \\
         wiki=OUT/wiki-model.segviz default=resources/default_model.segviz --json cross.json --markdown cross.md
 """
 from __future__ import annotations
