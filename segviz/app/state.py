@@ -100,7 +100,6 @@ class SessionState:
         self.seed = seed
         self.corpus = None
         self.prepared: PreparedCorpus | None = None
-        self.corpus_path: str | None = None
         self.corpus_paths: tuple[str, ...] = ()
         self.has_reference = True
         self.reference_masses: tuple[int, ...] = ()
@@ -164,7 +163,6 @@ class SessionState:
         self.prepared = prepared
         self.corpus = corpus
         self._n = int(sum(masses))
-        self.corpus_path = path
         self.corpus_paths = tuple(str(p) for p in paths) or ((path,) if path else ())
         self.has_reference = prepared.has_reference
         self.reference_masses = masses

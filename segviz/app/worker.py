@@ -26,7 +26,7 @@ from ..errors import SegvizError
 
 
 class GeneratorWorker(QThread):
-    """Drive ``factory()`` (a generator, or a plain function via :meth:`from_function`) on a worker thread.
+    """Drive ``factory()`` (a generator) on a worker thread.
 
     Signals
     -------
@@ -79,15 +79,6 @@ class GeneratorWorker(QThread):
         # producer refilled from inside that delivery could starve timers and input.  The timer runs after the
         # queue drained, giving paint, input and timers their turn between events.
         QTimer.singleShot(0, self._slots.release)
-    @classmethod
-    def from_function(cls, fn: Callable[..., Any], *args, name: str = "task", parent=None, **kwargs):
-        """Run a one-shot function (no progress, cancellation only before it starts)."""
-        def factory():
-            if False:  # pragma: no cover - makes this a generator function
-                yield None
-            return fn(*args, **kwargs)
-        return cls(factory, name=name, parent=parent)
-
     # -- control (any thread) -------------------------------------------------------------------------------
     def abort(self) -> None:
         with self._cond:

@@ -9,13 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 from typing import Callable
 
 #: the largest integer option segviz accepts (a count beyond this is a typo, and would only exhaust memory)
 MAX_COUNT = 10 ** 9
 
-_SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
 
 
 def _integer(text: str) -> int:
@@ -68,25 +66,8 @@ def float_range(low: float, high: float, *, low_open: bool = False, high_open: b
 
 #: a probability threshold: alpha of the decision rule (Section 7)
 probability = float_range(0.0, 1.0)
-#: a fraction strictly between 0 and 1 (a held-out share)
-open_fraction = float_range(0.0, 1.0, low_open=True, high_open=True)
 #: a positive finite number (a variance, a scale)
 positive_float = float_range(0.0, math.inf, low_open=True, high_open=True)
-
-
-def window_size(min_side: int = 200, max_side: int = 8192) -> Callable[[str], tuple[int, int]]:
-    """``WxH`` in pixels, each side from ``min_side`` to ``max_side``."""
-    def parse(text: str) -> tuple[int, int]:
-        match = _SIZE.match(str(text))
-        if not match:
-            raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels (e.g. 1600x1000), got {text!r}")
-        width, height = int(match.group(1)), int(match.group(2))
-        if not (min_side <= width <= max_side and min_side <= height <= max_side):
-            raise argparse.ArgumentTypeError(
-                f"each side must be from {min_side} to {max_side} pixels, got {width}x{height}")
-        return width, height
-    parse.__name__ = "size"
-    return parse
 
 
 def names_list(known: tuple[str, ...], what: str) -> Callable[[str], tuple[str, ...]]:

@@ -304,12 +304,6 @@ class TriggerLM:
         logZ, _, _, _ = self._run(self.prior_, stream, self.weights_, accumulate=False)
         return logZ
 
-    def expected_counts(self, stream: TokenStream) -> tuple[np.ndarray, np.ndarray]:
-        """(model-expected, observed) count of every feature over a stream (IIS statistics, summed over f#)."""
-        self._check_fitted()
-        _, _, E, obs = self._run(self.prior_, stream, self.weights_, accumulate=True)
-        return E.sum(axis=1), obs
-
     def perplexity(self, sentences) -> float:
         self._check_fitted()
         lp, _ = self.score_stream(self.prior_.encode(sentences))

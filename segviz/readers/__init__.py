@@ -33,12 +33,9 @@ READERS: dict[str, Callable[..., ParsedFile]] = {
     "jsonl": read_jsonl,
 }
 FORMATS = tuple(READERS)
-#: older names still accepted
-ALIASES = {"plain": "lines"}
 
 
 def _check_format(format: str) -> str:
-    format = ALIASES.get(format, format)
     if format != "auto" and format not in READERS:
         raise SegvizError(f"unknown corpus format {format!r}; choose auto, {', '.join(FORMATS)}")
     return format
