@@ -9,10 +9,12 @@ import pytest
 
 from segviz import metrics
 from segviz.cli import main
-from segviz.corpus import read_corpus
+from segviz.corpus import Corpus, read_corpus
 from segviz.errors import SegvizError
 from segviz.induction import FeatureAdded, InductionFinished
-from segviz.bundle import read_bundle
+from segviz.bundle import read_bundle, write_bundle
+from segviz.model_protocol import AppliedDocument, Route, SegmentationModel, stream_masses
+from segviz.rules import LengthPriorRule, SegmentCountRule, ThresholdRule
 from segviz.segmenter import Segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,22 +47,38 @@ def test_train_events_and_model(trained, sample):
     assert isinstance([e for e in events if isinstance(e, InductionFinished)][0], InductionFinished)
     assert len(seg.features_) == 8 and seg.weights_.shape == (8,)
     np.testing.assert_allclose(seg.weights_, added[-1].weights)
-    assert 0 < seg.alpha_ < 1 and seg.epsilon_ >= 1
+    assert isinstance(seg, SegmentationModel)
+    rule = seg.rule_
+    assert isinstance(rule, ThresholdRule) and 0 < rule.alpha < 1 and rule.epsilon >= 1
+    assert rule.alpha in rule.alphas and rule.epsilon in rule.epsilons
+    assert seg.mean_length_ == pytest.approx(1.0 / seg.mu_)
+    assert seg.info_["tuning"] == "p_mu, stream" and seg.info_["rule"] == rule.describe()
     train, held = sample
     assert seg.prior_ == pytest.approx((len(train) - 1) / (train.n_sentences - 1))
     # the segmentation respects the rule, and beats "none" on the held-out stream
     probs = seg.boundary_probabilities(held)
     assert probs.shape == (held.n_sentences - 1,)
-    masses = seg.predict(held)
+    per_document = seg.predict(held)
+    assert len(per_document) == len(held.by_file()) == 1       # one tuple per document (source unit)
+    masses = stream_masses(per_document)
     assert sum(masses) == held.n_sentences
     b = np.cumsum(masses)[:-1]
-    assert np.all(probs[b - 1] > seg.alpha_)
-    assert np.all(np.diff(b) >= seg.epsilon_)
+    assert np.all(probs[b - 1] > rule.alpha)
+    assert np.all(np.diff(b) >= rule.epsilon)
+    assert b.tolist() == seg.decide(probs).tolist() == rule.decide(probs).tolist()
+    applied = seg.apply(held)
+    assert isinstance(applied, AppliedDocument) and applied.route == Route("model") == seg.route(held)
+    assert applied.segmenter is seg and applied.rule is rule and seg.rule_for(held) is rule
+    np.testing.assert_allclose(applied.probabilities, probs)
+    assert applied.masses() == per_document[0]
+    assert seg.segmenters() == {"model": seg}
     assert metrics.p_mu(held.masses(), masses) > metrics.p_mu(held.masses(), (held.n_sentences,))
-    # truncation restores an earlier round's weights (the held-out stopping rule)
+    # truncation restores an earlier round's weights (the held-out stopping rule), the rule re-tuned on held-out
     t = seg.truncated(3, heldout=held)
     assert len(t.features_) == 3
     np.testing.assert_allclose(t.weights_, added[2].weights)
+    assert isinstance(t.rule_, ThresholdRule) and t.rule_.to_dict() == added[2].heldout_rule.to_dict()
+    assert seg.truncated(3).rule_ is seg.rule_
     with pytest.raises(SegvizError, match="rounds"):
         seg.truncated(0)
 
@@ -83,22 +101,35 @@ def test_save_load_roundtrip(trained, sample, tmp_path):
     path = tmp_path / "m.segviz"
     seg.save(path)
     d = read_bundle(path, kind="segmenter").document("segmenter")
-    assert d["format"] == "segviz-segmenter" and d["version"] == 1
+    assert d["format"] == "segviz-segmenter" and d["version"] == 2
     assert d["lm_sha256"] is None and len(d["features"]) == 8
+    assert d["rule"] == seg.rule_.to_dict() and d["rule"]["kind"] == "threshold"
+    assert not {"alpha", "epsilon", "length_shape", "length_bias"} & set(d)
     back = Segmenter.load(path)
     assert back.predict(held) == seg.predict(held)
+    assert back.rule_.to_dict() == seg.rule_.to_dict()
     np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
-    # the earlier one-JSON layout still loads
+    # the earlier one-JSON layout is refused, with one error naming the file
     path = tmp_path / "m.json"
     path.write_text(json.dumps(d))
-    assert Segmenter.load(path).predict(held) == seg.predict(held)
-    d["version"] = 99
-    path.write_text(json.dumps(d))
+    with pytest.raises(SegvizError, match=r"m\.json: not a segviz model archive"):
+        Segmenter.load(path)
+    # so is a version-1 document (alpha/epsilon fields, no rule) inside a bundle
+    old = {k: v for k, v in d.items() if k != "rule"}
+    old.update(version=1, alpha=seg.rule_.alpha, epsilon=seg.rule_.epsilon)
+    write_bundle(tmp_path / "old.segviz", "segmenter", {"segmenter": old}, {})
+    with pytest.raises(SegvizError, match="version 1 is not supported.*train the model again"):
+        Segmenter.load(tmp_path / "old.segviz")
+    write_bundle(tmp_path / "v99.segviz", "segmenter", {"segmenter": dict(d, version=99)}, {})
     with pytest.raises(SegvizError, match="version"):
-        Segmenter.load(path)
-    path.write_text('{"format": "something-else"}')
-    with pytest.raises(SegvizError, match="not a segviz-segmenter"):
-        Segmenter.load(path)
+        Segmenter.load(tmp_path / "v99.segviz")
+    write_bundle(tmp_path / "norule.segviz", "segmenter", {"segmenter": old | {"version": 2}}, {})
+    with pytest.raises(SegvizError, match="field 'rule'"):
+        Segmenter.load(tmp_path / "norule.segviz")
+    write_bundle(tmp_path / "badrule.segviz", "segmenter",
+                 {"segmenter": dict(d, rule=dict(d["rule"], alpha=1.5))}, {})
+    with pytest.raises(SegvizError, match="alpha"):
+        Segmenter.load(tmp_path / "badrule.segviz")
 
 
 def test_fit_iter_leaves_a_usable_model_after_every_feature(sample):
@@ -114,8 +145,8 @@ def test_fit_iter_leaves_a_usable_model_after_every_feature(sample):
             rounds.append(event.round)
             assert len(seg.features_) == event.round
             np.testing.assert_allclose(seg.weights_, event.weights)
-            assert (seg.alpha_, seg.epsilon_) == (event.heldout_alpha, event.heldout_epsilon)
-            assert sum(seg.predict(held)) == held.n_sentences
+            assert isinstance(event.heldout_rule, ThresholdRule) and seg.rule_ is event.heldout_rule
+            assert sum(stream_masses(seg.predict(held))) == held.n_sentences
             if event.round == 2:
                 break          # the caller stops pulling: the model of round 2 stays
     gen.close()
@@ -134,6 +165,26 @@ def test_parameters_are_stored_verbatim_and_validated_at_fit(sample):
         Segmenter(templates="nope").fit(train, held)
     with pytest.raises(SegvizError, match="no parameter"):
         Segmenter().set_params(n_feature=3)
+    with pytest.raises(SegvizError, match="decision rule"):
+        Segmenter(rule="length_prior").fit(train, held)
+    # the settings that became rules and families are no parameters any more
+    for gone in ("use_relevance", "cohesion", "peer_evidence", "alphas", "epsilons", "decision_rule",
+                 "length_shapes", "length_biases"):
+        with pytest.raises(SegvizError, match="no parameter"):
+            Segmenter().set_params(**{gone: None})
+        with pytest.raises(TypeError):
+            Segmenter(**{gone: None})
+    # a rule is a nested estimator: deep parameters, set_params through it, repr of the non-defaults
+    seg = Segmenter(n_features=3, rule=ThresholdRule(alpha=0.3, epsilons=(1, 2)))
+    params = seg.get_params(deep=True)
+    assert params["rule__alpha"] == 0.3 and params["rule__epsilons"] == (1, 2) and params["n_features"] == 3
+    assert "rule__alpha" not in seg.get_params(deep=False)
+    seg.set_params(rule__alpha=0.6, families=("vocabulary",))
+    assert seg.rule.alpha == 0.6 and seg.families == ("vocabulary",)
+    assert repr(seg) == ("Segmenter(families=('vocabulary',), n_features=3, "
+                         "rule=ThresholdRule(alpha=0.6, epsilons=(1, 2)))")
+    with pytest.raises(SegvizError, match="not an estimator"):
+        Segmenter().set_params(mu__x=1)
 
 
 def test_predict_proba_score_and_heldout_stopping(sample, trained):
@@ -144,7 +195,21 @@ def test_predict_proba_score_and_heldout_stopping(sample, trained):
     np.testing.assert_allclose(proba[1:], seg.boundary_probabilities(held))
     scores = seg.score(held)
     assert set(scores) == {"p_mu", "p_k", "window_diff", "precision", "recall", "f1"}
-    assert scores["p_mu"] == pytest.approx(metrics.p_mu(held.masses(), seg.predict(held)))
+    assert scores["p_mu"] == pytest.approx(metrics.p_mu(held.masses(), stream_masses(seg.predict(held))))
+    assert scores["p_k"] == pytest.approx(metrics.p_k(held.masses(), stream_masses(seg.predict(held))))
+    # two documents (source units) are each segmented on their own: 1.0 at each first sentence, the masses of
+    # each as the model gives them for that document alone, and no segment across the edge
+    n = len(train)
+    first, second = train[:n // 2], held
+    both = Corpus(list(first) + list(second), name="two files",
+                  files=["a.sgm"] * len(first) + ["b.sgm"] * len(second))
+    assert len(both.by_file()) == 2
+    proba = seg.predict_proba(both)
+    assert proba.shape == (both.n_sentences,)
+    assert proba[0] == 1.0 and proba[first.n_sentences] == 1.0
+    np.testing.assert_allclose(proba[1:first.n_sentences], seg.boundary_probabilities(first))
+    np.testing.assert_allclose(proba[first.n_sentences + 1:], seg.boundary_probabilities(second))
+    assert seg.predict(both) == seg.predict(first) + seg.predict(second)
     stopped = Segmenter(n_features=8, vocabulary=2000, stopping="heldout").fit(train, held)
     best = int(np.argmax([h["heldout_p_mu"] for h in stopped.history_])) + 1
     assert len(stopped.features_) == best and stopped.info_["rounds_kept"] == best
@@ -156,29 +221,47 @@ def test_relevance_model_needs_lms(sample):
     # hand-build a model asking a relevance question, without LMs
     from segviz.features import IntervalQuestion, Window
     f = IntervalQuestion("relevance", Window("sentence", 0, 1), low=-1.0, high=0.0)
-    bad = Segmenter.from_weights([f], [1.0], prior=0.2, alpha=0.5, epsilon=1, mu=0.1)
+    bad = Segmenter.from_weights([f], [1.0], prior=0.2, mu=0.1, rule=ThresholdRule(alpha=0.5, epsilon=1))
     with pytest.raises(SegvizError, match="language models"):
         bad.predict(held)
     rel = rng.normal(size=held.n_sentences)
-    assert sum(bad.predict(held, relevance=rel)) == held.n_sentences
+    applied = bad.apply(held, relevance=rel)
+    assert sum(applied.masses()) == held.n_sentences
+    assert (applied.rule.alpha, applied.rule.epsilon) == (0.5, 1)
+    # from_weights: the threshold rule at 0.5/1 by default; an open length prior takes 1/mu as its mean
+    plain = Segmenter.from_weights([f], [1.0], prior=0.2, mu=0.1)
+    assert (plain.rule_.alpha, plain.rule_.epsilon) == (0.5, 1)
+    lp = Segmenter.from_weights([f], [1.0], prior=0.2, mu=0.1, rule=LengthPriorRule())
+    assert lp.rule_.mean_length == pytest.approx(10.0) and lp.mean_length_ == pytest.approx(10.0)
+    with pytest.raises(SegvizError, match="alpha"):
+        Segmenter.from_weights([f], [1.0], prior=0.2, mu=0.1, rule=ThresholdRule(alpha=2.0))
 
 
 def test_cli_train_segment_evaluate(sample, tmp_path, capsys):
-    model = tmp_path / "model.json"
-    rc = main(["train", str(SAMPLE), "--heldout", str(SAMPLE), "--no-relevance", "--features", "3",
-               "--vocabulary", "300", "--out", str(model), "--quiet"])
+    model = tmp_path / "model.segviz"
+    rc = main(["train", str(SAMPLE), "--heldout", str(SAMPLE), "--families", "vocabulary,cohesion", "--features",
+               "3", "--vocabulary", "300", "--out", str(model), "--quiet"])
     assert rc == 0 and model.exists()
+    trained = Segmenter.load(model)
+    assert trained.info_["families"] == ["vocabulary", "cohesion"] and isinstance(trained.rule_, ThresholdRule)
     out = tmp_path / "seg.ref"
-    assert main(["segment", str(model), str(SAMPLE), "-o", str(out)]) == 0
+    assert main(["segment", "--model", str(model), str(SAMPLE), "-o", str(out), "--quiet"]) == 0
     text = out.read_text()
     assert text.startswith("==========") and text.rstrip().endswith("==========")
+    assert text.count("==========") == len(stream_masses(trained.predict(read_corpus(SAMPLE)))) + 1
     capsys.readouterr()
-    assert main(["evaluate", str(model), str(SAMPLE), "--json"]) == 0
+    assert main(["evaluate", "--model", str(model), str(SAMPLE), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     for row in ("model", "random", "all", "none", "even"):
         assert {"p_mu", "p_k", "precision", "recall", "f1"} <= set(payload[row])
-    assert main(["segment", str(tmp_path / "missing.json"), str(SAMPLE)]) == 2
+    assert payload["model"]["p_mu"] == pytest.approx(trained.score(read_corpus(SAMPLE))["p_mu"])
+    assert main(["segment", "--model", str(tmp_path / "missing.segviz"), str(SAMPLE)]) == 2
     assert "segviz: error:" in capsys.readouterr().err
+    # the removed forms: a model given as the first corpus, and the dropped training switches
+    assert main(["segment", str(model), str(SAMPLE), "--quiet"]) == 2
+    assert "model.segviz: looks like a binary file, not a text corpus" in capsys.readouterr().err
+    assert main(["train", str(SAMPLE), "--no-relevance", "--out", str(tmp_path / "x.segviz")]) == 2
+    assert "unrecognized arguments: --no-relevance" in capsys.readouterr().err
 
 
 def test_cli_reproduce_smoke(tmp_path, capsys):
@@ -194,8 +277,8 @@ def test_cli_reproduce_smoke(tmp_path, capsys):
     for i in range(22):
         (data / f"reut2-{i:03d}.sgm").symlink_to(small)
     out = tmp_path / "out"
-    rc = main(["reproduce", "reuters", "--data", str(tmp_path / "data"), "--no-relevance", "--features", "2",
-               "--vocabulary", "200", "--out", str(out), "--json"])
+    rc = main(["reproduce", "reuters", "--data", str(tmp_path / "data"), "--families", "vocabulary,cohesion",
+               "--features", "2", "--vocabulary", "200", "--out", str(out), "--json"])
     assert rc == 0
     res = json.loads(capsys.readouterr().out)["reuters"]
     assert {"model", "random", "all", "none", "even"} <= set(res["table"])
@@ -212,16 +295,46 @@ def test_cli_reproduce_smoke(tmp_path, capsys):
 def test_both_decision_rules_are_tuned_saved_and_selectable(trained, sample, tmp_path):
     seg, _ = trained
     _, held = sample
-    assert seg.decision_rule == "threshold" and seg.length_shape_ > 0
-    assert seg.info_["tuned_p_mu_length_prior"] == pytest.approx(
-        metrics.p_mu(held.masses(), seg.predict(held, rule="length_prior"), seg.mu_))
-    assert seg.info_["tuned_p_mu"] == pytest.approx(metrics.p_mu(held.masses(), seg.predict(held), seg.mu_))
+    assert seg.rule is None and isinstance(seg.rule_, ThresholdRule)    # None: the paper's rule
+    reference = held.masses()
+    assert seg.info_["tuned_score"] == pytest.approx(
+        metrics.p_mu(reference, stream_masses(seg.predict(held)), seg.mu_))
+    # the length-prior rule tuned on the same held-out data (its mean length: the training mean)
+    lp = seg.with_tuned_rule(LengthPriorRule(shapes=(1.0, 4.0), biases=(-1.0, 0.0, 1.0)), held)
+    assert isinstance(lp.rule_, LengthPriorRule) and lp.rule_.mean_length == pytest.approx(seg.mean_length_)
+    assert lp.info_["tuning"] == "p_mu, stream" and lp.info_["rule"] == lp.rule_.describe()
+    assert lp.info_["tuned_score"] == pytest.approx(
+        metrics.p_mu(reference, stream_masses(lp.predict(held)), seg.mu_))
+    brute = max(metrics.p_mu(reference, stream_masses(seg.with_rule(LengthPriorRule(shape=k, bias=b)).predict(held)),
+                             seg.mu_) for k in (1.0, 4.0) for b in (-1.0, 0.0, 1.0))
+    assert lp.info_["tuned_score"] == pytest.approx(brute)
+    assert isinstance(seg.rule_, ThresholdRule) and seg.info_["rule"].startswith("threshold")   # seg untouched
+    np.testing.assert_allclose(lp.boundary_probabilities(held), seg.boundary_probabilities(held))
+    # saved and read back with its rule
     path = tmp_path / "m.segviz"
-    seg.save(path)
+    lp.save(path)
     back = Segmenter.load(path)
-    assert (back.length_shape_, back.length_bias_) == (seg.length_shape_, seg.length_bias_)
-    assert back.predict(held, rule="length_prior") == seg.predict(held, rule="length_prior")
-    back.set_params(decision_rule="length_prior")
-    assert back.predict(held) == seg.predict(held, rule="length_prior")
+    assert back.rule_.to_dict() == lp.rule_.to_dict()
+    assert back.predict(held) == lp.predict(held)
+    # selectable on any fitted segmenter: with_rule replaces the rule and leaves the model
+    assert seg.with_rule(lp.rule_).predict(held) == lp.predict(held)
+    assert back.with_rule(seg.rule_).predict(held) == seg.predict(held)
+    count = seg.with_rule(SegmentCountRule(segments=7))
+    assert [len(m) for m in count.predict(held)] == [7]
     with pytest.raises(SegvizError, match="decision rule"):
-        seg.predict(held, rule="magic")
+        seg.with_rule("magic")
+    with pytest.raises(SegvizError, match="no expert"):
+        seg.with_rule(ThresholdRule(), expert="excerpts")
+
+
+def test_fit_tunes_the_rule_it_is_given(sample):
+    train, held = sample
+    seg = Segmenter(n_features=3, vocabulary=500, families=("vocabulary",),
+                    rule=LengthPriorRule(shapes=(2.0,), biases=(0.0, 1.0)))
+    events = list(seg.fit_iter(train, held))
+    added = [e for e in events if isinstance(e, FeatureAdded)]
+    assert all(e.heldout_p_mu is not None for e in added)       # each round still scored by the threshold grid
+    assert isinstance(seg.rule_, LengthPriorRule) and seg.rule_.mean_length == pytest.approx(seg.mean_length_)
+    assert seg.rule_.shape == 2.0 and seg.rule_.bias in (0.0, 1.0)
+    assert seg.rule.mean_length is None                         # the parameter is stored verbatim
+    assert seg.info_["families"] == ["vocabulary"]
