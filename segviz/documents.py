@@ -30,7 +30,7 @@ space separates words).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -115,7 +115,9 @@ class FileReading:
     sentences: int
     reference_boundaries: int | None
     notes: tuple[str, ...] = ()
-    headings: tuple[HeadingLine, ...] = ()
+    # a report on the reading, like the notes: two readings of a file are the same reading with or without it (a
+    # cache that keeps only the counts and notes gives back an equal reading)
+    headings: tuple[HeadingLine, ...] = field(default=(), compare=False)
 
     @property
     def has_reference(self) -> bool:
