@@ -148,14 +148,16 @@ def test_segmenter_with_peer_features_save_load(tmp_path):
         pytest.skip("need 3 Choi sample files")
     train = read_corpus([str(f) for f in files[:-1]], kind="choi")
     held = read_corpus(str(files[-1]), kind="choi")
-    seg = Segmenter(n_features=4, vocabulary=200, peer_evidence=True, cohesion=False).fit(train, held)
-    assert seg.info_["peer_evidence"] is True
+    seg = Segmenter(n_features=4, vocabulary=200, families=("vocabulary", "relevance", "peer")).fit(train, held)
+    assert seg.info_["families"] == ["vocabulary", "peer"]      # relevance needs language models: not asked
     assert any(f.kind == "peer" for f in seg.features_)   # topic-change evidence beats single words on Choi
-    path = tmp_path / "m.json"
+    path = tmp_path / "m.segviz"
     seg.save(path)
     back = Segmenter.load(path)
+    assert tuple(back.families) == ("vocabulary", "relevance", "peer")
     np.testing.assert_allclose(back.boundary_probabilities(held), seg.boundary_probabilities(held))
     assert back.predict(held) == seg.predict(held)
+    assert len(back.predict(held)) == len(held.by_file())
 
 
 def test_peer_values_computed_once_per_context(monkeypatch):
@@ -179,7 +181,7 @@ def test_peer_values_computed_once_per_context(monkeypatch):
     assert len(calls) == 2
 
 
-def test_cli_peer_evidence_flag_defaults():
+def test_cli_peer_evidence_is_a_family():
     import argparse
 
     from segviz.commands import reproduce, train
@@ -188,6 +190,11 @@ def test_cli_peer_evidence_flag_defaults():
     subparsers = parser.add_subparsers()
     train.register(subparsers)
     reproduce.register(subparsers)
-    assert parser.parse_args(["reproduce", "choi"]).peer_evidence is None   # the protocol decides
-    assert parser.parse_args(["reproduce", "choi", "--no-peer-evidence"]).peer_evidence is False
-    assert parser.parse_args(["train", "x", "--out", "m.json", "--peer-evidence"]).peer_evidence is True
+    assert parser.parse_args(["reproduce", "choi"]).families is None   # the protocol decides
+    assert parser.parse_args(["reproduce", "choi", "--families", "vocabulary,cohesion"]).families == \
+        ("vocabulary", "cohesion")
+    assert parser.parse_args(["train", "x", "--out", "m.segviz", "--families", "vocabulary,peer"]).families == \
+        ("vocabulary", "peer")
+    for gone in (["reproduce", "choi", "--no-peer-evidence"], ["train", "x", "--out", "m.segviz", "--peer-evidence"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(gone)
