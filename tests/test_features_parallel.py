@@ -27,7 +27,7 @@ def fork_even_for_the_sample(monkeypatch):
 
 @pytest.fixture(scope="module")
 def model():
-    return load_model(DEFAULT_MODEL).experts_["mixed"]
+    return load_model(DEFAULT_MODEL).segmenters()["mixed"]
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,8 @@ def test_complementary_shares_of_the_tfidf_pass_are_the_whole_pass(corpus, fract
 
 
 def test_the_segmenter_gives_the_same_probabilities_with_two_jobs(corpus):
-    one = load_model(DEFAULT_MODEL).experts_["mixed"].boundary_probabilities(corpus)
-    two_model = load_model(DEFAULT_MODEL).experts_["mixed"]
+    one = load_model(DEFAULT_MODEL).segmenters()["mixed"].boundary_probabilities(corpus)
+    two_model = load_model(DEFAULT_MODEL).segmenters()["mixed"]
     two_model.feature_matrix(corpus, n_jobs=2)
     np.testing.assert_array_equal(two_model.boundary_probabilities(corpus), one)
 
@@ -76,7 +76,7 @@ def test_the_segmenter_gives_the_same_probabilities_with_two_jobs(corpus):
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
 def test_n_jobs_is_checked(model, corpus, bad):
     with pytest.raises(Exception, match="n_jobs"):
-        load_model(DEFAULT_MODEL).experts_["mixed"].feature_matrix(corpus, n_jobs=bad)
+        load_model(DEFAULT_MODEL).segmenters()["mixed"].feature_matrix(corpus, n_jobs=bad)
 
 
 def test_a_worker_that_dies_is_replaced_by_this_process(model, corpus, monkeypatch):
