@@ -18,11 +18,12 @@ Heading lines
     * **numbered papers**: a capitalised word, ``No.`` and a number (``FEDERALIST No. 10``);
     * **numerals**: a Roman or Arabic number alone (``XII``, ``I.``, ``1``) or a Roman numeral, a full stop and a
       capitalised title (``I. The Period``), alone in its block.  A numeral is a heading only with evidence:
-      it is one of at least two numerals of the same style numbered one after the other (a misprinted number
-      between two that fit is forgiven; a series may restart at one), with, on the median, at least
-      :data:`MIN_NUMERAL_GAP` characters of text between them (:data:`MIN_TITLED_NUMERAL_GAP` when titled) --
-      stanza numbers of a poem are close together -- and the body has no chapter-word chapters (then numerals
-      are sub-sections);
+      it is one of a series of at least two numerals of the same style numbered one after the other (a
+      misprinted number between two that fit is forgiven; a series may restart at one, and several may run at
+      once: the stanzas of a poem inside a part), with, on the median, at least :data:`MIN_NUMERAL_GAP`
+      characters of text between them (:data:`MIN_TITLED_NUMERAL_GAP` when titled) -- stanza numbers are close
+      together -- and only when the body has no chapter-word chapters (numerals inside chapters number their
+      sub-sections);
     * **named sections**: ``Prologue``, ``Epilogue``, ``Introduction``, ``Conclusion``, ``Preface``,
       ``Afterword``, ... alone in their block; and Markdown ``#`` headings.
 
@@ -38,20 +39,26 @@ Contents lists
 Front matter
     When the text has numbered headings (chapter words, numbered papers or a numeral series) it is a *book*, and
     everything before its first numbered heading -- title page, dedication, contents, list of illustrations,
-    prefaces and introductions -- is front matter: left out.  Otherwise nothing is left out before the first
-    heading.
+    prefaces and introductions, whoever wrote them -- is front matter: left out.  A ``Prologue`` right before
+    the first chapter is the story's and stays, as its own segment.  When the text is not a book nothing is
+    left out before the first heading.
 Titles
     Headings with nothing but titles between them make one group (``BOOK ONE`` / ``THE COMING OF THE
-    MARTIANS`` / ``I.`` / ``THE EVE OF THE WAR.``), which starts one reference segment: a part or volume heading
-    directly followed by a chapter heading is part of that chapter's title, and a part followed by prose is a
-    segment of its own.  After a heading, up to :data:`MAX_TITLE_BLOCKS` short blocks (at most
-    :data:`MAX_TITLE_LINES` lines each) that read as titles -- in capitals, or capitalised word by word like a
-    title, not a quotation or a sentence ending in ``!``/``?``/``,`` -- are the chapter's title
-    (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the text.
+    MARTIANS`` / ``I.`` / ``THE EVE OF THE WAR.``; at most :data:`MAX_GROUP_HEADINGS` headings), which starts one
+    reference segment: a part or volume heading directly followed by a chapter heading is part of that chapter's
+    title, and a part followed by prose is a segment of its own.  After a heading, up to
+    :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each) that read as titles -- in
+    capitals, or capitalised word by word like a title, not a quotation (unless the whole block is a quoted
+    title, ``“Pieces of Eight”``) nor a sentence ending in ``!``, ``?``, ``,`` or ``;`` -- are the chapter's
+    title (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
+    text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
 Left out anywhere
     ``[Illustration ...]`` and ``[Transcriber's note ...]`` blocks, and lines that only say a volume or book ends
     (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS`` (or a transcriber's note)
-    ends the book: the rest (publishers' lists, corrections) is back matter.
+    ends the book: the rest (publishers' lists, corrections) is back matter.  A *closing formula* -- a short line
+    standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least a third of the sections, the same
+    each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it away as a heading would: it is left
+    out wherever it stands alone.
 """
 from __future__ import annotations
 

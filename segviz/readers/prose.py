@@ -11,28 +11,49 @@ Paragraphs
     indented line: first-line indentation), where the previous line ends a sentence well short of the wrap
     width (the short last line of a paragraph: shorter than 70% of the file's wrap width, estimated as the 90th
     percentile of its line lengths), and around a heading line (any kind on a block's first line; inside a
-    block only chapter/part words, Roman numerals and Markdown headings).
+    block only chapter/part words and Markdown headings: a Roman numeral inside a block is a wrapped word, the
+    ``I.`` of "... and neither had" / "I.").
 Joining wrapped lines
     Lines are joined with a space.  A line ending in a dash (``--``, an en or em dash) is joined without one.
     A word broken by a hyphen at a line end (``exam-`` / ``ple``) is joined without the hyphen only when the
     text itself uses the unhyphenated word more often than the hyphenated one; otherwise the hyphen stays
     (``well-`` / ``known`` -> ``well-known``): a kept hyphen costs nothing, a dropped one would merge a
-    compound.
+    compound.  Before a capital or a digit the hyphen always stays, without a space (``World-`` / ``Market``
+    -> ``World-Market``, ``1914-`` / ``1918`` -> ``1914-1918``): no word is broken there.
 Sentences
     syntok splits each paragraph into sentences; a sentence never crosses a paragraph.  Each sentence records
     whether it opens a paragraph (``Document.paragraph_starts``).
 Headings (``headings=True``, the CLI's ``--headings``; off by default)
-    A heading is a line standing alone as a paragraph that looks like one: ``CHAPTER IV``, ``Chapter 3. The
-    Storm``, ``Part Two``, ``Prologue``, a Roman numeral alone, a numbered title without final punctuation
-    (``2. Methods``, ``2.1 Data collection``), a Markdown ``#`` heading, or a short line in capitals
-    (``THE END``).  With ``headings`` each heading starts a **reference segment** and is taken out of the
-    sentences (kept as the segment's ``title``): a heading left in the text would give its boundary away to
-    the model.  Text before the first heading is a segment of its own; consecutive headings make one title.
-    Without ``headings`` heading lines stay ordinary one-line paragraphs and the text has no reference.
+    The text's structure is read line by line by :mod:`segviz.readers.books` (its docstring has every rule).
+    Chapter headings start **reference segments**: a chapter word (``CHAPTER``, ``BOOK``, ``PART``, ``STAVE``,
+    ``LETTER``, ``VOLUME``, ...) with a Roman, Arabic or spelled-out number and any title after it, however
+    long; a numbered paper (``FEDERALIST No. 10``); a Roman or Arabic numeral alone (``XII``, ``I.``, ``1``) or
+    with a title (``I. The Period``) when it belongs to a numbered series of chapter-length sections and the book
+    has no chapter words; a named section (``Prologue``, ``Epilogue``, ``Conclusion``, ...); a Markdown ``#``
+    heading.  A heading needs a blank line before it (or another heading above it), and stands alone or with its
+    title wrapped below it.  Short title lines right after a heading, before the prose resumes (``The Widow and
+    her Child.``, ``HAMILTON``), are the chapter's title.  Headings and their titles leave the sentences and
+    become the segment's ``Document.title`` (``CHAPTER I. The Widow and her Child.``): a heading left in the
+    text would give its boundary away to the model.  A part or volume heading directly followed by a chapter
+    heading is part of that chapter's title (chapters are the segments); one followed by prose is a segment of
+    its own.  Nothing else is a heading: not a short line in capitals (a song title, a signature such as
+    ``MOTHER.``, a lone ``SHE``), not a stanza number, not a wrapped ``I.``.
+
+    When numbered headings are found the text is a *book*: everything before its first chapter -- title page,
+    dedication, contents lists (recognised as runs of headings without prose between them, or listed again in
+    the body), lists of illustrations, prefaces -- is left out; so are ``[Illustration ...]`` blocks,
+    transcriber's notes, lines such as ``(End of volume one.)``, whatever follows ``THE END`` or ``FINIS`` after
+    the last chapter, and a closing formula that ends many sections (``PUBLIUS``).  Otherwise text before the
+    first heading is a segment of its own.  Each heading taken is listed on the result (``ParsedFile.headings``:
+    its line in the file, its text, the segment's title; ``segviz inspect --headings`` shows them), and the
+    notes say what was left out.  If no heading is found the text stays unlabelled, with a note.  Without
+    ``headings`` nothing is left out but the Gutenberg boilerplate, heading lines stay ordinary one-line
+    paragraphs and the text has no reference.
 
 Project Gutenberg files
     The header before ``*** START OF THE PROJECT GUTENBERG EBOOK ...`` and the licence from ``*** END OF THE
-    PROJECT GUTENBERG EBOOK ...`` on are not the book: they are removed, with a note.
+    PROJECT GUTENBERG EBOOK ...`` on (with the line ``End of the Project Gutenberg EBook of ...`` just before it)
+    are not the book: they are removed, with a note.
 
 One file is one document.  Without headings it has no reference boundaries: the corpus is unlabelled.
 """
