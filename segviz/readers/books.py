@@ -547,7 +547,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     else:
         chosen = [c for c in cands if not c.contents]
 
-    sections = _sections(chosen, blocks, visible, dropped)
+    sections = _sections(chosen, blocks, visible)
     if sections:
         cut = _back_matter(visible, sections[-1].end)
         if cut is not None:
@@ -556,6 +556,9 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             notes.append(f"back matter from line {cut} (after THE END or a transcriber's note) left out")
     for text, count in _closing_lines(sections, visible, dropped):
         notes.append(f"the closing line {text!r} that ends {count} of {len(sections)} sections left out")
+    sections, empty = _with_text(sections, visible, dropped)
+    if empty:
+        notes.append(f"{empty} heading(s) with no text of their own before the next left out")
     if n_blocks_out:
         notes.append(f"{n_blocks_out} illustration or transcriber's note block(s) left out")
     if n_end_lines:
@@ -563,8 +566,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     return BookLayout(sections, dropped, book, notes)
 
 
-def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str],
-              dropped: Sequence[bool]) -> list[Section]:
+def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str]) -> list[Section]:
     """Group the headings with their title lines (module docstring: Titles)."""
     starts = {c.start: c for c in chosen}
     out: list[Section] = []
@@ -573,31 +575,45 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
         c = chosen[k]
         start, pieces = c.start, [" ".join(visible[c.start:c.end])]
         end, b, titles, headings = c.end, c.block + 1, 0, 1
-        # a heading whose chapter text follows in its own block has no title lines after it
-        open_below = c.end == blocks[c.block][1]
-        while open_below and b < len(blocks):
-            s, e = blocks[b]
-            if all(dropped[i] for i in range(s, e)):
-                b += 1
+        while True:
+            nxt = chosen[k + 1] if k + 1 < len(chosen) else None
+            joinable = nxt is not None and headings < MAX_GROUP_HEADINGS and not (
+                c.match.numbered and nxt.match.numbered and nxt.match.style == c.match.style)
+            if joinable and nxt.start == c.end:   # stacked in the same block (VOLUME I / CHAPTER I)
+                pass
+            elif c.end < blocks[c.block][1] or b >= len(blocks):
+                break   # the chapter's text follows in the heading's own block: no title lines below it
+            elif joinable and nxt.start == blocks[b][0]:
+                pass    # the next block is the next heading
+            elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
+                    blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and is_title_like(visible[blocks[b][0]:blocks[b][1]]):
+                pieces.append(" ".join(visible[blocks[b][0]:blocks[b][1]]))
+                end, b, titles = blocks[b][1], b + 1, titles + 1
                 continue
-            nxt = starts.get(s)
-            if nxt is not None and k + 1 < len(chosen) and chosen[k + 1] is nxt and headings < MAX_GROUP_HEADINGS \
-                    and not (c.match.numbered and nxt.match.numbered and nxt.match.style == c.match.style):
-                headings += 1
-                k += 1
-                c = nxt
-                pieces.append(" ".join(visible[c.start:c.end]))
-                end, b, titles = c.end, c.block + 1, 0
-                open_below = c.end == blocks[c.block][1]
-                continue
-            if nxt is None and titles < MAX_TITLE_BLOCKS and e - s <= MAX_TITLE_LINES and is_title_like(visible[s:e]):
-                pieces.append(" ".join(visible[s:e]))
-                end, b, titles = e, b + 1, titles + 1
-                continue
-            break
+            else:
+                break
+            headings += 1
+            k += 1
+            c = nxt
+            pieces.append(" ".join(visible[c.start:c.end]))
+            end, b, titles = c.end, c.block + 1, 0
         out.append(Section(start, end, visible[start], _join_title(pieces)))
         k += 1
     return out
+
+
+def _with_text(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> tuple[list[Section], int]:
+    """The sections that have a line of text before the next one (an empty section would be no segment: its
+    heading lines are marked dropped instead), and how many had none."""
+    kept: list[Section] = []
+    bounds = [section.start for section in sections[1:]] + [len(visible)]
+    for section, stop in zip(sections, bounds):
+        if any(visible[i] and not dropped[i] for i in range(section.end, stop)):
+            kept.append(section)
+        else:
+            for i in range(section.start, section.end):
+                dropped[i] = True
+    return kept, len(sections) - len(kept)
 
 
 def _closing_lines(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> list[tuple[str, int]]:

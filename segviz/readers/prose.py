@@ -326,20 +326,20 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
         # one segment per section; text before the first heading is a segment of its own unless it was a book's
         # front matter (then nothing is left before the first heading)
         starts = [section.start for section in layout.sections]
-        segments: list[tuple[str, list[str], list[bool]]] = [("", [], [])]
-        segments += [(section.title, [], []) for section in layout.sections]
+        segments: list[tuple[HeadingLine | None, list[str], list[bool]]] = [(None, [], [])]
+        segments += [(HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title), [], [])
+                     for section in layout.sections]
         for para in paras:
             pieces = split_sentences(para.text)
             _, sents, marks = segments[bisect_right(starts, para.line)]
             sents.extend(pieces)
             marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
-        if not segments[0][1]:
-            segments = segments[1:]
-        for k, (title, sents, marks) in enumerate(segments, start=1):
-            builder.add(sents, name=f"{name}#{k}" if len(segments) > 1 else name, paragraph_starts=marks,
-                        title=title)
-        taken = [HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title)
-                 for section in layout.sections]
+        segments = [segment for segment in segments if segment[1]]
+        for k, (heading, sents, marks) in enumerate(segments, start=1):
+            added = builder.add(sents, name=f"{name}#{k}" if len(segments) > 1 else name, paragraph_starts=marks,
+                                title=heading.title if heading else "")
+            if added is not None and heading is not None:
+                taken.append(heading)
         notes.extend(_renumbered(note, offset) for note in layout.notes)
     else:
         paras, hyphens = paragraphs(stripped_text)
