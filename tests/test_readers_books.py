@@ -250,6 +250,19 @@ def test_parts_and_chapters_one_segment_per_chapter():
     assert titles == ["PART ONE: THE VILLAGE: CHAPTER 1", "CHAPTER 2", "PART TWO", "CHAPTER 3"]
 
 
+def test_headings_stacked_or_run_into_their_text():
+    text = ("VOLUME I\nCHAPTER I\n\n" + BODY + "\n\nCHAPTER II\n" + _wrapped(PARAGRAPH) + "\n\nVOLUME II\nCHAPTER I\n\n"
+            + BODY + "\n\nCHAPTER II\n\n[Illustration: the mill at night]\n\nCHAPTER III\n\n" + BODY + "\n")
+    parsed, titles, texts = _read(text)
+    # a volume heading stacked on a chapter heading joins its title; a heading may run straight into its text;
+    # a chapter with nothing but an illustration is no segment
+    assert titles == ["VOLUME I: CHAPTER I", "CHAPTER II", "VOLUME II: CHAPTER I", "CHAPTER III"]
+    assert [h.line for h in parsed.headings] == [h.line for h in headings_in(text)]
+    assert len(parsed.headings) == len(parsed.documents)
+    assert any("no text of their own" in note for note in parsed.notes)
+    assert parsed.documents[1].texts[0].startswith("The morning came grey")   # chapter II's text, right below it
+
+
 def test_numerals_alone_with_titles_below_and_back_matter():
     parsed, titles, texts = _read(_book("1", "The Old Mill", BODY, "2", "The Flood", BODY, "(End of volume one.)",
                                         "3", "“The Last Bridge”", BODY, "THE END", "Other books by the author",
