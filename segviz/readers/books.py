@@ -132,7 +132,8 @@ _ROMAN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
 _REST = r"(?P<rest>[.:;,)\]*]*$|\s*(?:[.:]|--|[—–-]|\()+.*$|\s+[A-Z0-9“\"‘'(_\[].*$)"
 _KEYWORD_RE = re.compile(
     rf"^(?P<kw>(?:{'|'.join(w.upper() for w in _KEYWORDS)}|{'|'.join(w.capitalize() for w in _KEYWORDS)}))"
-    rf"\s+(?P<num>\d{{1,4}}\b|(?i:{_ROMAN})\b|(?i:{_NUMBER_WORD})\b)" + _REST)
+    # Roman numbers in capitals, or in lower case from i, v, x and l only ("Chapter iv"; "Letter mix" is no heading)
+    rf"\s+(?P<num>\d{{1,4}}\b|{_ROMAN}\b|[ivxl]+\b|(?i:{_NUMBER_WORD})\b)" + _REST)
 _PAPER_RE = re.compile(r"^(?P<kw>[A-Z][A-Za-z]+)\s+(?:No|NO|Number|NUMBER)\.?\s*(?P<num>\d{1,4})\b" + _REST)
 _NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
 _TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN})\.\s+(?P<title>[A-Z“\"‘'(_].*)$")
@@ -204,7 +205,6 @@ class HeadingMatch:
     style: str
     number: int | None
     container: bool = False
-    titled: bool = False
 
     @property
     def numbered(self) -> bool:
@@ -234,7 +234,7 @@ def match_heading(line: str) -> HeadingMatch | None:
         return HeadingMatch("numeral", "arabic" if num.isdigit() else "roman", number_value(num))
     m = _TITLED_NUMERAL_RE.match(line)
     if m:
-        return HeadingMatch("numeral", "roman titled", roman_value(m.group("num")), titled=True)
+        return HeadingMatch("numeral", "roman titled", roman_value(m.group("num")))
     if _NAMED_RE.match(line):
         return HeadingMatch("named", "named", None)
     if _MARKDOWN_RE.match(line):
@@ -283,8 +283,7 @@ class _Candidate:
     end: int            # index after the heading's own lines
     match: HeadingMatch
     block: int          # index of its block
-    contents: bool = False
-
+    contents: bool = False  # an entry of a contents list (two headings of one series in its block)
     text: str = ""      # the heading line
 
     @property
@@ -481,10 +480,11 @@ def _body_start(cands: list[_Candidate], runs: list[list[int]], listed: set[int]
 def _with_container(cands: list[_Candidate], run: list[int], body: int, contentsish: list[int]) -> int:
     """Step back from ``body`` over numbered headings right before it that are not contents entries (``VOLUME
     I`` before ``CHAPTER I``)."""
+    listed = set(contentsish)
     position = run.index(body)
     while position > 0:
         previous = run[position - 1]
-        if previous in contentsish or not cands[previous].match.numbered or cands[previous].contents:
+        if previous in listed or not cands[previous].match.numbered or cands[previous].contents:
             break
         position -= 1
     return run[position]
@@ -668,7 +668,8 @@ def _back_matter(visible: Sequence[str], after: int) -> int | None:
     for i in range(after, len(visible)):
         line = visible[i]
         if not line or (i > 0 and visible[i - 1]):
-            continue
-        if _THE_END_RE.match(line) or (len(line) <= _MAX_NOTE_LINE_CHARS and _NOTE_RE.search(line)):
+            continue   # both stand first in a block
+        alone = i + 1 == len(visible) or not visible[i + 1]
+        if (alone and _THE_END_RE.match(line)) or (len(line) <= _MAX_NOTE_LINE_CHARS and _NOTE_RE.search(line)):
             return i
     return None
