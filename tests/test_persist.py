@@ -7,13 +7,13 @@ import stat
 import numpy as np
 import pytest
 
+from segviz import persist
+from segviz.bundle import read_bundle, write_bundle
 from segviz.errors import SegvizError
 from segviz.persist import (
-    atomic_save_npz,
     atomic_write_json,
     atomic_write_text,
     load_json,
-    load_npz,
     read_bytes_limited,
 )
 
@@ -49,21 +49,31 @@ def test_failed_write_keeps_previous_file_and_leaves_no_temp(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
 
 
-def test_npz_roundtrip_refuses_objects_and_detects_corruption(tmp_path):
-    path = tmp_path / "a.npz"
-    atomic_save_npz(path, x=np.arange(5), y=np.eye(2))
-    arrays = load_npz(path, required=("x", "y"))
-    assert arrays["x"].tolist() == [0, 1, 2, 3, 4]
-    with pytest.raises(SegvizError, match="missing arrays z"):
-        load_npz(path, required=("z",))
-    with pytest.raises(TypeError, match="never pickles"):
-        atomic_save_npz(tmp_path / "b.npz", o=np.array([{"a": 1}], dtype=object))
-    bad = tmp_path / "bad.npz"
+def test_arrays_roundtrip_in_a_bundle_refuse_objects_and_detect_corruption(tmp_path):
+    """Arrays are stored in bundles (.npy members, never pickled); the npz helpers are gone."""
+    assert not hasattr(persist, "load_npz") and not hasattr(persist, "atomic_save_npz")
+    path = tmp_path / "a.segviz"
+    write_bundle(path, "arrays", {"meta": {"n": 2}}, {"x": np.arange(5), "y": np.eye(2)})
+    bundle = read_bundle(path, kind="arrays")
+    assert bundle.arrays["x"].tolist() == [0, 1, 2, 3, 4] and bundle.arrays["y"].tolist() == [[1, 0], [0, 1]]
+    assert bundle.document("meta") == {"n": 2}
+    with pytest.raises(SegvizError, match="no z.json"):
+        bundle.document("z")
+    with pytest.raises(SegvizError, match="holds 'arrays', not 'segmenter'"):
+        read_bundle(path, kind="segmenter")
+    with pytest.raises(SegvizError, match="never pickles"):
+        write_bundle(tmp_path / "b.segviz", "arrays", {}, {"o": np.array([{"a": 1}], dtype=object)})
+    assert not (tmp_path / "b.segviz").exists()
+    bad = tmp_path / "bad.segviz"
     bad.write_bytes(b"not a zip at all")
-    with pytest.raises(SegvizError, match="corrupt"):
-        load_npz(bad)
+    with pytest.raises(SegvizError, match="not a segviz model archive"):
+        read_bundle(bad)
     with pytest.raises(SegvizError, match="no such file"):
-        load_npz(tmp_path / "none.npz")
+        read_bundle(tmp_path / "none.segviz")
+    npz = tmp_path / "old.npz"                  # the earlier array files: a zip, but no bundle
+    np.savez(npz, x=np.arange(3))
+    with pytest.raises(SegvizError, match="not a segviz model archive"):
+        read_bundle(npz)
 
 
 @pytest.mark.parametrize("content,match", [("{", "corrupt JSON"), ("[1, 2]", "expected a JSON object")])
