@@ -354,6 +354,51 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
                                "licence": "Brown corpus (NLTK packaging): non-commercial research/education"})
 
 
+#: the Gutenberg books of the ``chapters`` protocol by role, chosen once and fixed (docs/protocols.md): each
+#: book in one portion only; the test books span the kinds of heading (CHAPTER + Roman numerals and a title line,
+#: numbered chapters in an essay collection, chapters with titles, bare Roman numerals) and of writing (a novel of
+#: manners, a historical novel, an epistolary frame, essays, a long sea story with short chapters)
+CHAPTER_BOOKS = {
+    "train": ("105_persuasion", "120_treasure-island", "1260_jane-eyre", "1400_great-expectations",
+              "161_sense-and-sensibility", "174_the-picture-of-dorian-gray", "203_uncle-tom-s-cabin",
+              "215_the-call-of-the-wild", "219_heart-of-darkness", "33_the-scarlet-letter", "36_the-war-of-the-worlds",
+              "45_anne-of-green-gables", "514_little-women", "74_the-adventures-of-tom-sawyer",
+              "768_wuthering-heights"),
+    "heldout": ("158_emma", "730_oliver-twist", "345_dracula", "76_adventures-of-huckleberry-finn",
+                "1232_the-prince"),
+    "test": ("1342_pride-and-prejudice", "98_a-tale-of-two-cities", "2701_moby-dick--or-the-whale",
+             "84_frankenstein", "1404_the-federalist-papers", "35_the-time-machine"),
+}
+#: the ``chapters`` protocol's Segmenter: the natural-boundary families and the paragraph marks the raw books keep,
+#: the length-prior rule tuned for the mean P_k over held-out books (docs/reproduction.md, "Chapters")
+CHAPTERS_SEGMENTER: dict[str, Any] = {**NATURAL_SEGMENTER,
+                                      "families": ("cohesion", "tfidf", "shape", "position", "paragraphs"),
+                                      "rule": NATURAL_LENGTH_PRIOR}
+
+
+def chapter_books(data: str | Path, role: str) -> Corpus:
+    """The books of one portion of the ``chapters`` protocol (:data:`CHAPTER_BOOKS`), each read raw with its
+    headings (a chapter is a reference segment, its heading and the front matter left out of the text)."""
+    root = _need(Path(data) / "gutenberg_novels")
+    paths = [root / f"{name}.txt" for name in CHAPTER_BOOKS[role]]
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        raise SegvizError(f"{missing[0]}: missing ({len(missing)} of the {role} books absent)")
+    return read_corpus(paths, kind="text", headings=True, name=f"gutenberg {role} ({len(paths)} books)")
+
+
+def chapters_data(data: str | Path) -> ProtocolData:
+    """Chapters of raw books: train on 15 Gutenberg books, tune on 5, test on 6 (:data:`CHAPTER_BOOKS`), book by
+    book; each book's chapters, found from its own headings, are the reference."""
+    train = chapter_books(data, "train")
+    held = chapter_books(data, "heldout")
+    test = chapter_books(data, "test")
+    return ProtocolData("chapters", train, held, {"test": test}, "per-document", "chapters", train.sentences,
+                        segmenter_defaults=dict(CHAPTERS_SEGMENTER), rules=NATURAL_RULE_PAIR,
+                        notes={"books": {k: list(v) for k, v in CHAPTER_BOOKS.items()},
+                               "licence": "Project Gutenberg e-texts (public domain in the USA)"})
+
+
 # --------------------------------------------------------------------------------------- running one
 
 @dataclass
@@ -559,6 +604,7 @@ PROTOCOLS: dict[str, Callable[..., ProtocolData]] = {
     "choi-disjoint": lambda data, **kw: choi_data(data, disjoint=True, **kw),
     "wiki": wiki_data,
     "longform": longform_data,
+    "chapters": chapters_data,
 }
 
 #: the name of each protocol's language-model cache (``out/lm-NAME``), where it differs from the protocol's

@@ -25,7 +25,7 @@ LAYERS = (
     ("baselines", ("segviz.baselines",)),
     ("the segmenter", ("segviz.model_protocol", "segviz.model_schema", "segviz.segmenter")),
     ("evaluation", ("segviz.evaluation",)),
-    ("routing and models", ("segviz.routing", "segviz.models")),
+    ("routing and models", ("segviz.routing", "segviz.models", "segviz.selection")),
     ("protocols", ("segviz.protocols", "segviz.default_model")),
     ("faces", ("segviz.cli", "segviz.__main__", "segviz.commands", "segviz.app")),
 )

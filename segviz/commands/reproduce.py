@@ -24,9 +24,9 @@ DEFAULT_DATA = SOURCE_ROOT.parent / "shared" / "corpora"
 #: what each choice on the command line runs, in order
 SELECTIONS = {
     "reuters": ("reuters",), "choi": ("choi", "choi-disjoint"), "choi-disjoint": ("choi-disjoint",),
-    "wiki": ("wiki",), "longform": ("longform",),
+    "wiki": ("wiki",), "longform": ("longform",), "chapters": ("chapters",),
     "paper": ("reuters", "choi", "choi-disjoint"),
-    "all": ("reuters", "choi", "choi-disjoint", "wiki", "longform"),
+    "all": ("reuters", "choi", "choi-disjoint", "wiki", "longform", "chapters"),
 }
 
 TITLES = {
@@ -35,6 +35,7 @@ TITLES = {
     "choi-disjoint": "Choi, source-disjoint training; per-file means, P_k as in the literature",
     "wiki": "wiki300 sections, article by article (means over articles)",
     "longform": "Brown long-form streams, stream by stream (means over streams)",
+    "chapters": "chapters of raw Gutenberg books, book by book (means over books)",
 }
 
 

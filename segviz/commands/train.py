@@ -1,8 +1,13 @@
-"""``segviz train TRAIN... --heldout HELD... [--lm LM] --out MODEL [--features 100]``.
+"""``segviz train TRAIN... --heldout HELD... [--lm LM] --out MODEL [--features 100] [--preset NAME]``.
 
-Induce a boundary model (Sections 4-5) and tune alpha/epsilon on held-out data (Section 7).  The Segmenter
-options shared with ``segviz reproduce`` are declared once, in :func:`add_training_arguments`, and turned into
-Segmenter keyword arguments by :func:`segmenter_params`.
+Induce a boundary model (Sections 4-5) and tune its decision rule on held-out data (Section 7).  By default
+(``--preset auto``) the configuration is chosen on the held-out data: the paper's and the natural-boundary
+configurations are each trained and scored on the held-out documents, and the best is kept
+(:mod:`segviz.selection`; the choice and every candidate's score are printed and stored in the model).  Options
+that set the configuration themselves (``--families``, ``--rule``, ``--l2``, ``--param`` of those) or
+``--preset NAME`` train that one configuration.  The Segmenter options shared with ``segviz reproduce`` are
+declared once, in :func:`add_training_arguments`, and turned into Segmenter keyword arguments by
+:func:`segmenter_params`.
 """
 from __future__ import annotations
 
@@ -19,6 +24,9 @@ from .reading import add_reader_arguments, reader_params
 #: command-line option (dest) -> Segmenter parameter
 _OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "stopping": "stopping",
                   "templates": "templates", "min_support": "min_support", "families": "families", "l2": "l2"}
+#: ``--preset NAME``: segviz.selection.PRESETS (named here so that ``segviz --help`` imports no numpy; a test keeps
+#: the two the same)
+PRESET_NAMES = ("paper", "natural", "natural-threshold", "natural-strong-prior")
 #: ``--rule NAME``: the decision rule tuned on the held-out data
 RULE_CHOICES = ("threshold", "length_prior", "segment_count")
 
@@ -40,27 +48,56 @@ def segmenter_params(args: argparse.Namespace) -> dict:
     return params
 
 
+#: Segmenter parameters that make a configuration (the search leaves them alone when the user sets one)
+CONFIGURATION_PARAMS = ("families", "rule", "l2", "tuning_metric", "tuning_units")
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..lm.models import LanguageModels
     from ..segmenter import Segmenter
+    from ..selection import AUTO_PRESETS, PRESETS, select_iter
 
     check_output_path(args.out, parents=args.parents)  # before minutes of training, not after
     if args.lm and not Path(args.lm).exists():
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
-    seg = Segmenter(**segmenter_params(args))
+    params = segmenter_params(args)
+    preset = args.preset
+    own = sorted(set(params) & set(CONFIGURATION_PARAMS))
+    if preset == "auto" and own:
+        print(f"segviz: note: --{own[0].replace('_', '-')} sets the configuration: no search (the options given, "
+              "over the Segmenter's defaults)", file=sys.stderr)
+        preset = None
+    if preset == "auto" and not args.heldout:
+        print("segviz: note: no --heldout: the paper's configuration (give --heldout to let train choose one)",
+              file=sys.stderr)
+        preset = "paper"
+    base = {} if preset in (None, "auto") else PRESETS[preset]
+    seg = Segmenter(**{**base, **params}).check_params()
     train = read_input(args.train, **reader_params(args))
     held = read_input(args.heldout, **reader_params(args)) if args.heldout else None
     if len(train) < 2:
         raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
     lms = None
-    if "relevance" in seg.check_params().candidate_families():
-        if args.lm:
-            lms = load_language_models(args.lm)
-        else:
-            print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
-            lms = LanguageModels(vocab_size=args.lm_vocab)
-            run_with_progress(lms.fit_iter(train.sentences()))
-    run_with_progress(seg.fit_iter(train, held, lms), quiet=args.quiet)
+    if args.lm:
+        lms = load_language_models(args.lm)
+    elif preset != "auto" and "relevance" in seg.candidate_families():
+        print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
+        lms = LanguageModels(vocab_size=args.lm_vocab)
+        run_with_progress(lms.fit_iter(train.sentences()))
+    if preset == "auto":
+        if lms is None:
+            print("segviz: note: no --lm: the paper's configuration is tried without its relevance questions",
+                  file=sys.stderr)
+        selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
+                                      quiet=args.quiet)
+        seg = selection.model
+        print(f"segviz: configurations tried on {held.name} (each document on its own; least P_k wins):",
+              file=sys.stderr)
+        for line in selection.table():
+            print(f"segviz:   {line}", file=sys.stderr)
+    else:
+        run_with_progress(seg.fit_iter(train, held, lms), quiet=args.quiet)
+        seg.info_["selection"] = {"chosen": preset or "given", "how": "named, not searched"}
     seg.save(args.out, parents=args.parents)
     info = seg.info_
     print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
@@ -99,7 +136,7 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
                    help="Gaussian prior on the weights (precision; 0 = none, the paper's default)")
     p.add_argument("--param", action="append", type=segmenter_param, metavar="NAME=VALUE", default=None,
                    help="any other Segmenter parameter, VALUE read as JSON when it is JSON "
-                        "(e.g. --param lambda_max=5 --param 'epsilons=[1,2,4,8]'); repeatable")
+                        "(e.g. --param lambda_max=5 --param iis_tol=1e-5); repeatable")
 
 
 def register(subparsers) -> None:
@@ -117,4 +154,10 @@ def register(subparsers) -> None:
     t.add_argument("--show", type=non_negative_int, default=20, help="features to list at the end (default 20)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     add_training_arguments(t)
+    t.add_argument("--preset", choices=("auto", *PRESET_NAMES), default="auto",
+                   help="the configuration: auto (default: the paper's and the natural-boundary configurations "
+                        "each trained and scored on --heldout, the best kept), paper (the paper's setup: "
+                        "vocabulary and relevance questions, the alpha/epsilon rule for P_mu), natural (cohesion, "
+                        "tf-idf, shape, position and paragraph questions, a Gaussian prior, the length-prior rule "
+                        "for the mean P_k per document), natural-threshold, natural-strong-prior")
     t.set_defaults(func=_cmd_train)

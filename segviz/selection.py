@@ -1,0 +1,119 @@
+"""Choosing a segmenter's configuration on held-out data: what ``segviz train`` does unless told otherwise.
+
+The paper's setup (Sections 3-7: vocabulary and relevance questions, maximum likelihood, the α/ε rule tuned for
+P_mu on one stream) suits streams of news stories.  On natural boundaries -- chapters, sections, whole texts --
+it over-fits on rare words and places boundaries that score no better than "none"; there the natural-boundary
+setup wins (multi-scale cohesion, sentence shape, position and paragraph starts; a Gaussian prior on the
+weights; a decision rule tuned for the mean P_k over held-out documents; docs/reproduction.md).  A user should
+not have to know which applies to their text, so :func:`select_iter` trains each configuration of
+:data:`PRESETS` (or the ones asked for), each stopped at its best held-out round and tuned on the held-out
+corpus, scores every one on the held-out documents the way a test would (each document on its own, P_k averaged
+over documents; P_mu breaks ties), and keeps the best.  What was tried and how each scored is stored in the
+chosen model's ``info_["selection"]``.
+
+Selecting on the same held-out data the rules were tuned on is optimistic for the chosen model's own score, not
+for the choice: every candidate gets the same advantage.  Report test scores from data none of them saw.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generator, Mapping, Sequence
+
+import numpy as np
+
+from .errors import SegvizError
+from .evaluation import macro_average, model_segmenter
+from .events import Progress
+from .metrics import score_row
+from .model_protocol import as_corpus
+from .rules import LengthPriorRule, ThresholdRule
+from .segmenter import Segmenter
+
+__all__ = ["PRESETS", "AUTO_PRESETS", "Selection", "select_iter", "heldout_scores"]
+
+_NATURAL_FAMILIES = ("cohesion", "tfidf", "shape", "position", "paragraphs")
+_WIDE_ALPHAS = (0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 0.99, 0.02), 2))
+_WIDE_EPSILONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
+_LONG_SHAPES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+_LONG_BIASES = tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2))
+
+#: named configurations (Segmenter keyword arguments); ``paper`` is the paper's setup (relevance questions only
+#: when language models are given), the others the natural-boundary setups of docs/reproduction.md
+PRESETS: dict[str, dict[str, Any]] = {
+    "paper": {"families": ("vocabulary", "relevance", "cohesion"), "l2": 0.0, "rule": ThresholdRule(),
+              "tuning_metric": "p_mu", "tuning_units": "stream"},
+    "natural": {"families": _NATURAL_FAMILIES, "l2": 1.0, "stopping": "heldout",
+                "rule": LengthPriorRule(shapes=_LONG_SHAPES, biases=_LONG_BIASES),
+                "tuning_metric": "p_k", "tuning_units": "per-document"},
+    "natural-threshold": {"families": _NATURAL_FAMILIES, "l2": 1.0, "stopping": "heldout",
+                          "rule": ThresholdRule(alphas=_WIDE_ALPHAS, epsilons=_WIDE_EPSILONS),
+                          "tuning_metric": "p_k", "tuning_units": "per-document"},
+    "natural-strong-prior": {"families": _NATURAL_FAMILIES, "l2": 10.0, "stopping": "heldout",
+                             "rule": LengthPriorRule(shapes=_LONG_SHAPES, biases=_LONG_BIASES),
+                             "tuning_metric": "p_k", "tuning_units": "per-document"},
+}
+#: what ``segviz train`` compares by default
+AUTO_PRESETS = ("paper", "natural", "natural-threshold", "natural-strong-prior")
+
+
+@dataclass
+class Selection:
+    """The outcome: the chosen model, its preset's name, and every candidate's held-out row (P_k, P_mu, ...)."""
+
+    model: Segmenter
+    chosen: str
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def table(self) -> list[str]:
+        """One line per candidate, the chosen one marked."""
+        lines = []
+        for name, row in self.scores.items():
+            mark = "*" if name == self.chosen else " "
+            lines.append(f"{mark} {name:<22} held-out P_k {row['p_k']:.3f}  P_mu {row['p_mu']:.3f}  "
+                         f"{row['features']} features, {row['rule']}")
+        return lines
+
+
+def heldout_scores(model, heldout) -> dict[str, float]:
+    """The model on each held-out document (source unit) on its own, rates averaged over documents -- how a
+    per-document test scores it."""
+    heldout = as_corpus(heldout, what="held-out corpus")
+    rows = []
+    for unit in heldout.by_file():
+        if unit.n_sentences < 3:
+            continue
+        rows.append(score_row(unit.masses(), model_segmenter(model)(unit)))
+    if not rows:
+        raise SegvizError("no held-out document has 3 or more sentences to score the configurations on")
+    return {key: float(value) for key, value in macro_average(rows).items()}
+
+
+def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESETS,
+                params: Mapping[str, Any] | None = None) -> Generator[Any, None, Selection]:
+    """Train the configurations ``presets`` (each with ``params`` over it, e.g. ``n_features``), score each on
+    ``heldout`` (:func:`heldout_scores`) and return the best by P_k, then P_mu (module docstring).  Yields each
+    fit's events, their progress stages prefixed with the preset's name."""
+    if heldout is None:
+        raise SegvizError("choosing a configuration needs held-out data (--heldout)")
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown or not presets:
+        raise SegvizError(f"unknown configuration {unknown[0] if unknown else '(none)'}; "
+                          f"choose from {', '.join(PRESETS)}")
+    scores: dict[str, dict[str, float]] = {}
+    models: dict[str, Segmenter] = {}
+    for i, name in enumerate(presets):
+        yield Progress(f"configuration {name}", i, len(presets))
+        seg = Segmenter(**{**PRESETS[name], **dict(params or {})}).check_params()
+        for event in seg.fit_iter(train, heldout, lms):
+            yield Progress(f"{name}: {event.stage}", event.done, event.total) if isinstance(event, Progress) \
+                else event
+        row = heldout_scores(seg, heldout)
+        scores[name] = {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
+                        "features": len(seg.features_), "rule": seg.rule_.describe()}
+        models[name] = seg
+    yield Progress("configuration", len(presets), len(presets))
+    chosen = min(scores, key=lambda n: (round(scores[n]["p_k"], 6), -scores[n]["p_mu"], presets.index(n)))
+    model = models[chosen]
+    model.info_["selection"] = {"chosen": chosen, "heldout": scores,
+                                "how": "each configuration on each held-out document; least mean P_k, then P_mu"}
+    return Selection(model, chosen, scores)

@@ -1,0 +1,71 @@
+"""segviz train chooses its own configuration on held-out data (segviz.selection)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from segviz import load_model, read_corpus
+from segviz.commands.train import PRESET_NAMES
+from segviz.errors import SegvizError
+from segviz.events import run_to_end
+from segviz.selection import AUTO_PRESETS, PRESETS, heldout_scores, select_iter
+
+ROOT = Path(__file__).resolve().parents[1]
+CHOI = sorted((ROOT / "sample_corpora" / "choi").glob("*.ref"))
+
+
+def test_the_command_line_names_every_preset():
+    assert PRESET_NAMES == tuple(PRESETS) and set(AUTO_PRESETS) <= set(PRESETS)
+
+
+def test_the_configuration_with_the_least_heldout_pk_is_kept():
+    train, held = read_corpus(CHOI[:3]), read_corpus(CHOI[3:])
+    selection = run_to_end(select_iter(train, held, presets=("paper", "natural"),
+                                       params={"n_features": 3, "vocabulary": 300}))
+    scores = selection.scores
+    assert set(scores) == {"paper", "natural"}
+    best = min(scores, key=lambda n: (scores[n]["p_k"], -scores[n]["p_mu"]))
+    assert selection.chosen == best
+    # the scores are the chosen model's own on each held-out document (what a test would compute)
+    again = heldout_scores(selection.model, held)
+    assert again["p_k"] == pytest.approx(scores[best]["p_k"])
+    assert selection.model.info_["selection"]["chosen"] == best
+    assert len(selection.table()) == 2 and selection.table()[[*scores].index(best)].startswith("*")
+
+
+def test_selection_needs_heldout_data_and_known_presets():
+    train = read_corpus(CHOI[:2])
+    with pytest.raises(SegvizError, match="held-out"):
+        run_to_end(select_iter(train, None))
+    with pytest.raises(SegvizError, match="unknown configuration"):
+        run_to_end(select_iter(train, train, presets=("nonsense",)))
+
+
+def test_train_chooses_prints_and_stores_its_choice(tmp_path):
+    out = tmp_path / "m.segviz"
+    proc = subprocess.run([sys.executable, "-m", "segviz", "train", *map(str, CHOI[:3]), "--heldout",
+                           *map(str, CHOI[3:]), "--out", str(out), "--features", "3", "--vocabulary", "300",
+                           "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "held-out P_k" in line]
+    assert len(lines) == len(AUTO_PRESETS) and sum(line.split("segviz:")[1].strip().startswith("*")
+                                                   for line in lines) == 1
+    model = load_model(out)
+    chosen = model.info_["selection"]["chosen"]
+    assert chosen in AUTO_PRESETS and set(model.info_["selection"]["heldout"]) == set(AUTO_PRESETS)
+    # the document inside the file says the same
+    with zipfile.ZipFile(out) as archive:
+        document = json.loads(archive.read("segmenter.json"))
+    assert document["info"]["selection"]["chosen"] == chosen
+    # a named preset or a configuration option trains that one configuration
+    proc = subprocess.run([sys.executable, "-m", "segviz", "train", *map(str, CHOI[:3]), "--heldout",
+                           *map(str, CHOI[3:]), "--out", str(out), "--features", "2", "--vocabulary", "300",
+                           "--families", "cohesion,shape", "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert "no search" in proc.stderr and load_model(out).info_["selection"]["chosen"] == "given"
