@@ -4,8 +4,9 @@ Every segmenter runs on the same *units* and is scored with :func:`segviz.metric
 WindowDiff, exact-match precision/recall/F).  Two evaluation settings:
 
 ``stream``
-    The whole corpus is one unit, as the paper's Section 7 evaluates (Tables 5 and 6).  C99 needs n x n
-    matrices and refuses streams above its ``max_sentences``; such a row is marked skipped with the reason.
+    The whole corpus is one unit, as the paper's Section 7 evaluates (Tables 5 and 6).  C99 keeps n x n prefix
+    sums and refuses a stream whose sums would not fit in the available memory (or above a ``max_sentences`` a
+    caller sets); such a row is marked skipped with the reason.
 ``per-document``
     Each source file (``Corpus.by_file``; one Choi file = one document of ~10 segments) is segmented on its own
     and the rates are macro-averaged over files (:func:`macro_average`), the Choi (2000) literature's protocol.
@@ -240,7 +241,8 @@ def compare_segmenters(corpus, *, model=None, model_name: str = "model", models:
     """Segment ``corpus`` with every segmenter and score each against the reference (module docstring).
 
     Yields ``Progress("compare", units_done, n_units)``; returns the :class:`Comparison`.  A segmenter that
-    raises :class:`SegvizError` on a unit (C99 on a stream too long for it) is recorded as skipped there.
+    raises :class:`SegvizError` on a unit (C99 on a stream whose n x n sums would not fit in memory) is recorded
+    as skipped there.
     """
     if evaluation not in EVALUATIONS:
         raise SegvizError(f"evaluation must be one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
