@@ -110,10 +110,10 @@ WHOLE = {
     "98_a-tale-of-two-cities.txt": (45, "Book the First--Recalled to Life: I. The Period",
                                     "XV. The Footsteps Die Out For Ever"),
     "1404_the-federalist-papers.txt": (
-        85, "FEDERALIST No. 1: General Introduction: For the Independent Journal. Saturday, October 27, 1787: "
-            "HAMILTON: To the People of the State of New York:",
-        "FEDERALIST No. 85: Concluding Remarks: From MCLEAN's Edition, New York. Wednesday, May 28, 1788: "
-        "HAMILTON: To the People of the State of New York:"),
+        85, ("FEDERALIST No. 1: General Introduction: For the Independent Journal. Saturday, October 27, 1787: "
+             "HAMILTON: To the People of the State of New York:"),
+        ("FEDERALIST No. 85: Concluding Remarks: From MCLEAN's Edition, New York. Wednesday, May 28, 1788: "
+         "HAMILTON: To the People of the State of New York:")),
     "120_treasure-island.txt": (34, "PART ONE--The Old Buccaneer: 1: The Old Sea-dog at the Admiral Benbow",
                                 "34: And Last"),
 }
@@ -189,7 +189,7 @@ def test_a_wrapped_pronoun_is_not_a_heading():
     said = ("He looked at the sea for a long time and then he turned to the boy beside him and said that nobody had\n"
             "ever loved the place as much as his father had, and neither, he added with a smile, had\n"
             "I.\n")
-    parsed, titles, texts = _read(_book("CHAPTER I", said + "\n" + BODY, "CHAPTER II", BODY))
+    _, titles, texts = _read(_book("CHAPTER I", said + "\n" + BODY, "CHAPTER II", BODY))
     assert titles == ["CHAPTER I", "CHAPTER II"]
     assert any(t.endswith("he added with a smile, had I.") for t in texts)
 
@@ -198,14 +198,15 @@ def test_signatures_lone_words_and_song_titles_are_not_headings():
     letter = ("My dear child, I write to you from the old house, where the roses are out again and the rooms are\n"
               "quiet without you. Come home soon and tell us everything.\n\nMOTHER.\n\n" + BODY +
               "\n\nKATRINE.\n\nSHE\n\nTHE SONG OF THE RIVER\n\n" + BODY)
-    parsed, titles, texts = _read(_book("CHAPTER I", letter, "CHAPTER II", BODY))
+    _, titles, texts = _read(_book("CHAPTER I", letter, "CHAPTER II", BODY))
     assert titles == ["CHAPTER I", "CHAPTER II"]
     assert {"MOTHER.", "KATRINE.", "SHE", "THE SONG OF THE RIVER"} <= set(texts)
 
 
 def test_stanza_numbers_are_not_headings():
-    stanzas = "\n\n".join(f"{numeral}.\n\n    The wind is in the willows,\n    the water at the door;\n"
-                          "    the night is long and cold,\n    and I shall sail no more." for numeral in ("I", "II", "III"))
+    verse = ("    The wind is in the willows,\n    the water at the door;\n    the night is long and cold,\n"
+             "    and I shall sail no more.")
+    stanzas = "\n\n".join(f"{numeral}.\n\n{verse}" for numeral in ("I", "II", "III"))
     # parts numbered by Roman numerals alone, a poem with numbered stanzas inside the first
     text = _book("I", BODY + "\n\n" + stanzas + "\n\n" + BODY, "II", BODY, "III", BODY)
     parsed, titles, texts = _read(text)
@@ -243,7 +244,7 @@ def test_title_lines_after_a_heading_become_its_title():
 
 
 def test_parts_and_chapters_one_segment_per_chapter():
-    parsed, titles, _ = _read(_book("PART ONE", "THE VILLAGE", "CHAPTER 1", BODY, "CHAPTER 2", BODY,
+    _, titles, _ = _read(_book("PART ONE", "THE VILLAGE", "CHAPTER 1", BODY, "CHAPTER 2", BODY,
                                     "PART TWO", BODY, "CHAPTER 3", BODY))
     # a part directly followed by a chapter is part of that chapter's title; a part followed by prose (an
     # introduction to the part) is a segment of its own
@@ -253,7 +254,7 @@ def test_parts_and_chapters_one_segment_per_chapter():
 def test_headings_stacked_or_run_into_their_text():
     text = ("VOLUME I\nCHAPTER I\n\n" + BODY + "\n\nCHAPTER II\n" + _wrapped(PARAGRAPH) + "\n\nVOLUME II\nCHAPTER I\n\n"
             + BODY + "\n\nCHAPTER II\n\n[Illustration: the mill at night]\n\nCHAPTER III\n\n" + BODY + "\n")
-    parsed, titles, texts = _read(text)
+    parsed, titles, _ = _read(text)
     # a volume heading stacked on a chapter heading joins its title; a heading may run straight into its text;
     # a chapter with nothing but an illustration is no segment
     assert titles == ["VOLUME I: CHAPTER I", "CHAPTER II", "VOLUME II: CHAPTER I", "CHAPTER III"]
@@ -264,7 +265,7 @@ def test_headings_stacked_or_run_into_their_text():
 
 
 def test_numerals_alone_with_titles_below_and_back_matter():
-    parsed, titles, texts = _read(_book("1", "The Old Mill", BODY, "2", "The Flood", BODY, "(End of volume one.)",
+    _, titles, texts = _read(_book("1", "The Old Mill", BODY, "2", "The Flood", BODY, "(End of volume one.)",
                                         "3", "“The Last Bridge”", BODY, "THE END", "Other books by the author",
                                         "The Storm. The Hill."))
     assert titles == ["1: The Old Mill", "2: The Flood", "3: “The Last Bridge”"]
@@ -272,7 +273,7 @@ def test_numerals_alone_with_titles_below_and_back_matter():
 
 
 def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():
-    parsed, titles, _ = _read(_book("THE RIVER", "PROLOGUE", BODY, "CHAPTER I", BODY, "CHAPTER II", BODY,
+    _, titles, _ = _read(_book("THE RIVER", "PROLOGUE", BODY, "CHAPTER I", BODY, "CHAPTER II", BODY,
                                     "EPILOGUE", BODY))
     assert titles == ["PROLOGUE", "CHAPTER I", "CHAPTER II", "EPILOGUE"]
 

@@ -586,8 +586,8 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
             elif joinable and nxt.start == blocks[b][0]:
                 pass    # the next block is the next heading
             elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
-                    blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and is_title_like(visible[blocks[b][0]:blocks[b][1]]):
-                pieces.append(" ".join(visible[blocks[b][0]:blocks[b][1]]))
+                    blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and is_title_like(visible[slice(*blocks[b])]):
+                pieces.append(" ".join(visible[slice(*blocks[b])]))
                 end, b, titles = blocks[b][1], b + 1, titles + 1
                 continue
             else:
