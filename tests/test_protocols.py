@@ -16,6 +16,7 @@ from segviz.errors import SegvizError
 from segviz.evaluation import score_segmenters
 from segviz.events import Progress
 from segviz.peers import PEERS
+from segviz.rules import LengthPriorRule, ThresholdRule
 from tests.drive import events_and_value
 
 
@@ -168,7 +169,7 @@ def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path, caps
     out = tmp_path / "out"
     out.mkdir()
     events, result = events_and_value(protocols.reproduce(
-        "wiki", data, segmenter_params={"n_features": 2, "vocabulary": 50, "use_relevance": False}, out=out))
+        "wiki", data, segmenter_params={"n_features": 2, "vocabulary": 50}, out=out))
     assert any(isinstance(e, Progress) and e.stage.startswith("scoring") for e in events)
     rows = {k for k, v in result.table.items() if isinstance(v, dict)}
     assert {"model", "model, length prior rule", *PEERS, *BASELINES} <= rows   # both decision rules reported
@@ -177,7 +178,21 @@ def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path, caps
     json.dumps(payload, allow_nan=False)
     assert payload["segmenter_params"]["n_features"] == 2 and payload["titles"] == "dropped"
     assert (out / "wiki-model.segviz").is_file()
-    assert len(result.segmenter.features_) == 2
+    seg = result.segmenter
+    assert len(seg.features_) == 2 and seg.info_["families"] == list(protocols.NATURAL_SEGMENTER["families"])
+    # the model's own rule: the wiki protocol's threshold rule, tuned on its wide grid; saved with the model
+    assert seg.rule is protocols.NATURAL_THRESHOLD and isinstance(seg.rule_, ThresholdRule)
+    assert seg.rule_.alpha in protocols.NATURAL_THRESHOLD.alphas
+    assert seg.rule_.epsilon in protocols.NATURAL_THRESHOLD.epsilons
+    assert seg.info_["tuning"] == "p_k, per-document"
+    assert payload["rule"] == seg.rule_.to_dict()
+    # the other rule's row: the length-prior rule tuned on the held-out portion, each file segmented on its own
+    other = seg.with_tuned_rule(protocols.NATURAL_LENGTH_PRIOR, protocols.wiki_data(data).heldout)
+    assert isinstance(other.rule_, LengthPriorRule) and other.rule_.mean_length == pytest.approx(seg.mean_length_)
+    test = protocols.wiki_data(data).tests["test"]
+    alone = score_segmenters(test, models={"x": other}, peers=(), baselines=(),
+                             evaluation="per-document").score_rows["x"]
+    assert alone["p_k"] == pytest.approx(result.table["model, length prior rule"]["p_k"])
 
     # the saved model scored on the same test portion without training (a cross-domain cell) gives the same row
     from segviz.cli import main
@@ -243,11 +258,44 @@ def test_cache_names_follow_the_split(tmp_path):
 def test_natural_protocols_default_to_the_natural_boundary_settings_and_the_papers_keep_theirs(tmp_path):
     wiki = protocols.wiki_data(_fake_wiki(tmp_path / "w"))
     longform = protocols.longform_data(_fake_brown(tmp_path / "b"))
-    for split, rule in ((wiki, "threshold"), (longform, "length_prior")):
+    for split, rule in ((wiki, protocols.NATURAL_THRESHOLD), (longform, protocols.NATURAL_LENGTH_PRIOR)):
         params = split.segmenter_defaults
-        assert params["decision_rule"] == rule and params["tuning_metric"] == "p_k"
+        assert params["rule"] is rule is protocols.NATURAL_RULES[split.protocol]
+        assert params["tuning_metric"] == "p_k"
         assert params["tuning_units"] == "per-document" and "vocabulary" not in params["families"]
-        protocols.new_segmenter(params)   # valid Segmenter parameters
+        assert "relevance" not in params["families"]
+        seg = protocols.new_segmenter(params)   # valid Segmenter parameters
+        assert seg.base_rule() is rule
+        # both rules are scored side by side, on the natural grids
+        assert split.rules == protocols.NATURAL_RULE_PAIR
+    # the natural defaults hold no grids of their own any more: the grids live in the rules
+    assert not {"alphas", "epsilons", "length_shapes", "length_biases", "use_relevance", "decision_rule"} & \
+        set(protocols.NATURAL_SEGMENTER)
+    threshold, length_prior = protocols.NATURAL_RULE_PAIR
+    assert isinstance(threshold, ThresholdRule) and isinstance(length_prior, LengthPriorRule)
+    assert min(threshold.alphas) == 0.005 and max(threshold.epsilons) == 128 and length_prior.mean_length is None
+    assert max(length_prior.shapes) == 32.0 and max(length_prior.biases) == 10.0
+    for rule in protocols.NATURAL_RULE_PAIR:
+        rule.check()
     # the caller's options win over the protocol's defaults
     seg = protocols.new_segmenter({**wiki.segmenter_defaults, "tuning_metric": "p_mu"})
     assert seg.tuning_metric == "p_mu" and seg.l2 == 1.0
+    seg = protocols.new_segmenter({**longform.segmenter_defaults, "rule": ThresholdRule(alphas=(0.5,))})
+    assert isinstance(seg.base_rule(), ThresholdRule)
+    with pytest.raises(SegvizError, match="no parameter 'alphas'"):
+        protocols.new_segmenter({**wiki.segmenter_defaults, "alphas": (0.5,)})
+    assert not hasattr(protocols, "EVALUATIONS_BY_PROTOCOL") and not hasattr(protocols, "PROTOCOL_OPTIONS")
+
+
+def test_the_papers_protocols_keep_the_papers_rule(tmp_path):
+    """Reuters and Choi: no rule of their own (the paper's threshold rule, default grid); the length-prior rule
+    with its default grid scored beside it."""
+    from segviz.decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS
+
+    assert protocols.ProtocolData.__dataclass_fields__["rules"].default is protocols.PAPER_RULES
+    threshold, length_prior = protocols.PAPER_RULES
+    assert (tuple(threshold.alphas), tuple(threshold.epsilons)) == (DEFAULT_ALPHAS, DEFAULT_EPSILONS)
+    assert isinstance(length_prior, LengthPriorRule) and length_prior.mean_length is None
+    for defaults in ({}, {"families": ("vocabulary", "relevance", "cohesion", "peer")}):
+        seg = protocols.new_segmenter(defaults)
+        assert seg.rule is None and isinstance(seg.base_rule(), ThresholdRule)
