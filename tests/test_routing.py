@@ -14,10 +14,12 @@ from segviz.cli import main
 from segviz.corpus import Corpus, Document, read_corpus
 from segviz.errors import SegvizError
 from segviz.metrics import p_k
-from segviz.models import experts_of, load_model
+from segviz.model_protocol import AppliedDocument, Check, Route, SegmentationModel, stream_masses
+from segviz.models import load_model
 from segviz.paths import bundled, default_model
-from segviz.routing import (DEFAULT_THRESHOLDS, Check, ExpertRouter, Route, best_threshold,
-                            expected_segment_length, gauge_windows, route_choices, routed_scores)
+from segviz.routing import (DEFAULT_THRESHOLDS, ExpertRouter, best_threshold, expected_segment_length,
+                            gauge_windows, route_choices, routed_scores)
+from segviz.rules import SegmentCountRule, ThresholdRule
 from segviz.segmented import segment_documents
 from segviz.segmenter import Segmenter
 
@@ -28,7 +30,7 @@ REUTERS = SAMPLE / "reuters_sample.sgm"
 
 def constant_expert(prior: float, alpha: float, epsilon: int) -> Segmenter:
     """A segmenter without features: q(yes) = ``prior`` at every gap."""
-    return Segmenter.from_weights([], [], prior=prior, alpha=alpha, epsilon=epsilon, mu=0.1)
+    return Segmenter.from_weights([], [], prior=prior, mu=0.1, rule=ThresholdRule(alpha=alpha, epsilon=epsilon))
 
 
 def fitted_router(threshold: float = 8.0) -> ExpertRouter:
@@ -119,7 +121,8 @@ def _brute_inputs(router: ExpertRouter, domains):
         units = corpus.by_file()
         gauges.append(np.array([[expected_segment_length(router.experts_[g].boundary_probabilities(u))
                                  for g in router.gauges] for u in units]))
-        scores.append(np.array([[p_k(u.masses(), e.predict(u)) for e in router.experts_.values()] for u in units]))
+        scores.append(np.array([[p_k(u.masses(), stream_masses(e.predict(u))) for e in router.experts_.values()]
+                                for u in units]))
     return gauges, scores
 
 
@@ -141,6 +144,18 @@ def test_route_sends_a_document_by_the_short_experts_expected_length():
     assert route.summary() == "the long expert (expected segment lengths: short 3.3)"
     assert router.predict(stream(100)) == router.experts_["long"].predict(stream(100))
     np.testing.assert_array_equal(router.predict_proba(stream(100)), router.experts_["long"].predict_proba(stream(100)))
+    # the model protocol: the chosen expert answers with its own rule, and says why
+    long = router.segmenters()["long"]
+    assert isinstance(router, SegmentationModel) and list(router.segmenters()) == ["short", "long"]
+    applied = router.apply(stream(100))
+    assert isinstance(applied, AppliedDocument) and applied.route == route and applied.segmenter is long
+    assert applied.rule is long.rule_ is router.rule_for(stream(100))
+    np.testing.assert_array_equal(applied.probabilities, long.boundary_probabilities(stream(100)))
+    np.testing.assert_array_equal(router.boundary_probabilities(stream(100)), applied.probabilities)
+    decided = router.decide(applied.probabilities, stream(100))
+    assert decided.tolist() == long.rule_.decide(applied.probabilities).tolist()
+    with pytest.raises(SegvizError, match="give the document"):
+        router.rule_for(None)
 
 
 def test_gauge_windows_are_evenly_spread_stretches_of_the_stream():
@@ -182,7 +197,7 @@ def test_parameters_are_stored_verbatim_and_checked_at_fit():
                 {"experts": [("A b", two[0][1]), two[1]]}, {"experts": [two[0], ("a", two[1][1])]}):
         with pytest.raises(SegvizError):
             ExpertRouter(**{"experts": two, "gauges": ["a"], **bad}).fit(stream(20))
-    with pytest.raises(SegvizError, match="unknown"):
+    with pytest.raises(SegvizError, match="no parameter 'alpha'"):
         router.set_params(alpha=0.3)
 
 
@@ -218,7 +233,8 @@ def test_fit_matches_the_experts_scored_one_by_one(two_of_shipped):
         rows = []
         for unit in corpus.by_file():
             gauge = expected_segment_length(excerpts.boundary_probabilities(unit))
-            rows.append((gauge, p_k(unit.masses(), excerpts.predict(unit)), p_k(unit.masses(), mixed.predict(unit))))
+            rows.append((gauge, p_k(unit.masses(), stream_masses(excerpts.predict(unit))),
+                         p_k(unit.masses(), stream_masses(mixed.predict(unit)))))
         domains.append(rows)
     for t in (3.0, router.thresholds_[0], 400.0):
         expected = np.mean([np.mean([s if g <= t else lo for g, s, lo in rows]) for rows in domains])
@@ -238,10 +254,14 @@ def test_save_and_load_round_trip(tmp_path):
     assert isinstance(back, ExpertRouter) and back.thresholds_ == router.thresholds_
     assert back.get_params()["thresholds"] == DEFAULT_THRESHOLDS and back.tolerance == router.tolerance
     for name in ("short", "long"):
-        assert back.experts_[name].alpha_ == router.experts_[name].alpha_
+        assert back.experts_[name].rule_.to_dict() == router.experts_[name].rule_.to_dict()
         assert back.experts_[name].prior_ == pytest.approx(router.experts_[name].prior_)
     assert back.predict(stream(50)) == router.predict(stream(50))
-    assert [e.epsilon_ for e in experts_of(back)] == [2, 4]
+    assert [(e.rule_.alpha, e.rule_.epsilon) for e in back.segmenters().values()] == [(0.2, 2), (0.5, 4)]
+    # each expert's document is version 2, its rule a rule document
+    with zipfile.ZipFile(path) as z:
+        saved = json.loads(z.read("experts/short/segmenter.json"))
+    assert saved["version"] == 2 and saved["rule"] == router.experts_["short"].rule_.to_dict()
     # a plain segmenter file still loads as a segmenter; a router is not a segmenter
     single = constant_expert(0.2, 0.3, 2).save(tmp_path / "s.segviz")
     assert isinstance(load_model(single), Segmenter)
@@ -299,7 +319,9 @@ def test_segment_routes_each_document_and_says_so(tmp_path, capsys):
     documents = segment_documents(router, corpus)
     assert [d.expert for d in documents] == [router.route(u).expert for u in corpus.by_file()]
     for d, unit in zip(documents, corpus.by_file()):
-        assert d.masses == router.experts_[d.expert].predict(unit)
+        assert [d.masses] == router.experts_[d.expert].predict(unit)
+        assert d.rule == router.experts_[d.expert].rule_.describe()
+    assert [d.masses for d in documents] == router.predict(corpus)
     out = tmp_path / "out.jsonl"
     assert main(["segment", str(CHOI), "--model", str(path), "-o", str(out), "--quiet"]) == 0
     err = capsys.readouterr().err
@@ -307,5 +329,36 @@ def test_segment_routes_each_document_and_says_so(tmp_path, capsys):
     assert main(["evaluate", "--model", str(path), str(CHOI / "3-11_0.ref"), "--json"]) == 0
     captured = capsys.readouterr()
     payload = json.loads(captured.out)
-    assert payload["route"]["expert"] == "short" and "the short expert: the short expert expects" in captured.err
-    assert payload["epsilon"] == 2   # the short expert's own rule
+    assert "chose an expert for each document" in captured.err and "short 1" in captured.err
+    [document] = payload["documents"]
+    assert document["expert"] == "short"
+    assert document["route"].startswith("the short expert: the short expert expects")
+    assert document["rule"] == "threshold rule: α = 0.2, ε = 2"   # the short expert's own rule
+
+
+def test_a_rule_replaces_every_experts_or_one_experts_rule(tmp_path, capsys):
+    router = fitted_router(threshold=8.0)
+    corpus = read_corpus(CHOI)
+    count = router.with_rule(SegmentCountRule(segments=3))
+    assert all(isinstance(e.rule_, SegmentCountRule) for e in count.segmenters().values())
+    assert [len(m) for m in count.predict(corpus)] == [3] * len(corpus.by_file())
+    assert count.thresholds_ == router.thresholds_ and [r.expert for r in map(count.route, corpus.by_file())] == \
+        [r.expert for r in map(router.route, corpus.by_file())]
+    only_long = router.with_rule(ThresholdRule(alpha=0.9, epsilon=1), expert="long")
+    assert only_long.experts_["short"].rule_ is router.experts_["short"].rule_
+    assert (only_long.experts_["long"].rule_.alpha, only_long.experts_["long"].rule_.epsilon) == (0.9, 1)
+    assert router.experts_["long"].rule_.alpha == 0.5          # the original router is left as it was
+    with pytest.raises(SegvizError, match="no expert called 'medium'"):
+        router.with_rule(ThresholdRule(), expert="medium")
+    # the command line: the same rule in every expert, and the documents' rule says so
+    path = router.save(tmp_path / "r.segviz")
+    assert main(["evaluate", "--model", str(path), str(CHOI), "--segments", "3", "--json"]) == 0
+    captured = capsys.readouterr()
+    payload = json.loads(captured.out)
+    assert {d["rule"] for d in payload["documents"]} == {"segment-count rule: 3 segments per document"}
+    assert "replace the model's own decision rule" in captured.err and "short: threshold rule" in captured.err
+    assert main(["evaluate", "--model", str(path), str(CHOI), "--alpha", "0.25", "--json"]) == 0
+    captured = capsys.readouterr()
+    rules = {(d["expert"], d["rule"]) for d in json.loads(captured.out)["documents"]}
+    assert rules == {("short", "threshold rule: α = 0.25, ε = 2")}          # each expert's own ε kept
+    assert "note" not in captured.err                          # a threshold rule replaced by a threshold rule
