@@ -4,7 +4,6 @@ built for better than proposing nothing, and routes each domain's documents to t
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -13,9 +12,11 @@ from segviz.baselines import none_masses
 from segviz.cli import main
 from segviz.corpus import Corpus, read_corpus
 from segviz.metrics import p_k
+from segviz.model_protocol import SegmentationModel, stream_masses
 from segviz.paths import DEFAULT_MODEL, SOURCE_ROOT, bundled, default_model
 from segviz.models import load_model
 from segviz.routing import ExpertRouter
+from segviz.rules import DecisionRule
 
 MODEL = default_model()
 #: the bound the file is kept under (it holds no language models)
@@ -35,23 +36,29 @@ def _mean_p_k(model, corpus: Corpus) -> tuple[float, float]:
     ours, nothing = [], []
     for unit in corpus.by_file():
         ref = unit.masses()
-        ours.append(p_k(ref, model.predict(unit)))
+        [masses] = model.predict(unit)                  # one document: one tuple of masses
+        ours.append(p_k(ref, masses))
         nothing.append(p_k(ref, none_masses(ref)))
     return float(np.mean(ours)), float(np.mean(nothing))
 
 
 def test_it_is_small_loads_and_needs_no_language_models(model):
     assert MODEL.stat().st_size < MAX_BYTES
-    assert isinstance(model, ExpertRouter)
-    assert model.names_ == ["excerpts", "mixed", "sections", "long-form"]
+    assert isinstance(model, ExpertRouter) and isinstance(model, SegmentationModel)
+    assert type(load_model()) is ExpertRouter and load_model().thresholds_ == model.thresholds_   # no path: this
+    assert list(model.segmenters()) == model.names_ == ["excerpts", "mixed", "sections", "long-form"]
     assert all(3 <= t <= 400 for t in model.thresholds_)
-    for expert in model.experts_.values():
+    for expert in model.segmenters().values():
         assert expert.lms_ is None and not expert.uses_relevance
+        assert isinstance(expert.rule_, DecisionRule) and expert.rule_.kind == expert.base_rule().kind
         assert 5 <= len(expert.features_) <= 200 and np.all(np.isfinite(expert.lambdas_))
         # generalisation controls: no question at the lambda cap
         assert np.max(np.abs(expert.lambdas_)) < expert.lambda_max
         assert (expert.tuning_metric, expert.tuning_units) == ("p_k", "per-document")
-    experts = model.experts_
+    experts = model.segmenters()
+    # the finer experts decide by the threshold rule, the long-form one by the length prior at its training mean
+    assert [e.rule_.kind for e in experts.values()] == ["threshold", "threshold", "threshold", "length_prior"]
+    assert experts["long-form"].rule_.mean_length == pytest.approx(experts["long-form"].mean_length_)
     assert "mixed" in experts["mixed"].info_["trained_on"] and "choi 4" in experts["excerpts"].info_["trained_on"]
     assert "peer" in experts["excerpts"].candidate_families() and "vocabulary" in experts["mixed"].candidate_families()
     assert "wiki300 1-200" in experts["sections"].info_["trained_on"]
@@ -125,15 +132,14 @@ def test_choi_test_documents_go_to_the_excerpts_expert_and_beat_c99(model, share
     test = read_corpus(shared_corpora / "choi2000" / "2" / "3-11", kind="choi")
     units = test.by_file()[:10]
     assert all(model.route(unit).expert == "excerpts" for unit in units)
-    ours = np.mean([p_k(u.masses(), model.predict(u)) for u in units])
+    ours = np.mean([p_k(u.masses(), stream_masses(model.predict(u))) for u in units])
     c99 = np.mean([p_k(u.masses(), C99().segment(u.sentences())) for u in units])
     assert ours < c99
 
 
 def test_no_choi_text_in_its_training(shared_corpora):
     """The Brown texts left out of the mix are exactly those Choi's sets 1 and 2 were cut from (news and learned)."""
-    sys.path.insert(0, str(SOURCE_ROOT / "resources"))
-    from make_default_model import choi_brown_texts
+    from segviz.default_model import choi_brown_texts
 
     left_out = choi_brown_texts(shared_corpora)
     assert left_out == {f"ca{i:02d}" for i in range(1, 45)} | {f"cj{i:02d}" for i in range(1, 81)}
@@ -142,9 +148,8 @@ def test_no_choi_text_in_its_training(shared_corpora):
 def test_its_choi_segments_share_no_sentence_with_choi_tests_or_longform_held_out_and_test(shared_corpora):
     """The set-4 segments it trains on are the choi-disjoint protocol's (no sentence of sets 1 or 2), minus every
     segment of a long-form held-out or test text, so neither Choi's nor the long-form scores see trained text."""
-    sys.path.insert(0, str(SOURCE_ROOT / "resources"))
-    from make_default_model import MATCH_MIN_WORDS, choi_segments
     from segviz.corpus import tokenize
+    from segviz.default_model import MATCH_MIN_WORDS, choi_segments
     from segviz.protocols import longform_data, read_brown_texts
 
     def words(tokens):   # Choi's files and the Brown zip tokenise a few characters differently: compare words
@@ -167,8 +172,7 @@ def test_its_choi_segments_share_no_sentence_with_choi_tests_or_longform_held_ou
 def test_choi_held_out_for_the_tuning_shares_no_sentence_with_the_training(shared_corpora):
     """``--choi-heldout-every K`` holds out whole source texts: set 4 cuts one text's opening at several lengths in
     several files, so a split by file would tune on sentences it trained on."""
-    sys.path.insert(0, str(SOURCE_ROOT / "resources"))
-    from make_default_model import mixed_data
+    from segviz.default_model import mixed_data
 
     mix = mixed_data(shared_corpora, choi_heldout_every=3)
     held = [d for d, f in zip(mix["heldout"].documents, mix["heldout"].files) if f.startswith("choi")]
