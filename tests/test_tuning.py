@@ -176,7 +176,7 @@ def test_ties_go_to_the_first_candidate_in_grid_order():
 
 
 def test_tuning_input_errors():
-    probs, refs, groups = _stream(0)
+    probs, refs, _ = _stream(0)
     rule = ThresholdRule(alphas=ALPHAS, epsilons=EPSILONS)
     with pytest.raises(SegvizError, match="tuning metric"):
         rule.tune(probs, refs, metric="f1")
