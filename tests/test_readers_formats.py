@@ -121,11 +121,12 @@ def test_choi_with_bom_and_crlf(tmp_path):
     assert corpus.sentences()[0] == ("a", "first", "sentence", ".")
 
 
-def test_lines_reader_and_the_plain_alias(tmp_path):
+def test_lines_reader_and_no_old_alias(tmp_path):
     f = tmp_path / "lines.txt"
     f.write_text("first sentence\nsecond sentence\n\n\nthird\n")
     assert read_corpus(f, format="lines").masses() == (2, 1)
-    assert read_corpus(f, kind="plain").masses() == (2, 1)
+    with pytest.raises(SegvizError, match="unknown corpus format 'plain'"):
+        read_corpus(f, format="plain")
 
 
 def test_bom_is_never_a_token():

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..documents import Corpus, Document, FileReading
+from ..documents import Corpus, Document, FileReading, HeadingLine
 from ..errors import SegvizError
 from ..persist import atomic_write_bytes
 from ..readers.source import read_source
@@ -256,6 +256,7 @@ def encode_entry(corpus: Corpus, source: str) -> bytes:
         "version": ENTRY_VERSION, "source": source, "name": corpus.name, "has_reference": corpus.has_reference,
         "files": [_relative(f, source) for f in corpus.files],
         "readings": [{"path": _relative(r.path, source), "notes": list(r.notes),
+                      "headings": [[h.line, h.text, h.title] for h in r.headings],
                       **{k: getattr(r, k) for k in _READING_FIELDS}} for r in corpus.readings],
         "documents": [{"name": d.name, "title": d.title, "sentences": len(d),
                        "paragraph_starts": [bool(p) for p in d.paragraph_starts] if d.paragraph_starts else None}
@@ -267,6 +268,19 @@ def encode_entry(corpus: Corpus, source: str) -> bytes:
             lines.append(json.dumps([index, list(doc.texts[start:stop]),
                                      [" ".join(s) for s in doc.sentences[start:stop]]], ensure_ascii=False))
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _headings(items) -> tuple[HeadingLine, ...]:
+    """The headings a reading took (``[line, text, title]`` each), checked."""
+    if not isinstance(items, list):
+        raise ValueError("headings are not a list")
+    out = []
+    for item in items:
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], int)
+                and not isinstance(item[0], bool) and item[0] >= 1):
+            raise ValueError("a heading is malformed")
+        out.append(HeadingLine(item[0], _text(item[1]), _text(item[2])))
+    return tuple(out)
 
 
 def decode_entry(raw: bytes, source: str) -> Corpus:
@@ -303,7 +317,8 @@ def decode_entry(raw: bytes, source: str) -> Corpus:
                                   title=_text(meta["title"])))
     files = [_absolute(_text(f), source) for f in header["files"]]
     readings = [FileReading(path=_absolute(_text(r["path"]), source), notes=tuple(_text(n) for n in r["notes"]),
-                            **_reading_fields(r)) for r in header["readings"]]
+                            headings=_headings(r.get("headings", [])), **_reading_fields(r))
+                for r in header["readings"]]
     if not isinstance(header["has_reference"], bool):
         raise ValueError("not a flag")
     corpus = Corpus(documents, name=_text(header["name"]), files=files, has_reference=header["has_reference"],
