@@ -1,5 +1,5 @@
-"""``segviz segment``: the bundled default model, every output format parsed back, the earlier MODEL CORPUS form,
-the out-of-domain warning, and bad input as one line."""
+"""``segviz segment``: the bundled default model, every output format parsed back, the removed MODEL CORPUS form,
+the decision-rule options, the out-of-domain warning, and bad input as one line."""
 from __future__ import annotations
 
 import csv
@@ -13,7 +13,7 @@ from segviz.domain import OUT_OF_DOMAIN_COVERAGE, Coverage, model_coverage, voca
 from segviz.paths import bundled
 from segviz.segmenter import Segmenter
 
-MODEL = bundled("resources", "sample_model.json")
+MODEL = bundled("resources", "sample_model.segviz")
 pytestmark = pytest.mark.skipif(not MODEL.is_file(), reason="needs the bundled demo model")
 
 PROSE = """\
@@ -63,32 +63,79 @@ def test_default_model_writes_every_format(prose, tmp_path, capsys, name):
         assert text.startswith(f"======== {prose} ========") and "-------- segment 1 --------" in text
 
 
-def test_stdout_and_the_earlier_model_first_form(prose, capsys):
+def test_stdout_and_the_removed_model_first_form(prose, capsys):
     assert main(["segment", str(prose), "--model", str(MODEL), "-o", "-", "--quiet"]) == 0
     default = capsys.readouterr().out
     assert default.startswith("==========\n") and default.endswith("==========\n")
-    assert main(["segment", str(MODEL), str(prose), "--quiet"]) == 0
+    # the earlier `segment MODEL CORPUS` form is gone: the model file is read as a corpus, and refused
+    assert main(["segment", str(MODEL), str(prose), "--quiet"]) == 2
     captured = capsys.readouterr()
-    assert captured.out == default and "earlier form" in captured.err
+    assert captured.out == "" and captured.err == f"segviz: error: {MODEL}: looks like a binary file, not a text corpus\n"
     assert main(["segment", "--model", str(MODEL), str(prose), "--quiet", "--output-format", "jsonl"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[0])["segment"] == 0
 
 
+def _segments(out: str) -> list[int]:
+    """Segment lengths of Choi output on standard output."""
+    sizes, n = [], 0
+    for line in out.splitlines()[1:]:
+        if line == "==========":
+            sizes.append(n)
+            n = 0
+        else:
+            n += 1
+    return sizes
+
+
 def test_alpha_overrides_the_decision_rule(prose, capsys):
     assert main(["segment", str(prose), "--alpha", "0", "--epsilon", "1", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("==========") == 10  # every gap a boundary: 9 segments
+    captured = capsys.readouterr()
+    assert captured.out.count("==========") == 10  # every gap a boundary: 9 segments
+    # the default model's long-form expert decides by the length prior: replacing it is said on one note line
+    notes = [line for line in captured.err.splitlines() if line.startswith("segviz: note:")]
+    assert len(notes) == 1 and "length-prior rule" in notes[0] and notes[0].endswith("with the threshold rule")
+
+
+@pytest.mark.parametrize("options,sizes", [(["--segments", "3"], 3), (["--mean-length", "3"], 3),
+                                           (["--segments", "1"], 1), (["--mean-length", "2"], 4),
+                                           (["--segments", "40"], 9)])
+def test_segment_count_options_replace_the_models_rule(prose, capsys, options, sizes):
+    model = Segmenter.load(MODEL)
+    assert model.rule_.kind == "threshold"
+    assert main(["segment", str(prose), "--model", str(MODEL), "--quiet", *options]) == 0
+    captured = capsys.readouterr()
+    got = _segments(captured.out)
+    assert len(got) == sizes and sum(got) == 9      # 9 sentences: n / L rounded, at most one per sentence
+    [note] = [line for line in captured.err.splitlines() if line.startswith("segviz: note:")]
+    assert f"({model.rule_.describe()})" in note and "with the segment-count rule" in note
+
+
+def test_alpha_alone_keeps_the_models_epsilon(prose, capsys):
+    model = Segmenter.load(MODEL)
+    own = model.rule_
+    assert main(["segment", str(prose), "--model", str(MODEL), "--quiet", "--alpha", "0.05"]) == 0
+    captured = capsys.readouterr()
+    assert "note" not in captured.err                      # a threshold rule replaced by a threshold rule
+    from segviz.rules import ThresholdRule
+
+    want = model.with_rule(ThresholdRule(alpha=0.05, epsilon=own.epsilon)).predict(read_corpus(prose))
+    assert [tuple(_segments(captured.out))] == want
 
 
 @pytest.mark.parametrize("argv,word", [
     (["segment", "{PROSE}", "-o", "{DIR}/out.dat"], "--output-format"),
     (["segment", "{PROSE}", "-o", "{DIR}"], "directory"),
     (["segment", "{PROSE}", "-o", "{DIR}/no/such/out.ref"], "--parents"),
-    (["segment", "{MODEL}"], "give the corpus"),
-    (["segment", "{MODEL}", "{PROSE}", "--model", "{MODEL}"], "give one"),
+    (["segment", "{MODEL}"], "looks like a binary file, not a text corpus"),
+    (["segment", "{MODEL}", "{PROSE}", "--model", "{MODEL}"], "looks like a binary file"),
+    (["segment", "{PROSE}", "--model", "{PROSE}"], "not a segviz model archive"),
     (["segment", "{ONE}"], "nothing to segment"),
     (["segment", "/dev/zero"], "device"),
     (["segment", "{PROSE}", "--alpha", "2"], "--alpha"),
+    (["segment", "{PROSE}", "--segments", "0"], "--segments"),
+    (["segment", "{PROSE}", "--mean-length", "0.5"], "--mean-length"),
+    (["segment", "{PROSE}", "--segments", "3", "--alpha", "0.2"], "two different rules; give one"),
+    (["segment", "{PROSE}", "--segments", "3", "--mean-length", "2"], "give --segments or --mean-length, not both"),
 ])
 def test_bad_input_is_one_line(prose, tmp_path, capsys, argv, word):
     one = tmp_path / "one.txt"
