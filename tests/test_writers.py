@@ -59,6 +59,25 @@ def test_each_unit_is_segmented_on_its_own(documents):
     assert first.gap_probability(0) is None and first.gap_probability(2) == pytest.approx(0.9)
     probs = GapModel().boundary_probabilities(corpus.by_file()[0])
     assert first.masses == boundaries_to_masses(decode(probs, 0.5, 1), 7)
+    # which segmenter answered and the rule that placed the boundaries (a one-sentence unit too)
+    assert [(d.expert, d.rule) for d in docs] == [("model", "threshold rule: α = 0.5, ε = 1")] * 2
+    assert [d.masses for d in docs] == GapModel().predict(corpus)
+
+
+def test_a_rule_given_replaces_the_models_own_in_every_unit(documents):
+    from segviz.rules import SegmentCountRule
+    from segviz.segmenter import Segmenter
+
+    corpus, _ = documents
+    flat = Segmenter.from_weights([], [], prior=0.3, mu=0.2)          # q(yes) = 0.3 at every gap
+    own = segment_documents(flat, corpus)
+    assert [d.masses for d in own] == [(7,), (1,)] and own[0].rule == "threshold rule: α = 0.5, ε = 1"
+    counted = segment_documents(flat, corpus, rule=SegmentCountRule(segments=3))
+    assert [len(d.masses) for d in counted] == [3, 1] and sum(counted[0].masses) == 7
+    assert {d.rule for d in counted} == {"segment-count rule: 3 segments per document"}
+    assert flat.rule_.kind == "threshold"                             # the model itself is left as it was
+    low = segment_documents(flat, corpus, rule=ThresholdRule(alpha=0.2, epsilon=3))
+    assert low[0].masses == boundaries_to_masses(decode(np.full(6, 0.3), 0.2, 3), 7) and low[1].masses == (1,)
 
 
 def test_jsonl_one_object_per_segment_and_read_back(documents, tmp_path):
