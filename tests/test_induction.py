@@ -181,6 +181,48 @@ def test_generator_rounds_resume_and_loglik_increases():
     np.testing.assert_allclose(t.lambdas_, m.history_[1].lambdas)
 
 
+def test_each_round_tunes_the_threshold_rule_on_held_out_data():
+    """A round's held_out P_mu is the best of the threshold rule's grid (brute force over the grid with the
+    metric), reached by ``heldout_rule``; a rule given to the model gives the grid; no held-out data, no rule."""
+    from segviz.decode import decode
+    from segviz.metrics import p_mu
+    from segviz.rules import ThresholdRule
+    from segviz.segmentation import boundaries_to_masses, default_mu
+
+    X, y = _problem(seed=8, n=500, m=40)
+    specs = [WordQuestion("sentences", f"w{j}", Window("sentence", 0, 1)) for j in range(X.shape[1])]
+    hX, hy = _problem(seed=9, n=200, m=40)
+    b = np.flatnonzero(hy) + 1
+    masses = tuple(int(x) for x in np.diff(np.concatenate([[0], b, [hX.shape[0] + 1]])))
+    grid = ThresholdRule(alphas=(0.1, 0.2, 0.3, 0.5, 0.7), epsilons=(1, 2, 3))
+    m = BoundaryModel(n_features=3, rule=grid)
+    events = [e for e in m.induce(X, y, specs, heldout_X=hX, heldout_masses=masses, mu=0.25)
+              if isinstance(e, FeatureAdded)]
+    n = hX.shape[0] + 1
+    for event in events:
+        rule = event.heldout_rule
+        assert isinstance(rule, ThresholdRule) and tuple(rule.alphas) == grid.alphas
+        columns = m.columns_[:event.round]
+        scores = m.offset_ + hX[:, columns] @ np.log(np.asarray(event.weights))
+        probs = 1.0 / (1.0 + np.exp(-np.asarray(scores).ravel()))
+        table = [(p_mu(masses, boundaries_to_masses(decode(probs, a, e), n), 0.25), a, e)
+                 for e in grid.epsilons for a in grid.alphas]
+        best = max(score for score, _, _ in table)
+        first = next((a, e) for score, a, e in table if score == best)
+        assert event.heldout_p_mu == pytest.approx(best, abs=1e-9)
+        assert (rule.alpha, rule.epsilon) == first
+    # the default grid, and the default mu (1 / the held-out mean segment length)
+    d = BoundaryModel(n_features=1)
+    [event] = [e for e in d.induce(X, y, specs, heldout_X=hX, heldout_masses=masses) if isinstance(e, FeatureAdded)]
+    assert event.heldout_rule.alphas == ThresholdRule().alphas
+    probs = d.predict_proba(hX[:, d.columns_])
+    assert event.heldout_p_mu == pytest.approx(
+        p_mu(masses, boundaries_to_masses(event.heldout_rule.decide(probs), n), default_mu(masses)), abs=1e-9)
+    # without held-out data: no score and no rule
+    [event] = [e for e in BoundaryModel(n_features=1).induce(X, y, specs) if isinstance(e, FeatureAdded)]
+    assert event.heldout_p_mu is None and event.heldout_rule is None
+
+
 def test_errors():
     X, y = _problem()
     with pytest.raises(SegvizError, match="not fitted"):
