@@ -369,6 +369,13 @@ class ContextPanel(QTextBrowser):
             flags.append(f"<span style='color:{HYP_COLOR}'>hypothesised</span>"
                          if state.is_hypothesis_boundary(position) else "not hypothesised")
         parts.append(" &middot; ".join(flags))
+        unit = state.unit_at(position) if state.probabilities is not None else None
+        if unit is not None and len(state.opened_model.segmenters() if state.opened_model is not None else ()) > 1:
+            # which expert decides this document, by which rule, and why the router chose it
+            rule = state.rules.get(unit.expert)
+            why = unit.route.describe() if unit.route is not None else f"the {unit.expert} expert"
+            parts.append(f"<br><span style='color:#616161'>decided by {html.escape(why)}"
+                         + (f"; {html.escape(rule.describe())}" if rule is not None else "") + "</span>")
         parts.append("<hr><table cellspacing='0' cellpadding='1'>")
         for i in range(max(0, position - before), min(len(texts), position + after)):
             if i == position:
