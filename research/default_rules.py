@@ -5,7 +5,7 @@ protocol (``segviz.default_model``: Reuters 017 in parts of 40 stories, the long
 streams, wiki300 201-250) and to Choi's tuning set 1/3-11, each source unit on its own, and scored by mean
 per-document P_k per domain under:
 
-* the paper's threshold rule at the shipped alpha and epsilon;
+* the paper's threshold rule at the shipped alpha and epsilon (the model's own tuned rule, ``rule_``);
 * an *expected-count* rule: per document, the greedy epsilon-separated order of the gaps (the threshold rule's
   own order) cut after ``round(c * sum of the boundary probabilities)`` gaps instead of at alpha, for a grid of
   ``c`` and epsilon -- each document gets about as many boundaries as the model expects it to hold.
@@ -27,10 +27,11 @@ sys.path.insert(0, str(ROOT))
 
 from segviz.default_model import mixed_data  # noqa: E402
 from segviz import Corpus, read_corpus  # noqa: E402
-from segviz.decode import decode, greedy_order_keep  # noqa: E402
+from segviz.decode import greedy_order_keep  # noqa: E402
 from segviz.metrics import p_k  # noqa: E402
 from segviz.models import load_model  # noqa: E402
 from segviz.routing import ExpertRouter  # noqa: E402
+from segviz.rules import ThresholdRule  # noqa: E402
 from segviz.paths import default_model  # noqa: E402
 from segviz.segmentation import boundaries_to_masses  # noqa: E402
 
@@ -66,6 +67,9 @@ def main() -> int:
     model = load_model(args.model or default_model())
     if isinstance(model, ExpertRouter):   # the rules studied here are the long-prose expert's
         model = model.experts_["mixed"]
+    rule = model.rule_   # the model's own tuned decision rule (the default's mixed expert: a threshold rule)
+    own_label = (f"threshold alpha={rule.alpha:g} epsilon={rule.epsilon}" if isinstance(rule, ThresholdRule)
+                 else rule.describe())
     domains: dict[str, list] = {}
     for unit in units(mixed_data(data)["heldout"]):
         domain = ("reuters" if "reut2" in unit.name else "wiki" if "wiki" in unit.name
@@ -80,8 +84,7 @@ def main() -> int:
         out["mixed mean"] = float(np.mean([out[d] for d in MIXED if d in out]))
         return {k: round(v, 1) for k, v in out.items()}
 
-    rows = {f"threshold alpha={model.alpha_:g} epsilon={model.epsilon_}":
-            score(lambda p: decode(p, model.alpha_, model.epsilon_))}
+    rows = {own_label: score(rule.decide)}
     for scale in () if args.threshold_only else SCALES:
         for epsilon in EPSILONS:
             rows[f"expected count c={scale:g} epsilon={epsilon}"] = score(expected_count_rule(scale, epsilon))

@@ -1,11 +1,12 @@
 """Choose a configuration for natural boundaries on held-out data only (wiki300 sections, Brown long-form).
 
 For every named configuration (candidate families, Gaussian prior ``l2``, ``min_support``, the decision-rule
-grids) this trains one Segmenter on a protocol's training portion, lets it tune both decision rules and its
-held-out stop on the held-out portion, and then scores it on that **held-out** portion the way the protocol
-scores its test portion (each source file segmented on its own, rates averaged over files), beside the
-baselines.  The test portion is never read, so the numbers printed here can choose a configuration without
-looking at test results; ``segviz reproduce`` then measures the chosen one on the test portion.
+grids) this trains one Segmenter on a protocol's training portion, lets it tune its decision rule and its
+held-out stop on the held-out portion (the other decision rule is tuned there as well, ``with_tuned_rule``), and
+then scores it on that **held-out** portion the way the protocol scores its test portion (each source file
+segmented on its own, rates averaged over files), beside the baselines.  The test portion is never read, so the
+numbers printed here can choose a configuration without looking at test results; ``segviz reproduce`` then
+measures the chosen one on the test portion.
 
     nice python research/natural_select.py wiki --lm /tmp/lm-wiki --configs base,tfidf-shape --json out.json
     nice python research/natural_select.py longform --lm /tmp/lm-longform-all --configs all
@@ -31,14 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 from segviz.evaluation import compare_segmenters, model_segmenter  # noqa: E402
 from segviz.corpus import read_corpus  # noqa: E402
-from segviz.decode import decode  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
-from segviz.length_prior import decode_length_prior  # noqa: E402
 from segviz.lm.models import LanguageModels  # noqa: E402
 from segviz.metrics import p_k, p_mu  # noqa: E402
 from segviz.segmentation import boundaries_to_masses  # noqa: E402
 from segviz.protocols import heldout_stop, longform_data, wiki_data  # noqa: E402
-from segviz.segmenter import DECISION_RULES, Segmenter  # noqa: E402
+from segviz.rules import DecisionRule, LengthPriorRule, ThresholdRule  # noqa: E402
+from segviz.segmenter import Segmenter  # noqa: E402
 
 DEFAULT3 = ("vocabulary", "relevance", "cohesion")
 NATURAL = ("vocabulary", "relevance", "cohesion", "tfidf", "shape")
@@ -56,7 +56,11 @@ PK = {"epsilons": "long", "length_biases": LONG_BIASES, "tuning_metric": "p_k", 
 WIDE = {**PK, "alphas": LOW_ALPHAS, "length_shapes": LONG_SHAPES}
 PMU_DOC = {"epsilons": "long", "length_biases": LONG_BIASES, "tuning_metric": "p_mu", "tuning_units": "per-document"}
 
-#: configuration name -> Segmenter parameters over the common ones (n_features, stopping, vocabulary)
+#: configuration name -> settings over the common ones (n_features, stopping, vocabulary): Segmenter parameters,
+#: and in the scripts' own shorthand (translated by :func:`segmenter_params`) the decision rules' grids
+#: (``alphas``, ``epsilons`` -- ``"long"``: the protocol's long grid --, ``length_shapes``, ``length_biases``),
+#: which rule the model decides with (``decision_rule``, default threshold) and ``use_relevance`` (default: when
+#: language models are given)
 CONFIGS: dict[str, dict] = {
     "base": {},
     "base-eps": {"epsilons": "long"},
@@ -123,59 +127,96 @@ CONFIGS: dict[str, dict] = {
 }
 
 
-def heldout_rows(seg: Segmenter, stop: Segmenter | None, heldout) -> dict:
-    models = {}
-    for name, model in (("model", seg), ("stop", stop)):
-        if model is None:
-            continue
-        for rule in DECISION_RULES:
-            models[f"{name}/{rule}"] = model_segmenter(model, rule=rule)
-    comparison = run_to_end(compare_segmenters(heldout, models=models, evaluation="per-document", peers=(),
+#: the decision rules in the order their rows are printed
+RULE_KINDS = (ThresholdRule.kind, LengthPriorRule.kind)
+
+
+def segmenter_params(config: dict, *, long_epsilons, lms_given: bool) -> tuple[dict, DecisionRule, bool]:
+    """One :data:`CONFIGS` entry as Segmenter parameters, the other decision rule, and whether to ask relevance.
+
+    The shorthand keys become rule objects: ``alphas``/``epsilons`` the :class:`ThresholdRule`'s grid (``"long"``
+    = ``long_epsilons``), ``length_shapes``/``length_biases`` the :class:`LengthPriorRule`'s; ``decision_rule``
+    names the one the model decides with (``rule``, tuned by fit), the other is returned, to be tuned on the same
+    held-out portion and scored beside it.  ``use_relevance`` (default True) asks the relevance family, which
+    needs the language models passed to fit; the third value says whether to pass them.  Every other key is a
+    Segmenter parameter, passed through."""
+    params = dict(config)
+    threshold = {new: params.pop(old) for old, new in (("alphas", "alphas"), ("epsilons", "epsilons"))
+                 if old in params}
+    if threshold.get("epsilons") == "long":
+        threshold["epsilons"] = long_epsilons
+    length_prior = {new: params.pop(old) for old, new in (("length_shapes", "shapes"), ("length_biases", "biases"))
+                    if old in params}
+    rules = {ThresholdRule.kind: ThresholdRule(**threshold), LengthPriorRule.kind: LengthPriorRule(**length_prior)}
+    own = params.pop("decision_rule", ThresholdRule.kind)
+    if own not in rules:
+        raise ValueError(f"decision_rule must be one of {', '.join(rules)}, not {own!r}")
+    relevance = bool(params.pop("use_relevance", True)) and lms_given
+    params["rule"] = rules.pop(own)
+    (other,) = rules.values()
+    return params, other, relevance
+
+
+def rule_models(seg: Segmenter, other: DecisionRule, heldout) -> dict[str, Segmenter]:
+    """``seg`` under each decision rule by kind (in :data:`RULE_KINDS` order): its own, tuned by fit, and
+    ``other`` tuned on ``heldout`` as fit tunes its own."""
+    models = {seg.rule_.kind: seg, other.kind: seg.with_tuned_rule(other, heldout)}
+    return {kind: models[kind] for kind in RULE_KINDS if kind in models}
+
+
+def heldout_rows(models: dict[str, Segmenter], heldout) -> dict:
+    """Held-out rows (each file on its own) of named fitted models beside the baselines."""
+    segmenters = {name: model_segmenter(model) for name, model in models.items()}
+    comparison = run_to_end(compare_segmenters(heldout, models=segmenters, evaluation="per-document", peers=(),
                                         baselines=("none", "even")))
     return comparison.score_rows
 
 
-def _doc_scores(probs, ref, rule: str, grid) -> np.ndarray:
-    """P_k and P_mu (shape (len(grid), 2)) of one document under every setting of one decision rule."""
+def _setting(rule: DecisionRule) -> tuple:
+    """The tuned settings of one grid point: (alpha, epsilon) or (shape, bias)."""
+    if isinstance(rule, ThresholdRule):
+        return (rule.alpha, rule.epsilon)
+    return (rule.shape, rule.bias)
+
+
+def _doc_scores(probs, ref, rule: DecisionRule) -> np.ndarray:
+    """P_k and P_mu (shape (grid size, 2)) of one document under every setting of one decision rule's grid."""
     n = probs.size + 1
-    out = np.empty((len(grid), 2))
-    for g, setting in enumerate(grid):
-        if rule == "threshold":
-            bounds = decode(probs, *setting)
-        else:
-            bounds = decode_length_prior(probs, mean_length=setting[2], shape=setting[0], bias=setting[1])
+    out = []
+    for _, bounds in rule.decisions(probs):
         hyp = boundaries_to_masses(bounds, n)
-        out[g] = (p_k(ref, hyp), p_mu(ref, hyp))
-    return out
+        out.append((p_k(ref, hyp), p_mu(ref, hyp)))
+    return np.array(out)
 
 
-def tuning_study(seg: Segmenter, heldout) -> dict:
+def tuning_study(models: dict[str, Segmenter], heldout) -> dict:
     """How the decision rule should be tuned: two-fold cross-validation over the held-out documents.
 
-    For each rule and each tuning criterion (mean per-document P_k, or P_mu) the setting is chosen on the odd
+    ``models`` is one fitted model under each rule (:func:`rule_models`); each rule's grid is searched.  For
+    each rule and each tuning criterion (mean per-document P_k, or P_mu) the setting is chosen on the odd
     documents and scored on the even ones and vice versa; the result is the mean over all documents of the
     score on the half that did not choose it.  Only held-out data is used."""
     docs = [d for d in heldout.by_file() if d.n_sentences > 2]
+    seg = next(iter(models.values()))   # the same probabilities under every rule
     probs = [seg.boundary_probabilities(d) for d in docs]
     refs = [d.masses() for d in docs]
-    m = seg.mean_length_
-    grids = {"threshold": [(a, e) for e in seg.epsilons for a in seg.alphas],
-             "length_prior": [(k, b, m) for k in seg.length_shapes for b in seg.length_biases]}
     out = {}
-    for rule, grid in grids.items():
-        table = np.stack([_doc_scores(p, r, rule, grid) for p, r in zip(probs, refs)])   # docs x grid x 2
+    for rule_kind, model in models.items():
+        rule = model.rule_   # the tuned rule: its grid, its expected segment length (the training mean)
+        grid = [_setting(candidate) for candidate, _ in rule.candidates()]
+        table = np.stack([_doc_scores(p, r, rule) for p, r in zip(probs, refs)])   # docs x grid x 2
         halves = [np.arange(len(docs)) % 2 == i for i in (0, 1)]
         for criterion, col, sign in (("p_k", 0, 1.0), ("p_mu", 1, -1.0)):
             scored = np.zeros((len(docs), 2))
             chosen = []
             for tune_on, score_on in ((halves[0], halves[1]), (halves[1], halves[0])):
                 g = int(np.argmin(sign * table[tune_on, :, col].mean(axis=0)))
-                chosen.append(grid[g][:2])
+                chosen.append(grid[g])
                 scored[score_on] = table[score_on, g]
             full = int(np.argmin(sign * table[:, :, col].mean(axis=0)))
-            out[f"{rule}/tuned-{criterion}"] = {"cv_p_k": float(scored[:, 0].mean()),
-                                                "cv_p_mu": float(scored[:, 1].mean()),
-                                                "chosen": chosen, "all_docs_choice": grid[full][:2]}
+            out[f"{rule_kind}/tuned-{criterion}"] = {"cv_p_k": float(scored[:, 0].mean()),
+                                                     "cv_p_mu": float(scored[:, 1].mean()),
+                                                     "chosen": chosen, "all_docs_choice": grid[full]}
     return out
 
 
@@ -225,38 +266,40 @@ def main(argv=None) -> int:
     long_eps = {"wiki": WIKI_EPSILONS, "longform": LONG_EPSILONS, "mixed": MIXED_EPSILONS}[args.what]
     lms = LanguageModels.load(args.lm) if args.lm else None
     for name in names:
-        params = {"n_features": args.features, "vocabulary": args.vocabulary, "stopping": "last",
-                  "use_relevance": lms is not None, **CONFIGS[name]}
-        if lms is None:
-            params["use_relevance"] = False
-        if params.get("epsilons") == "long":
-            params["epsilons"] = long_eps
+        params, other_rule, relevance = segmenter_params(
+            {"n_features": args.features, "vocabulary": args.vocabulary, "stopping": "last", **CONFIGS[name]},
+            long_epsilons=long_eps, lms_given=lms is not None)
         t0 = time.perf_counter()
-        seg = Segmenter(**params).fit(split.train, split.heldout, lms if params["use_relevance"] else None)
+        seg = Segmenter(**params).fit(split.train, split.heldout, lms if relevance else None)
         t1 = time.perf_counter()
         stop = heldout_stop(seg, split.heldout)
-        rows = heldout_rows(seg, stop, split.heldout)
+        by_rule = {"model": rule_models(seg, other_rule, split.heldout),
+                   "stop": rule_models(stop, other_rule, split.heldout) if stop else None}
+        models = {f"{which}/{kind}": model for which, rules in by_rule.items()
+                  for kind, model in (rules or {}).items()}
+        rows = heldout_rows(models, split.heldout)
         if args.what == "mixed":
             for domain, part in mixed_domains(split.heldout).items():
-                rows.update({f"{domain}: {k}": v for k, v in heldout_rows(seg, stop, part).items()})
+                rows.update({f"{domain}: {k}": v for k, v in heldout_rows(models, part).items()})
             # Choi's tuning set (1/3-11; never a test set) as a fourth held-out domain, for selection only
             choi = read_corpus(Path(args.data) / "choi2000" / "1" / "3-11", kind="choi", name="choi 1/3-11")
-            rows.update({f"choi: {k}": v for k, v in heldout_rows(seg, stop, choi).items()})
+            rows.update({f"choi: {k}": v for k, v in heldout_rows(models, choi).items()})
         if args.save:
             Path(args.save).mkdir(parents=True, exist_ok=True)
             seg.save(Path(args.save) / f"{args.what}-{name}.segviz")
-        result = {"what": args.what, "config": name, "params": {k: v for k, v in params.items()},
+        tuned = {which: None if rules is None else {kind: model.rule_.to_dict() for kind, model in rules.items()}
+                 for which, rules in by_rule.items()}
+        result = {"what": args.what, "config": name,
+                  "params": {**{k: v for k, v in params.items() if k != "rule"}, "rule": params["rule"].to_dict(),
+                             "other_rule": other_rule.to_dict(), "relevance": relevance},
                   "features": len(seg.features_), "stop_features": len(stop.features_) if stop else None,
                   "at_cap": at_cap(seg), "at_cap_stop": at_cap(stop) if stop else None,
                   "candidates": seg.info_.get("candidates"), "fit_seconds": round(t1 - t0, 1),
-                  "alpha": seg.alpha_, "epsilon": seg.epsilon_, "shape": seg.length_shape_,
-                  "bias": seg.length_bias_,
-                  "stop_rule": None if stop is None else [stop.alpha_, stop.epsilon_, stop.length_shape_,
-                                                          stop.length_bias_],
+                  "rule": seg.rule_.kind, "rules": tuned["model"], "stop_rules": tuned["stop"],
                   "first": [f.short for f in seg.features_[:12]], "rows": rows,
                   "tuning": {} if args.no_study else {
-                      "model": tuning_study(seg, split.heldout),
-                      "stop": tuning_study(stop, split.heldout) if stop else None}}
+                      which: None if rules is None else tuning_study(rules, split.heldout)
+                      for which, rules in by_rule.items()}}
         print(f"== {name} ({result['fit_seconds']} s, {result['features']} features, stop "
               f"{result['stop_features']}, at cap {result['at_cap']}/{result['at_cap_stop']})", flush=True)
         for row_name, row in rows.items():
