@@ -13,8 +13,11 @@ from segviz.corpus import Corpus, Document, read_corpus
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.metrics import p_k
+from segviz.model_protocol import AppliedDocument, ModelQueries, Route, SegmentationModel, stream_masses
 from segviz.peers.c99 import C99
 from segviz.evaluation import compare_segmenters
+from segviz.rules import SegmentCountRule, ThresholdRule
+from segviz.segmenter import Segmenter
 from tests.drive import events_and_value
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
@@ -69,11 +72,32 @@ def test_a_segmenter_that_cannot_run_is_reported_as_skipped():
     assert payload["format"] == "segviz-compare" and payload["version"] == 1
 
 
-def test_model_is_run_like_any_segmenter():
-    class Oracle:
-        def predict(self, corpus):
-            return corpus.masses()
+class Oracle(ModelQueries):
+    """A model (the model protocol) that knows the reference: q(yes) = 1 at its boundaries, 0 elsewhere."""
 
+    def apply(self, document):
+        probabilities = np.zeros(document.n_sentences - 1)
+        probabilities[np.cumsum(document.masses())[:-1] - 1] = 1.0
+        return AppliedDocument(probabilities, self.rule_for(document), self.route(document), self)
+
+    def rule_for(self, document=None):
+        return ThresholdRule(alpha=0.5, epsilon=1)
+
+    def route(self, document=None):
+        return Route("model")
+
+    def segmenters(self):
+        return {"model": self}
+
+    def with_rule(self, rule, *, expert=None):
+        raise NotImplementedError
+
+    def save(self, path, *, parents=False):
+        raise NotImplementedError
+
+
+def test_model_is_run_like_any_segmenter():
+    assert isinstance(Oracle(), SegmentationModel)
     _, cmp = events_and_value(compare_segmenters(_corpus(), model=Oracle(), peers=[], baselines=["none"]))
     assert cmp.segmenters == ["model", "none"]
     assert cmp.rows["model"]["p_k"] == 0.0 and cmp.rows["model"]["f1"] == 1.0
@@ -81,6 +105,20 @@ def test_model_is_run_like_any_segmenter():
     assert cmp.segmenters == ["oracle", "texttiling", "c99"]
     with pytest.raises(SegvizError, match="clashes"):
         next(compare_segmenters(_corpus(), model=Oracle(), model_name="c99"))
+    # a plain function of a corpus part is a model too
+    _, cmp = events_and_value(compare_segmenters(_corpus(), model=lambda part: part.masses(), peers=[],
+                                                 baselines=[]))
+    assert cmp.rows["model"]["p_k"] == 0.0
+
+
+def test_a_model_segments_each_document_of_a_stream_on_its_own():
+    """Scored as one stream, a model still segments each document (source unit) on its own: a document edge is
+    always a boundary, so a model that proposes none inside documents gets exactly the documents."""
+    corpus = _corpus()
+    never = Segmenter.from_weights([], [], prior=0.01, mu=0.2)          # q(yes) = 0.01: no boundary inside
+    _, cmp = events_and_value(compare_segmenters(corpus, model=never, evaluation="stream", peers=[], baselines=[]))
+    assert cmp.rows["model"]["hypothesis_segments"] == len(corpus.by_file()) == 3
+    assert stream_masses(never.predict(corpus)) == tuple(u.n_sentences for u in corpus.by_file())
 
 
 def test_bad_arguments():
@@ -154,19 +192,18 @@ def test_model_rows_is_the_papers_table():
     from segviz.evaluation import baseline_rows, model_rows
     from segviz.metrics import score_row
 
-    class Half:
-        def predict(self, corpus, alpha=None, epsilon=None):
-            n = corpus.n_sentences
-            return (n // 2, n - n // 2) if alpha is None else (n,)
-
+    halves = Segmenter.from_weights([], [], prior=0.3, mu=0.2, rule=SegmentCountRule(segments=2))
     corpus = _corpus(n_files=1)
-    rows = model_rows(Half(), corpus)
+    rows = model_rows(halves, corpus)
     ref = corpus.masses()
     assert list(rows) == ["model", *BASELINES]
-    assert rows["model"] == pytest.approx(score_row(ref, Half().predict(corpus)))
+    [masses] = halves.predict(corpus)
+    assert len(masses) == 2 and rows["model"]["hypothesis_segments"] == 2
+    assert rows["model"] == pytest.approx(score_row(ref, masses))
     for name, row in baseline_rows(ref).items():
         assert rows[name] == pytest.approx(row)
-    assert model_rows(Half(), corpus, alpha=0.5)["model"]["hypothesis_segments"] == 1
+    # another rule: the model with that rule (alpha 1: no boundary)
+    assert model_rows(halves.with_rule(ThresholdRule(alpha=1.0)), corpus)["model"]["hypothesis_segments"] == 1
 
 
 def test_several_models_side_by_side_and_name_clashes():
@@ -185,25 +222,30 @@ def test_several_models_side_by_side_and_name_clashes():
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    out = tmp_path_factory.mktemp("model") / "tiny.seg"   # no .json suffix: content decides, not the name
-    assert main(["train", str(SAMPLE), "--heldout", str(SAMPLE), "--no-relevance", "--features", "2",
-                 "--vocabulary", "200", "--out", str(out), "--quiet", "--show", "0"]) == 0
+    out = tmp_path_factory.mktemp("model") / "tiny.seg"   # no .segviz suffix: content decides, not the name
+    assert main(["train", str(SAMPLE), "--heldout", str(SAMPLE), "--families", "vocabulary,cohesion", "--features",
+                 "2", "--vocabulary", "200", "--out", str(out), "--quiet", "--show", "0"]) == 0
     return out
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="needs sample_corpora/choi")
-def test_evaluate_model_explicit_and_deprecated_forms(tiny_model, capsys):
+def test_evaluate_model_and_the_removed_model_first_form(tiny_model, capsys):
     assert main(["evaluate", "--model", str(tiny_model), str(SAMPLE), "--json"]) == 0
     out = capsys.readouterr()
     explicit = json.loads(out.out)
     assert "deprecated" not in out.err
     assert list(k for k, v in explicit.items() if isinstance(v, dict)) == ["model", *BASELINES]
-    assert main(["evaluate", str(tiny_model), str(SAMPLE), "--json"]) == 0
+    model = Segmenter.load(tiny_model)
+    corpus = read_corpus(SAMPLE)
+    assert explicit["model"]["p_k"] == pytest.approx(model.score(corpus)["p_k"])
+    assert [d["rule"] for d in explicit["documents"]] == [model.rule_.describe()] * len(corpus.by_file())
+    # `evaluate MODEL CORPUS` is gone: two paths are a reference and a hypothesis, and a model is no corpus
+    assert main(["evaluate", str(tiny_model), str(SAMPLE), "--json"]) == 2
     out = capsys.readouterr()
-    assert json.loads(out.out) == explicit
-    assert out.err.count("deprecated") == 1 and "--model" in out.err  # one note (beside what was read)
+    assert out.out == "" and out.err.strip().endswith(f"{tiny_model}: looks like a binary file, not a text corpus")
+    # alpha 1: no boundary inside any document; each of the 5 files is still one segment of its own
     assert main(["evaluate", "--model", str(tiny_model), str(SAMPLE), "--alpha", "1", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["model"]["hypothesis_segments"] == 1
+    assert json.loads(capsys.readouterr().out)["model"]["hypothesis_segments"] == len(corpus.by_file()) == 5
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="needs sample_corpora/choi")
