@@ -59,6 +59,15 @@ def test_errors_are_one_line(tmp_path, capsys, sample_dir):
     assert "nothing to segment" in capsys.readouterr().err
     assert main(["evaluate", str(sample_dir / "choi" / "3-11_0.ref"), str(sample_dir / "choi" / "3-11_1.ref")]) == 2
     assert "same text" in capsys.readouterr().err
+    # the decision-rule options apply to a model only; one path without --model is no evaluation
+    ref = str(sample_dir / "choi" / "3-11_1.ref")
+    for options in (["--alpha", "0.5"], ["--segments", "3"], ["--mean-length", "7"]):
+        assert main(["evaluate", ref, ref, *options]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "apply to a model (segviz evaluate --model MODEL CORPUS...)" in err
+    assert main(["evaluate", ref]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "give REF_CORPUS HYP_CORPUS, or --model MODEL CORPUS" in err
 
 
 def test_console_script_runs():
@@ -82,7 +91,9 @@ def engine_modules() -> list[str]:
 
 def test_engine_module_walk_finds_the_layers():
     mods = engine_modules()
-    for name in ("segviz.evaluation", "segviz.protocols", "segviz.commands.reproduce", "segviz.cli"):
+    for name in ("segviz.evaluation", "segviz.protocols", "segviz.commands.reproduce", "segviz.cli",
+                 "segviz.rules", "segviz.tuning", "segviz.params", "segviz.model_protocol", "segviz.models",
+                 "segviz.commands.rule_options"):
         assert name in mods
     assert not any(m.startswith("segviz.app") for m in mods)
 
