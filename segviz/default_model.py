@@ -52,7 +52,7 @@ import numpy as np
 
 from .corpus import Corpus, Document, read_corpus, tokenize
 from .events import Progress
-from .protocols import (NATURAL_SEGMENTER, NATURAL_THRESHOLD, REUTERS_HELD, REUTERS_TRAIN,
+from .protocols import (CHAPTERS_SEGMENTER, NATURAL_SEGMENTER, NATURAL_THRESHOLD, REUTERS_HELD, REUTERS_TRAIN,
                         chapter_books, choi_disjoint_training, longform_data, read_brown_texts, wiki_data)
 from .routing import ExpertRouter
 from .segmenter import Segmenter
@@ -95,8 +95,8 @@ EXCERPT_PARAMS = {
 #: length decides whether each but the last claims a document: the excerpts expert gauges itself; the mixed expert
 #: gauges itself and the sections expert (its expected lengths tell newswire, sections and whole texts apart on the
 #: held-out documents; docs/reproduction.md)
-EXPERTS = ("excerpts", "mixed", "sections", "long-form")
-GAUGES = ("excerpts", "mixed", "mixed")
+EXPERTS = ("excerpts", "mixed", "sections", "long-form", "chapters")
+GAUGES = ("excerpts", "mixed", "mixed", "long-form")
 #: a Choi sentence is matched on its words (letters and digits only) when it has at least this many
 MATCH_MIN_WORDS = 4
 #: or on any run of this many words it shares with a Brown text (specific enough to name a text: no 8-word run of
@@ -107,6 +107,10 @@ MATCH_NGRAM = 8
 #: sentences of his test set 2, so tuning on it would tune on the test
 EXCERPT_HELDOUT_EVERY = 5
 EXCERPT_HELDOUT_SEGMENTS = 10
+
+#: the chapters expert (:func:`build_chapters`): the ``chapters`` protocol's model (research/chapters_select.py,
+#: docs/reproduction.md "Chapters")
+CHAPTERS_PARAMS = {**CHAPTERS_SEGMENTER, "stopping": "heldout"}
 
 #: the default model's parameters, chosen on held-out data only (the mixed held-out documents and Choi's tuning
 #: set 1/3-11; research/natural_select.py, docs/reproduction.md "A default model that travels"): vocabulary
@@ -406,6 +410,17 @@ def build_longform(data: Path) -> Generator[Any, None, Segmenter]:
     return seg
 
 
+def build_chapters(data: Path) -> Generator[Any, None, Segmenter]:
+    """Train the chapters expert: the ``chapters`` protocol's model (15 Gutenberg books read raw with their
+    headings, tuned on 5 held-out books; :data:`CHAPTERS_PARAMS`); the test books are never read."""
+    train, held = chapter_books(data, "train"), chapter_books(data, "heldout")
+    seg = Segmenter(**CHAPTERS_PARAMS)
+    yield from _fit(seg, train, held, "chapters")
+    seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
+                     licence="derived from Project Gutenberg e-texts (public domain in the USA)")
+    return seg
+
+
 def _fit(seg: Segmenter, train: Corpus, held: Corpus, label: str) -> Generator[Any, None, None]:
     """Fit ``seg``, passing its events on, each progress stage named after the expert (``label``)."""
     for event in seg.fit_iter(train, held, None):
@@ -420,22 +435,30 @@ def router_heldout(data: Path, mixed: dict) -> list[Corpus]:
 
 
 def build_iter(data: str | Path, params: dict | None = None, *, mixed_only: bool = False,
-               mixed_model: Segmenter | None = None, **mix) -> Generator[Any, None, Segmenter | ExpertRouter]:
-    """Train the default model: a router of the four experts (:data:`EXPERTS`), or with ``mixed_only`` the mixed
-    expert alone; ``mixed_model``: an already-trained mixed expert to route to; ``mix``: :func:`mixed_data`'s
-    options.  Yields the experts' training events (progress stages named after each expert) and
-    ``Progress("tuning the router", ...)``; returns the model (its ``tuning_`` holds the held-out table)."""
+               mixed_model: Segmenter | None = None, reuse: dict[str, Segmenter] | None = None,
+               **mix) -> Generator[Any, None, Segmenter | ExpertRouter]:
+    """Train the default model: a router of the experts (:data:`EXPERTS`), or with ``mixed_only`` the mixed
+    expert alone; ``mixed_model``: an already-trained mixed expert to route to; ``reuse``: experts by name taken as
+    they are instead of trained again (built by this recipe before; the router is always tuned anew); ``mix``:
+    :func:`mixed_data`'s options.  Yields the experts' training events (progress stages named after each expert)
+    and ``Progress("tuning the router", ...)``; returns the model (its ``tuning_`` holds the held-out table)."""
     data = Path(data)
     t0 = time.perf_counter()
+    reuse = dict(reuse or {})
     if mixed_model is not None:
-        mixed = mixed_model
-        mixed_split = mixed_data(data, **mix)
+        reuse["mixed"] = mixed_model
+    mixed_split = mixed_data(data, **mix) if "mixed" in reuse else None
+    if "mixed" in reuse:
+        mixed = reuse["mixed"]
     else:
         mixed, mixed_split = yield from build_mixed(data, params, **mix)
     if mixed_only:
         return mixed
-    experts = {"excerpts": (yield from build_excerpts(data)), "mixed": mixed,
-               "sections": (yield from build_sections(data)), "long-form": (yield from build_longform(data))}
+    builders = {"excerpts": build_excerpts, "sections": build_sections, "long-form": build_longform,
+                "chapters": build_chapters}
+    experts = {"mixed": mixed}
+    for name, builder in builders.items():
+        experts[name] = reuse[name] if name in reuse else (yield from builder(data))
     model = ExpertRouter(experts=[(name, experts[name]) for name in EXPERTS], gauges=GAUGES)
     yield from model.fit_iter(router_heldout(data, mixed_split))
     model.info_.update(licence=mixed.info_["licence"] + "; its excerpts expert from Choi's (2000) benchmark",

@@ -48,13 +48,10 @@ def test_training_learns_topic_triggers(lms):
     assert all(r["s"][0] == r["t"][0] for r in top)  # strong pairs are within a topic
 
 
-def _write_directory_layout(lms, d):
-    """The earlier three-file layout (a directory), which load() still reads."""
-    d.mkdir()
-    documents, arrays = lms.bundle_parts("lm")
-    np.savez_compressed(d / "trigram.npz", **{k.split("/")[-1]: v for k, v in arrays.items() if "/trigram/" in k})
-    np.savez_compressed(d / "triggers.npz", **{k.split("/")[-1]: v for k, v in arrays.items() if "/triggers/" in k})
-    (d / "models.json").write_text(json.dumps(documents["lm/models"]))
+def _write_parts(path, documents, arrays):
+    from segviz.bundle import write_bundle
+
+    return write_bundle(path, "language-models", documents, arrays)
 
 
 def test_save_load_round_trip(lms, tmp_path):
@@ -66,44 +63,38 @@ def test_save_load_round_trip(lms, tmp_path):
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert again.trigger_.history_ == lms.trigger_.history_
     assert again.get_params() == lms.get_params()
-    _write_directory_layout(lms, tmp_path / "old")
-    old = LanguageModels.load(tmp_path / "old")
-    assert np.array_equal(old.score(test)[0], a[0])
 
 
-def test_load_rejects_corrupt_and_foreign(lms, tmp_path):
-    d = tmp_path / "lm"
-    _write_directory_layout(lms, d)
-    meta = json.loads((d / "models.json").read_text())
-    (d / "models.json").write_text(json.dumps({**meta, "version": 99}))
-    with pytest.raises(SegvizError, match="version"):
-        LanguageModels.load(d)
-    (d / "models.json").write_text(json.dumps({**meta, "format": "something-else"}))
-    with pytest.raises(SegvizError, match="not a segviz-language-models"):
-        LanguageModels.load(d)
-    (d / "models.json").write_text("{ not json")
-    with pytest.raises(SegvizError, match="corrupt"):
-        LanguageModels.load(d)
-    (d / "models.json").write_text(json.dumps(meta))
-    good_triggers = (d / "triggers.npz").read_bytes()
-    (d / "triggers.npz").write_bytes(b"garbage")
-    with pytest.raises(SegvizError, match="corrupt"):
-        LanguageModels.load(d)
-    (d / "triggers.npz").write_bytes(good_triggers)
-    arrays = dict(np.load(d / "trigram.npz"))
-    arrays["uni_logp"] = arrays["uni_logp"][:-1]
-    np.savez(d / "trigram.npz", **arrays)
-    with pytest.raises(SegvizError, match="wrong shape"):
-        LanguageModels.load(d)
-    arrays["uni_logp"] = np.full(len(meta["trigram"]["vocab"]), np.nan)
-    np.savez(d / "trigram.npz", **arrays)
-    with pytest.raises(SegvizError, match="not finite"):
-        LanguageModels.load(d)
+def test_load_rejects_corrupt_foreign_and_old_layouts(lms, tmp_path):
+    documents, arrays = lms.bundle_parts("lm")
+    meta = documents["lm/models"]
+    bad = tmp_path / "bad.segviz-lm"
+
+    def refused(match, docs=None, arrs=None):
+        _write_parts(bad, docs or documents, arrs or arrays)
+        with pytest.raises(SegvizError, match=match):
+            LanguageModels.load(bad)
+
+    refused("version", docs={**documents, "lm/models": {**meta, "version": 99}})
+    refused("not a segviz-language-models", docs={**documents, "lm/models": {**meta, "format": "something-else"}})
+    short = {k: (v[:-1] if k.endswith("/uni_logp") else v) for k, v in arrays.items()}
+    refused("wrong shape", arrs=short)
+    nan = {k: (np.full_like(v, np.nan) if k.endswith("/uni_logp") else v) for k, v in arrays.items()}
+    refused("not finite", arrs=nan)
+    bad.write_bytes(lms.save(tmp_path / "good.segviz-lm").read_bytes()[:200])
+    with pytest.raises(SegvizError):
+        LanguageModels.load(bad)
     with pytest.raises(SegvizError, match="no such language-model file"):
         LanguageModels.load(tmp_path / "missing")
     (tmp_path / "text").write_text("hello")
     with pytest.raises(SegvizError, match="not a language-model file"):
         LanguageModels.load(tmp_path / "text")
+    # the earlier layout, a folder of models.json + two .npz files, is not read any more: one clear line
+    folder = tmp_path / "old"
+    folder.mkdir()
+    (folder / "models.json").write_text(json.dumps(meta))
+    with pytest.raises(SegvizError, match="no such language-model file"):
+        LanguageModels.load(folder)
 
 
 def write_plain(path, sents, doc_len=10):
