@@ -107,6 +107,8 @@ MATCH_NGRAM = 8
 #: sentences of his test set 2, so tuning on it would tune on the test
 EXCERPT_HELDOUT_EVERY = 5
 EXCERPT_HELDOUT_SEGMENTS = 10
+#: held-out segments of 3-11 sentences only, as Choi's 3-11 documents are built (set 4 also cuts 12-15)
+EXCERPT_HELDOUT_LENGTHS = (3, 11)
 
 #: the chapters expert (:func:`build_chapters`): the ``chapters`` protocol's model (research/chapters_select.py,
 #: docs/reproduction.md "Chapters")
@@ -346,8 +348,8 @@ def excerpts_data(data: Path, *, seed: int = 0) -> tuple[Corpus, Corpus]:
     """The excerpts expert's training and held-out data, both from Choi's set 4, source-disjoint
     (:func:`choi_segments`: no sentence of sets 1-2, nor of the long-form held-out and test texts, nor of Choi's
     own Brown texts).  The segments of every :data:`EXCERPT_HELDOUT_EVERY`-th source text are held out, as
-    Choi-style documents of :data:`EXCERPT_HELDOUT_SEGMENTS` segments; a held-out segment sharing a sentence with
-    a trained one is dropped.  Nothing of Choi's sets 1 (which shares its sentences with the test set 2) or 2."""
+    Choi-style documents of :data:`EXCERPT_HELDOUT_SEGMENTS` segments of 3-11 sentences
+    (:data:`EXCERPT_HELDOUT_LENGTHS`); a held-out segment sharing a sentence with a trained one is dropped.  Nothing of Choi's sets 1 (which shares its sentences with the test set 2) or 2."""
     notes = longform_data(data).notes["texts"]
     choi = choi_segments(data, choi_brown_texts(data) | set(notes["heldout"]) | set(notes["test"]))
     # held out by source text, not by file: set 4 cuts the same text's opening at several lengths in several files,
@@ -356,8 +358,9 @@ def excerpts_data(data: Path, *, seed: int = 0) -> tuple[Corpus, Corpus]:
     held_sources = set(sources[::EXCERPT_HELDOUT_EVERY])
     train = [(d, f) for d, f in zip(choi.documents, choi.files) if d.sentences[0] not in held_sources]
     trained = {s for d, _ in train for s in d.sentences}
+    low, high = EXCERPT_HELDOUT_LENGTHS
     held = [d for d, f in zip(choi.documents, choi.files)
-            if d.sentences[0] in held_sources and trained.isdisjoint(d.sentences)]
+            if d.sentences[0] in held_sources and trained.isdisjoint(d.sentences) and low <= len(d) <= high]
     rng = np.random.default_rng(seed)
     order = [held[i] for i in rng.permutation(len(held))]
     docs, files = [], []
