@@ -369,11 +369,19 @@ CHAPTER_BOOKS = {
     "test": ("1342_pride-and-prejudice", "98_a-tale-of-two-cities", "2701_moby-dick--or-the-whale",
              "84_frankenstein", "1404_the-federalist-papers", "35_the-time-machine"),
 }
-#: the ``chapters`` protocol's Segmenter: the natural-boundary families and the paragraph marks the raw books keep,
-#: the length-prior rule tuned for the mean P_k over held-out books (docs/reproduction.md, "Chapters")
-CHAPTERS_SEGMENTER: dict[str, Any] = {**NATURAL_SEGMENTER,
-                                      "families": ("cohesion", "tfidf", "shape", "position", "paragraphs"),
-                                      "rule": NATURAL_LENGTH_PRIOR}
+#: the ``chapters`` protocol's Segmenter: the natural-boundary families, the paragraph marks the raw books keep, names
+#: and dialogue, the length-prior rule tuned for the mean P_k over held-out books (research/chapters_select.py,
+#: docs/reproduction.md "Chapters")
+CHAPTERS_SEGMENTER: dict[str, Any] = {
+    **NATURAL_SEGMENTER,
+    "families": ("cohesion", "tfidf", "shape", "position", "paragraphs", "names", "dialogue"),
+    "n_features": 100,
+    "stopping": "heldout",
+    # a book's chapters run from 60 sentences (Moby-Dick) to 260 (Jane Eyre): the prior's mean is measured on each
+    # book, as a multiple of the segment length the model expects there
+    "rule": LengthPriorRule(shapes=NATURAL_LENGTH_PRIOR.shapes, biases=NATURAL_LENGTH_PRIOR.biases, scale=1.0,
+                            scales=(0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5)),
+}
 
 
 def chapter_books(data: str | Path, role: str) -> Corpus:

@@ -224,17 +224,26 @@ class LengthPriorRule(DecisionRule):
     """The length-prior rule (beyond the paper; :mod:`segviz.length_prior`): the segmentation maximising the
     boundary log-odds + ``bias`` per boundary + a gamma prior on segment lengths of mean ``mean_length`` and
     ``shape``.  ``mean_length=None`` takes the training mean (:meth:`with_mean_length`); ``shapes`` x ``biases``
-    is the tuning grid."""
+    is the tuning grid.
+
+    ``scale`` (None: off) measures the expected segment length on each document instead: ``scale`` times the
+    length the model itself expects there, n / (1 + sum q) (the expected number of boundaries is the sum of the
+    gap probabilities, Section 4; the router's gauge, :mod:`segviz.routing`).  Books have chapters of 60 sentences
+    (Moby-Dick) or 260 (Jane Eyre): one training mean fits neither.  ``scales`` is its tuning grid (None: not
+    tuned)."""
 
     kind = "length_prior"
 
     def __init__(self, *, mean_length: float | None = None, shape: float = 2.0, bias: float = 0.0,
-                 shapes: Sequence[float] = DEFAULT_SHAPES, biases: Sequence[float] = DEFAULT_BIASES):
+                 shapes: Sequence[float] = DEFAULT_SHAPES, biases: Sequence[float] = DEFAULT_BIASES,
+                 scale: float | None = None, scales: Sequence[float] | None = None):
         self.mean_length = mean_length
         self.shape = shape
         self.bias = bias
         self.shapes = shapes
         self.biases = biases
+        self.scale = scale
+        self.scales = scales
 
     def check(self) -> "LengthPriorRule":
         if self.mean_length is not None:
@@ -243,39 +252,57 @@ class LengthPriorRule(DecisionRule):
         _number(self.bias, "bias", low=-1000.0, high=1000.0)
         _grid(self.shapes, "shapes", lambda v, n: _number(v, n, low=0.0, high=1000.0, open_low=True))
         _grid(self.biases, "biases", lambda v, n: _number(v, n, low=-1000.0, high=1000.0))
+        if self.scale is not None:
+            _number(self.scale, "scale", low=0.0, high=1000.0, open_low=True)
+        if self.scales is not None:
+            _grid(self.scales, "scales", lambda v, n: _number(v, n, low=0.0, high=1000.0, open_low=True))
         return self
 
-    def _mean(self) -> float:
+    def _mean(self, probabilities=None) -> float:
+        if self.scale is not None and probabilities is not None:
+            p = np.asarray(probabilities, dtype=np.float64)
+            return max(1.0, float(self.scale) * (p.size + 1) / (1.0 + float(p.sum())))
         if self.mean_length is None:
             raise SegvizError("the length-prior rule has no expected segment length yet (mean_length)")
         return float(self.mean_length)
 
     def decide(self, probabilities) -> np.ndarray:
-        return decode_length_prior(probabilities, mean_length=self._mean(), shape=float(self.shape),
-                                   bias=float(self.bias))
+        p = check_probabilities(probabilities)
+        return decode_length_prior(p, mean_length=self._mean(p), shape=float(self.shape), bias=float(self.bias))
+
+    def _with(self, **changes) -> "LengthPriorRule":
+        params = self.get_params(deep=False)
+        params.update(changes)
+        return LengthPriorRule(**params)
 
     def candidates(self):
-        for shape in self.shapes:
-            for bias in self.biases:
-                yield LengthPriorRule(mean_length=self.mean_length, shape=float(shape), bias=float(bias),
-                                      shapes=self.shapes, biases=self.biases), None
+        scales = (self.scale,) if self.scales is None else tuple(float(x) for x in self.scales)
+        for scale in scales:
+            for shape in self.shapes:
+                for bias in self.biases:
+                    yield self._with(shape=float(shape), bias=float(bias), scale=scale), None
 
     def with_mean_length(self, mean_length: float) -> "LengthPriorRule":
         if self.mean_length is not None:
             return self
-        return LengthPriorRule(mean_length=float(mean_length), shape=self.shape, bias=self.bias,
-                               shapes=self.shapes, biases=self.biases)
+        return self._with(mean_length=float(mean_length))
 
     def controls(self) -> list[dict]:
-        return [{"name": "mean_length", "label": "expected segment length", "value": self._mean(), "low": 1.0,
-                 "high": 5000.0, "step": 1.0, "integer": False},
+        first = ({"name": "scale", "label": "segment length × model's expectation", "value": float(self.scale),
+                  "low": 0.05, "high": 20.0, "step": 0.05, "integer": False} if self.scale is not None else
+                 {"name": "mean_length", "label": "expected segment length", "value": self._mean(), "low": 1.0,
+                  "high": 5000.0, "step": 1.0, "integer": False})
+        return [first,
                 {"name": "shape", "label": "prior shape k", "value": float(self.shape), "low": 0.25, "high": 64.0,
                  "step": 0.25, "integer": False},
                 {"name": "bias", "label": "boundary bias β", "value": float(self.bias), "low": -20.0, "high": 20.0,
                  "step": 0.25, "integer": False}]
 
     def describe(self) -> str:
-        mean = "the training mean" if self.mean_length is None else f"{float(self.mean_length):.1f}"
+        if self.scale is not None:
+            mean = f"{float(self.scale):g} x the model's expected segment length in each document"
+        else:
+            mean = "the training mean" if self.mean_length is None else f"{float(self.mean_length):.1f}"
         return f"length-prior rule: expected segment length {mean}, shape {float(self.shape):g}, " \
                f"bias {float(self.bias):+g}"
 

@@ -58,7 +58,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from ..selection import AUTO_PRESETS, PRESETS, select_iter
 
     check_output_path(args.out, parents=args.parents)  # before minutes of training, not after
-    if args.lm and not Path(args.lm).exists():
+    if args.lm and not Path(args.lm).is_file():
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     params = segmenter_params(args)
     preset = args.preset
