@@ -154,10 +154,8 @@ def test_bad_input_is_one_line_and_exit_2(argv, word, files, capsys):
     assert time.perf_counter() - started < 10  # refused up front, not after the work
 
 
-@pytest.mark.xfail(strict=True, reason="CLI: train checks --lm up front with Path.exists(), so a directory (the "
-                                       "removed LM folder layout) passes; the corpus is read (a line per file on "
-                                       "stderr) before LanguageModels.load refuses it")
 def test_a_language_model_directory_is_refused_before_reading(files, capsys):
+    """The earlier LM layout (a folder) is no language-model file: refused up front, nothing read."""
     started = time.perf_counter()
     argv = ["train", "{CHOI}", "--lm", "{DIR}", "--preset", "paper", "--out", "{ROOT}/m5", "--quiet"]
     assert main(_fill(argv, files)) == 2
