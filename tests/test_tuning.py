@@ -75,7 +75,7 @@ def _brute(grid, probs, refs, groups, metric, mu=None):
 
 def _same(a, b) -> bool:
     """The two rules decide alike: same kind and settings (the grid a tuned rule carries aside)."""
-    keep = {"threshold": ("alpha", "epsilon"), "length_prior": ("mean_length", "shape", "bias")}[a.kind]
+    keep = {"threshold": ("alpha", "epsilon"), "length_prior": ("mean_length", "shape", "bias", "scale")}[a.kind]
     return a.kind == b.kind and all(getattr(a, k) == getattr(b, k) for k in keep)
 
 
@@ -151,6 +151,19 @@ def test_length_prior_tuning_is_the_brute_force_optimum(metric, units):
                                                              sum(ref))]])
              for k in SHAPES for b in BIASES}
     assert table[(rule.shape, rule.bias)] == pytest.approx(max(table.values()))
+
+
+@pytest.mark.parametrize("metric", ["p_mu", "p_k"])
+def test_length_prior_scale_tuning_is_the_brute_force_optimum(metric):
+    """The scale grid (the expected length measured on each document) is searched before shape and bias."""
+    probs, refs, groups = _stream(5)
+    scales = (0.5, 1.0, 2.0)
+    rule, score = LengthPriorRule(scales=scales, shapes=SHAPES, biases=BIASES).tune(
+        probs, refs, groups=groups, metric=metric, units="per-document")
+    grid = [LengthPriorRule(scale=c, shape=k, bias=b) for c in scales for k in SHAPES for b in BIASES]
+    want, want_score = _brute(grid, probs, refs, groups, metric)
+    assert _same(rule, want) and score == pytest.approx(want_score, abs=1e-12)
+    assert rule.scale in scales and rule.mean_length is None
 
 
 def test_segment_count_rule_takes_the_held_out_mean_length():
