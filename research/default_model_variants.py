@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from segviz import Segmenter
+from segviz import Segmenter, load_model
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
 from segviz.default_model import CHOI_HELDOUT_EVERY, CHOI_TUNING_DOCUMENTS, SPLICED_DOCUMENTS, build_iter
@@ -39,6 +39,11 @@ def main(argv=None) -> int:
     ap.add_argument("--mixed-only", action="store_true", help="save the mixed expert alone")
     ap.add_argument("--mixed-model", metavar="MODEL", default=None,
                     help="route to this already-trained mixed expert instead of training it")
+    ap.add_argument("--reuse-from", metavar="MODEL", default=None,
+                    help="a router built by this recipe before, whose experts --reuse names are taken as they are")
+    ap.add_argument("--reuse", default="", metavar="NAMES",
+                    help="comma-separated experts of --reuse-from to keep (e.g. mixed,sections,long-form); the "
+                         "others are trained, the router tuned anew")
     args = ap.parse_args(argv)
     try:
         every = None if args.choi_heldout_every == "none" else int(args.choi_heldout_every)
@@ -51,9 +56,19 @@ def main(argv=None) -> int:
         ap.error("--choi-heldout-every must be 'none' or a count >= 0; --spliced two counts TRAIN,HELD")
     try:
         mixed = None if args.mixed_model is None else Segmenter.load(args.mixed_model)
+        names = [n for n in args.reuse.split(",") if n]
+        reuse = {}
+        if names:
+            if args.reuse_from is None:
+                ap.error("--reuse names experts of --reuse-from MODEL")
+            old = load_model(args.reuse_from).segmenters()
+            missing = [n for n in names if n not in old]
+            if missing:
+                ap.error(f"{args.reuse_from} has no expert {missing[0]!r} (it has {', '.join(old)})")
+            reuse = {n: old[n] for n in names}
         model = run_to_end(build_iter(Path(args.data), spliced_documents=spliced, excerpts=args.excerpts,
                                       choi_heldout_every=every, choi_tuning_documents=args.choi_tuning,
-                                      mixed_only=args.mixed_only, mixed_model=mixed))
+                                      mixed_only=args.mixed_only, mixed_model=mixed, reuse=reuse))
         model.save(args.out)
     except SegvizError as exc:
         print(f"default_model_variants: error: {exc}", file=sys.stderr)
