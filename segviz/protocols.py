@@ -472,15 +472,15 @@ def heldout_stop(seg: Segmenter, heldout: Corpus) -> Segmenter | None:
 
 
 def language_models(name: str, sentences: Callable[[], list], *, out: Path | None = None,
-                    lm_dir: str | Path | None = None, lm_params: Mapping[str, Any] | None = None
+                    lm_path: str | Path | None = None, lm_params: Mapping[str, Any] | None = None
                     ) -> Generator[Any, None, tuple[LanguageModels, str | None]]:
-    """The LMs of a protocol: ``lm_dir`` if given, else the cache ``out/lm-NAME`` of an earlier run, else
+    """The LMs of a protocol: the file ``lm_path`` if given, else the cache ``out/lm-NAME`` of an earlier run, else
     trained on ``sentences()`` (and cached in ``out``).  Returns the models and where they are stored.
 
     A cache trained with other parameters than ``lm_params`` is refused rather than silently reused."""
     lm_params = dict(lm_params or {})
-    if lm_dir is not None:
-        return LanguageModels.load(lm_dir), str(Path(lm_dir).resolve())
+    if lm_path is not None:
+        return LanguageModels.load(lm_path), str(Path(lm_path).resolve())
     cache = Path(out) / f"lm-{name}" if out is not None else None
     if cache is not None and cache.exists():
         lms = LanguageModels.load(cache)
@@ -545,7 +545,7 @@ def score_models(protocol: str, data: str | Path, models: Mapping[str, Any], *,
 
 
 def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | None = None,
-                 out: str | Path | None = None, lm_dir: str | Path | None = None,
+                 out: str | Path | None = None, lm_path: str | Path | None = None,
                  lm_params: Mapping[str, Any] | None = None, peers: Sequence[str] | None = None,
                  seed: int = 0) -> Generator[Any, None, ProtocolResult]:
     """Run one protocol end to end (module docstring); yields the engine's events, returns the result.
@@ -560,7 +560,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     t0 = time.perf_counter()
     lms = lm_path = None
     if "relevance" in seg.candidate_families():
-        lms, lm_path = yield from language_models(data.lm_name, data.lm_sentences, out=out, lm_dir=lm_dir,
+        lms, lm_path = yield from language_models(data.lm_name, data.lm_sentences, out=out, lm_path=lm_path,
                                                   lm_params=lm_params)
     t1 = time.perf_counter()
     yield from seg.fit_iter(data.train, data.heldout, lms)

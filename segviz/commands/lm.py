@@ -37,7 +37,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    lms = load_language_models(args.lm_dir)
+    lms = load_language_models(args.lm)
     corpus = read_input(args.corpus, **reader_params(args))
     result = lms.evaluate(corpus.sentences())
     if args.json:
@@ -54,7 +54,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     to_stdout = args.out == "-"
     if not to_stdout:
         check_output_path(args.out, parents=args.parents)
-    lms = load_language_models(args.lm_dir)
+    lms = load_language_models(args.lm)
     if to_stdout:
         sys.stdout.write(lms.trigram_.to_arpa())
         return 0
@@ -64,7 +64,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_triggers(args: argparse.Namespace) -> int:
-    lms = load_language_models(args.lm_dir)
+    lms = load_language_models(args.lm)
     rows = lms.trigger_.pairs_table(args.top, sort=args.sort)
     if args.json:
         print_json(rows)
@@ -123,20 +123,20 @@ def register(subparsers) -> None:
     t.set_defaults(func=_cmd_train)
 
     e = sub.add_parser("eval", help="perplexities of both models on CORPUS")
-    e.add_argument("lm_dir", metavar="LM")
+    e.add_argument("lm", metavar="LM")
     e.add_argument("corpus", nargs="+")
     add_reader_arguments(e)
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.set_defaults(func=_cmd_eval)
 
     x = sub.add_parser("export-arpa", help="write the trigram in ARPA format")
-    x.add_argument("lm_dir", metavar="LM")
+    x.add_argument("lm", metavar="LM")
     x.add_argument("out", metavar="OUT.arpa", help="output file, or - for standard output")
     x.add_argument("--parents", action="store_true", help="create missing directories of OUT")
     x.set_defaults(func=_cmd_export)
 
     g = sub.add_parser("triggers", help="list trigger pairs with e^lambda (the paper's Table 1)")
-    g.add_argument("lm_dir", metavar="LM")
+    g.add_argument("lm", metavar="LM")
     g.add_argument("--top", type=positive_int, default=20, help="number of pairs (default 20)")
     g.add_argument("--sort", choices=("weight", "score"), default="weight",
                    help="order by e^lambda (default) or by selection score")

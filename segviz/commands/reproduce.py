@@ -175,7 +175,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     results = {}
     for name in which:
         work = protocols.reproduce(name, data, protocol_options=options.get(name), segmenter_params=params,
-                                   out=out, lm_dir=args.lm, lm_params={"vocab_size": args.lm_vocab},
+                                   out=out, lm_path=args.lm, lm_params={"vocab_size": args.lm_vocab},
                                    peers=args.peers, seed=args.seed)
         result = run_with_progress(work, quiet=args.json and not sys.stderr.isatty())
         results[name] = result
