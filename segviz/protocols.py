@@ -558,9 +558,9 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     seg = new_segmenter(params)
     out = Path(out) if out is not None else None
     t0 = time.perf_counter()
-    lms = lm_path = None
+    lms = lm_source = None
     if "relevance" in seg.candidate_families():
-        lms, lm_path = yield from language_models(data.lm_name, data.lm_sentences, out=out, lm_path=lm_path,
+        lms, lm_source = yield from language_models(data.lm_name, data.lm_sentences, out=out, lm_path=lm_path,
                                                   lm_params=lm_params)
     t1 = time.perf_counter()
     yield from seg.fit_iter(data.train, data.heldout, lms)
@@ -586,7 +586,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
         "heldout_sentences": data.heldout.n_sentences,
         "test_sentences": sum(t.n_sentences for t in data.tests.values()),
         "segmenter_params": {k: _jsonable(v) for k, v in seg.get_params().items()},
-        "language_models": lm_path,
+        "language_models": lm_source,
         **data.notes,
     }
     seconds = {"language_models": round(t1 - t0, 1), "segmenter": round(t2 - t1, 1),
