@@ -571,7 +571,9 @@ class Segmenter(ParamsMixin, ModelQueries):
         seg = cls()
         for name, value in values["params"].items():
             setattr(seg, name, value)
-        seg._set_model(features, values["lambdas"], values["prior"], values["rule"])
+        # a rule saved with its expected segment length left open takes the training mean, as fit gives it
+        seg._set_model(features, values["lambdas"], values["prior"],
+                       values["rule"].with_mean_length(1.0 / values["mu"]))
         seg.mu_, seg.lms_ = values["mu"], lms
         seg.history_ = values["history"]
         seg.info_ = values["info"]

@@ -326,10 +326,6 @@ def test_a_version_1_document_in_a_bundle_is_refused(model_file, tmp_path):
                                    "the model again)")
 
 
-@pytest.mark.xfail(strict=True, reason="engine: Segmenter._from_document keeps a saved rule with an open mean "
-                                       "length (length_prior/segment_count without mean_length): the model loads, "
-                                       "then every segmentation fails (it is not completed with 1/mu as "
-                                       "from_weights and with_rule do, nor refused at load)")
 @pytest.mark.parametrize("rule", [{"kind": "length_prior"}, {"kind": "segment_count"}])
 def test_a_saved_rule_without_its_mean_length_refuses_or_works(model_file, corpora, tmp_path, rule):
     bundle = read_bundle(model_file)
