@@ -1,6 +1,7 @@
 """``segviz train TRAIN... --heldout HELD... [--lm LM] --out MODEL [--features 100] [--preset NAME]``.
 
-Induce a boundary model (Sections 4-5) and tune its decision rule on held-out data (Section 7).  By default
+Induce a boundary model (Sections 4-5) and tune its decision rule on held-out data (Section 7).  Raw prose is read
+with its headings (``--headings`` is implied: a book's chapters are its reference).  By default
 (``--preset auto``) the configuration is chosen on the held-out data: the paper's and the natural-boundary
 configurations are each trained and scored on the held-out documents, and the best is kept
 (:mod:`segviz.selection`; the choice and every candidate's score are printed and stored in the model).  Options
@@ -73,8 +74,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         preset = "paper"
     base = {} if preset in (None, "auto") else PRESETS[preset]
     seg = Segmenter(**{**base, **params}).check_params()
-    train = read_input(args.train, **reader_params(args))
-    held = read_input(args.heldout, **reader_params(args)) if args.heldout else None
+    # training needs a reference: in raw prose (a book) the chapter headings are it, so they are always read
+    reading = {**reader_params(args), "headings": True}
+    train = read_input(args.train, **reading)
+    held = read_input(args.heldout, **reading) if args.heldout else None
     if len(train) < 2:
         raise SegvizError(f"{train.name}: training needs at least 2 documents (reference segments)")
     lms = None
