@@ -93,7 +93,7 @@ def test_load_rejects_corrupt_foreign_and_old_layouts(lms, tmp_path):
     folder = tmp_path / "old"
     folder.mkdir()
     (folder / "models.json").write_text(json.dumps(meta))
-    with pytest.raises(SegvizError, match="no such language-model file"):
+    with pytest.raises(SegvizError, match="is a folder, not a language-model file"):
         LanguageModels.load(folder)
 
 

@@ -156,6 +156,9 @@ class LanguageModels:
     def load(cls, path: str | Path) -> "LanguageModels":
         """Read models saved by :meth:`save` (one file), validated before use."""
         path = Path(path)
+        if path.is_dir():
+            raise SegvizError(f"{path}: is a folder, not a language-model file (the earlier folder layout is not "
+                              "read; train them again with `segviz lm train`)")
         if not path.is_file():
             raise SegvizError(f"{path}: no such language-model file (make one with `segviz lm train`)")
         if not is_bundle(path):
