@@ -10,6 +10,7 @@ scores its own model (:func:`segviz.protocols.score_test_portions`):
 * ``longform``: the Brown long-form test streams (category ``all``, split seed 0), stream by stream.
 * ``wiki``: wiki300 articles 251-300, titles dropped, article by article.
 * ``choi``: Choi's set 2, 3-11 (and 3-5, 6-8, 9-11 with ``--choi-all``), file by file.
+* ``chapters``: the Gutenberg test books (docs/protocols.md), book by book, chapters from their headings.
 * ``mixed``: the mean of the Reuters, long-form and wiki300 cells (each domain weighs the same).
 
     nice python research/cross_domain.py reuters=OUT/reuters-model.segviz longform=OUT/longform-model.segviz \\
@@ -31,7 +32,7 @@ from segviz.events import run_to_end  # noqa: E402
 from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
 from segviz.models import load_model  # noqa: E402
 
-DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi")
+DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi", "chapters")
 MIXED_OF = ("reuters", "longform", "wiki")
 ROW_ORDER_TAIL = ("c99", "texttiling", "none", "even")
 METRICS = ("p_k", "p_mu")

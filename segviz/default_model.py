@@ -107,8 +107,11 @@ MATCH_NGRAM = 8
 #: sentences of his test set 2, so tuning on it would tune on the test
 EXCERPT_HELDOUT_EVERY = 5
 EXCERPT_HELDOUT_SEGMENTS = 10
-#: held-out segments of 3-11 sentences only, as Choi's 3-11 documents are built (set 4 also cuts 12-15)
-EXCERPT_HELDOUT_LENGTHS = (3, 11)
+#: held-out documents per length class, and the classes (Choi's test sets; set 4 also cuts 12-15)
+EXCERPT_HELDOUT_DOCUMENTS = 50
+EXCERPT_HELDOUT_CLASSES = ((3, 5), (6, 8), (9, 11), (3, 11))
+#: the class the excerpts expert is tuned on (the router's thresholds see every class)
+EXCERPT_TUNING_CLASS = (3, 11)
 
 #: the chapters expert (:func:`build_chapters`): the ``chapters`` protocol's model (research/chapters_select.py,
 #: docs/reproduction.md "Chapters")
@@ -344,12 +347,15 @@ def build_mixed(data: Path, params: dict | None = None, **mix) -> Generator[Any,
     return seg, mixed
 
 
-def excerpts_data(data: Path, *, seed: int = 0) -> tuple[Corpus, Corpus]:
+def excerpts_data(data: Path, *, seed: int = 0, classes=None) -> tuple[Corpus, Corpus]:
     """The excerpts expert's training and held-out data, both from Choi's set 4, source-disjoint
     (:func:`choi_segments`: no sentence of sets 1-2, nor of the long-form held-out and test texts, nor of Choi's
-    own Brown texts).  The segments of every :data:`EXCERPT_HELDOUT_EVERY`-th source text are held out, as
-    Choi-style documents of :data:`EXCERPT_HELDOUT_SEGMENTS` segments of 3-11 sentences
-    (:data:`EXCERPT_HELDOUT_LENGTHS`); a held-out segment sharing a sentence with a trained one is dropped.  Nothing of Choi's sets 1 (which shares its sentences with the test set 2) or 2."""
+    own Brown texts).  The segments of every :data:`EXCERPT_HELDOUT_EVERY`-th source text are held out (a held-out
+    segment sharing a sentence with a trained one is dropped) and drawn into Choi-style documents of
+    :data:`EXCERPT_HELDOUT_SEGMENTS` segments, :data:`EXCERPT_HELDOUT_DOCUMENTS` for each of Choi's length
+    classes (``classes``, default :data:`EXCERPT_HELDOUT_CLASSES`: 3-5, 6-8, 9-11 and 3-11 sentences, as his
+    test sets are cut).
+    Nothing of Choi's sets 1 (which shares its sentences with the test set 2) or 2."""
     notes = longform_data(data).notes["texts"]
     choi = choi_segments(data, choi_brown_texts(data) | set(notes["heldout"]) | set(notes["test"]))
     # held out by source text, not by file: set 4 cuts the same text's opening at several lengths in several files,
@@ -358,16 +364,18 @@ def excerpts_data(data: Path, *, seed: int = 0) -> tuple[Corpus, Corpus]:
     held_sources = set(sources[::EXCERPT_HELDOUT_EVERY])
     train = [(d, f) for d, f in zip(choi.documents, choi.files) if d.sentences[0] not in held_sources]
     trained = {s for d, _ in train for s in d.sentences}
-    low, high = EXCERPT_HELDOUT_LENGTHS
-    held = [d for d, f in zip(choi.documents, choi.files)
-            if d.sentences[0] in held_sources and trained.isdisjoint(d.sentences) and low <= len(d) <= high]
+    held = [d for d in choi.documents if d.sentences[0] in held_sources and trained.isdisjoint(d.sentences)]
     rng = np.random.default_rng(seed)
-    order = [held[i] for i in rng.permutation(len(held))]
     docs, files = [], []
-    for k in range(len(order) // EXCERPT_HELDOUT_SEGMENTS):   # whole documents only
-        part = order[k * EXCERPT_HELDOUT_SEGMENTS:(k + 1) * EXCERPT_HELDOUT_SEGMENTS]
-        docs += part
-        files += [f"choi 4 held-out document {k + 1}"] * len(part)
+    for low, high in (EXCERPT_HELDOUT_CLASSES if classes is None else classes):
+        pool = [d for d in held if low <= len(d) <= high]
+        if len(pool) < EXCERPT_HELDOUT_SEGMENTS:
+            continue
+        for k in range(EXCERPT_HELDOUT_DOCUMENTS):
+            # a segment may stand in several held-out documents of its class, never twice in one
+            for index in rng.choice(len(pool), size=EXCERPT_HELDOUT_SEGMENTS, replace=False):
+                docs.append(pool[int(index)])
+                files.append(f"choi 4 held-out {low}-{high} document {k + 1}")
     train_corpus = Corpus([d for d, _ in train], name=f"choi 4/* ({len(train)} source-disjoint segments)",
                           files=[f for _, f in train])
     held_corpus = Corpus(docs, name=f"choi 4/* held out ({len(set(files))} documents of "
@@ -376,9 +384,10 @@ def excerpts_data(data: Path, *, seed: int = 0) -> tuple[Corpus, Corpus]:
 
 
 def build_excerpts(data: Path) -> Generator[Any, None, Segmenter]:
-    """Train the excerpts expert on Choi's set 4 and tune it on set-4 documents it was not trained on
-    (:func:`excerpts_data`, :data:`EXCERPT_PARAMS`)."""
-    train, held = excerpts_data(data)
+    """Train the excerpts expert on Choi's set 4 and tune it on set-4 documents of 3-11-sentence segments it was
+    not trained on (:func:`excerpts_data`, :data:`EXCERPT_PARAMS`; as the ``choi-disjoint`` protocol tunes on
+    3-11 documents)."""
+    train, held = excerpts_data(data, classes=(EXCERPT_TUNING_CLASS,))
     seg = Segmenter(**EXCERPT_PARAMS)
     yield from _fit(seg, train, held, "excerpts")
     seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",

@@ -27,7 +27,7 @@ _OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "stoppin
                   "templates": "templates", "min_support": "min_support", "families": "families", "l2": "l2"}
 #: ``--preset NAME``: segviz.selection.PRESETS (named here so that ``segviz --help`` imports no numpy; a test keeps
 #: the two the same)
-PRESET_NAMES = ("paper", "natural", "natural-threshold", "natural-strong-prior")
+PRESET_NAMES = ("paper", "natural", "natural-pmu", "natural-threshold", "natural-strong-prior")
 #: ``--rule NAME``: the decision rule tuned on the held-out data
 RULE_CHOICES = ("threshold", "length_prior", "segment_count")
 
@@ -94,7 +94,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
         selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
                                       quiet=args.quiet)
         seg = selection.model
-        print(f"segviz: configurations tried on {held.name} (each document on its own; least P_k wins):",
+        print(f"segviz: configurations tried on {held.name} (each document on its own; the highest P_mu - P_k "
+              "wins):",
               file=sys.stderr)
         for line in selection.table():
             print(f"segviz:   {line}", file=sys.stderr)
@@ -162,5 +163,6 @@ def register(subparsers) -> None:
                         "each trained and scored on --heldout, the best kept), paper (the paper's setup: "
                         "vocabulary and relevance questions, the alpha/epsilon rule for P_mu), natural (cohesion, "
                         "tf-idf, shape, position and paragraph questions, a Gaussian prior, the length-prior rule "
-                        "for the mean P_k per document), natural-threshold, natural-strong-prior")
+                        "for the mean P_k per document), natural-pmu (the same tuned for P_mu), natural-threshold, "
+                        "natural-strong-prior")
     t.set_defaults(func=_cmd_train)
