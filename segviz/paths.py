@@ -12,14 +12,14 @@ from pathlib import Path
 SOURCE_ROOT = Path(__file__).resolve().parents[1]
 INSTALLED_ROOT = Path(sys.prefix) / "share" / "segviz"
 
-#: the model ``segment``, ``compare`` and the app use when none is given: a router (:mod:`segviz.routing`) of four
-#: experts (excerpts, mixed newswire/prose/Wikipedia, sections, long-form), no language models
+#: the model ``segment``, ``compare`` and the app use when none is given: a router (:mod:`segviz.routing`) of five
+#: experts (excerpts, mixed newswire/prose/Wikipedia, sections, long-form, chapters), no language models
 #: (:mod:`segviz.default_model`, ``resources/README.md``)
 DEFAULT_MODEL = ("resources", "default_model.segviz")
 #: a one-line account of the default model, for messages
-DEFAULT_MODEL_SUMMARY = ("the bundled default model (four experts, for short excerpts, news stories, Wikipedia "
-                         "sections and whole texts, trained on Choi's set 4, Reuters-21578, Brown and Wikipedia; "
-                         "one chosen per document)")
+DEFAULT_MODEL_SUMMARY = ("the bundled default model (five experts, for short excerpts, news stories, Wikipedia "
+                         "sections, whole texts and chapters of books, trained on Choi's set 4, Reuters-21578, "
+                         "Brown, Wikipedia and Project Gutenberg books; one chosen per document)")
 
 
 def bundled(*parts: str) -> Path:
