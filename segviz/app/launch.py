@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     corpus = list(args.corpus or [])
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
     read_options = {"format": args.format} if args.format else {}
+    if getattr(args, "headings", False):
+        read_options["headings"] = True
     export = getattr(args, "export_segments", None)
     headless = screenshot is not None or benchmark is not None or export is not None
 

@@ -54,6 +54,8 @@ def register(subparsers) -> None:
                    help="corpus files or folders, opened together (Choi .ref, Reuters .sgm, text, ...)")
     p.add_argument("--format", metavar="FORMAT", default=None,
                    help="how to read the corpus files (default: detected from their content)")
+    p.add_argument("--headings", action="store_true",
+                   help="prose: chapter headings start reference segments (front matter and contents left out)")
     p.add_argument("--model", metavar="MODEL", help="a model file (.segviz) to apply to the corpus (default: the "
                                                   "bundled default model)")
     p.add_argument("--train", type=positive_int, metavar="N", default=None,
