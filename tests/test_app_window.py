@@ -441,3 +441,46 @@ def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(win
     # spliced Brown excerpts: the router's short-excerpt expert segments them, and the window says so
     assert state.route.expert == "excerpts" and state.segmenter is state.opened_model.experts_["excerpts"]
     assert MODEL_ROW in state.metrics and 0.0 <= state.metrics[MODEL_ROW]["p_k"] <= 1.0
+
+
+def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
+    """A router whose experts decide by different rules: the panel shows the shown expert's rule (α, ε for the
+    threshold rule; the length prior's settings for that one), each change decides again, and the metrics follow."""
+    from segviz import LengthPriorRule, Segmenter, ThresholdRule
+    from segviz.app.state import PlanUnit
+    from segviz.routing import ExpertRouter
+
+    probs = load_with_probs(window, qtbot)
+    state = window.state
+    short = Segmenter.from_weights([], [], prior=0.3, mu=0.2, rule=ThresholdRule(alpha=0.3, epsilon=2))
+    long = Segmenter.from_weights([], [], prior=0.05, mu=0.05, rule=LengthPriorRule(shape=2.0, bias=0.0))
+    router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
+    router.thresholds_, router.tuning_, router.info_ = [5.0], {}, {}
+    n = state.n_sentences
+    half = n // 2
+    state.set_model(router, shown="long")
+    state.set_probabilities(probs, units=(PlanUnit(0, half, "short"), PlanUnit(half, n, "long")))
+    panel = window.decision
+    assert not panel.threshold_box.isVisibleTo(window) and set(panel.setting_spins) == {"mean_length", "shape",
+                                                                                          "bias"}
+    assert "length-prior rule" in panel.rule_label.text() and not window.block_view.alpha_line.isVisible()
+
+    def expected():
+        out = [half]
+        out += (state.rules["short"].decide(probs[:half - 1])).tolist()
+        out += (state.rules["long"].decide(probs[half:n - 1]) + half).tolist()
+        return sorted(out)
+
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=5000):
+        panel.setting_spins["bias"].setValue(3.0)
+    assert state.rules["long"].bias == 3.0 and state.hypothesis_boundaries.tolist() == expected()
+    assert state.metrics[MODEL_ROW] == score_row(state.reference_masses, state.hypothesis_masses)
+    # the other expert's rule: the threshold controls, which move only its own document
+    before_long = state.hypothesis_boundaries[state.hypothesis_boundaries > half].tolist()
+    panel.expert_combo.setCurrentIndex(0)
+    panel.expert_combo.activated.emit(0)
+    assert state.shown_expert == "short" and panel.threshold_box.isVisibleTo(window)
+    panel.alpha_spin.setValue(0.05)   # applied on the next event-loop pass (a drag coalesces)
+    qtbot.waitUntil(lambda: state.rules["short"].alpha == pytest.approx(0.05), timeout=5000)
+    assert state.hypothesis_boundaries.tolist() == expected()
+    assert state.hypothesis_boundaries[state.hypothesis_boundaries > half].tolist() == before_long
