@@ -110,7 +110,7 @@ def test_cli_python_and_app_segment_alike(tmp_path):
     documents = segment_documents(model, corpus)
     assert [d.masses for d in documents] == predicted
     novel = documents[-1]
-    assert novel.expert == "long-form" and len(novel.masses) > 1   # the novel's boundaries, not zero
+    assert novel.expert == "chapters" and len(novel.masses) > 1   # the novel's boundaries, not zero
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = tmp_path / "gui.jsonl"
     proc = subprocess.run([sys.executable, "-m", "segviz", "gui", *map(str, paths), "--export-segments", str(out)],
