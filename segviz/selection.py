@@ -38,23 +38,23 @@ _WIDE_EPSILONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 _LONG_SHAPES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 _LONG_BIASES = tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2))
 
+def _natural(**changes) -> dict[str, Any]:
+    """The natural-boundary configuration (docs/reproduction.md): the families of natural boundaries, a Gaussian
+    prior, the held-out stop, the length-prior rule tuned for the mean P_k per document; ``changes`` over it."""
+    return {"families": _NATURAL_FAMILIES, "l2": 1.0, "stopping": "heldout",
+            "rule": LengthPriorRule(shapes=_LONG_SHAPES, biases=_LONG_BIASES),
+            "tuning_metric": "p_k", "tuning_units": "per-document", **changes}
+
+
 #: named configurations (Segmenter keyword arguments); ``paper`` is the paper's setup (relevance questions only
 #: when language models are given), the others the natural-boundary setups of docs/reproduction.md
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": {"families": ("vocabulary", "relevance", "cohesion"), "l2": 0.0, "rule": ThresholdRule(),
               "tuning_metric": "p_mu", "tuning_units": "stream"},
-    "natural": {"families": _NATURAL_FAMILIES, "l2": 1.0, "stopping": "heldout",
-                "rule": LengthPriorRule(shapes=_LONG_SHAPES, biases=_LONG_BIASES),
-                "tuning_metric": "p_k", "tuning_units": "per-document"},
-    "natural-pmu": {"families": _NATURAL_FAMILIES, "l2": 1.0, "stopping": "heldout",
-                    "rule": LengthPriorRule(shapes=_LONG_SHAPES, biases=_LONG_BIASES),
-                    "tuning_metric": "p_mu", "tuning_units": "per-document"},
-    "natural-threshold": {"families": _NATURAL_FAMILIES, "l2": 1.0, "stopping": "heldout",
-                          "rule": ThresholdRule(alphas=_WIDE_ALPHAS, epsilons=_WIDE_EPSILONS),
-                          "tuning_metric": "p_k", "tuning_units": "per-document"},
-    "natural-strong-prior": {"families": _NATURAL_FAMILIES, "l2": 10.0, "stopping": "heldout",
-                             "rule": LengthPriorRule(shapes=_LONG_SHAPES, biases=_LONG_BIASES),
-                             "tuning_metric": "p_k", "tuning_units": "per-document"},
+    "natural": _natural(),
+    "natural-pmu": _natural(tuning_metric="p_mu"),
+    "natural-threshold": _natural(rule=ThresholdRule(alphas=_WIDE_ALPHAS, epsilons=_WIDE_EPSILONS)),
+    "natural-strong-prior": _natural(l2=10.0),
 }
 #: what ``segviz train`` compares by default
 AUTO_PRESETS = ("paper", "natural", "natural-pmu", "natural-threshold", "natural-strong-prior")
