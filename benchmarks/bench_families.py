@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from segviz.corpus import read_corpus  # noqa: E402
 from segviz.evaluation import compare_segmenters  # noqa: E402
 from segviz.protocols import language_models, wiki_data  # noqa: E402
+from segviz.rules import LengthPriorRule  # noqa: E402
 from segviz.segmenter import Segmenter  # noqa: E402
 
 PAPER = ("vocabulary", "relevance", "cohesion")
@@ -60,19 +61,18 @@ def fit(name: str, params: dict, train, heldout, lms, common: dict) -> tuple[Seg
     stats = {"features": len(seg.features_), "induced": seg.info_.get("rounds_induced"),
              "max_e^|lambda|": float(np.exp(lam.max())) if lam.size else 1.0,
              "at_cap": int(np.sum(lam >= 0.99 * seg.lambda_max)), "candidates": seg.info_.get("candidates"),
-             "heldout": seg.info_.get("tuned_p_mu", seg.info_.get("tuned_score")),
-             "heldout_length_prior": seg.info_.get("tuned_p_mu_length_prior", seg.info_.get("tuned_score_length_prior")),
+             "heldout": seg.info_.get("tuned_score"),
              "seconds": round(time.perf_counter() - t0, 1),
              "kinds": sorted({f.kind for f in seg.features_})}
     print(f"  {name}: {stats}", flush=True)
     return seg, stats
 
 
-def score(test, models: dict, peers) -> dict:
+def score(test, models: dict, peers, heldout) -> dict:
     """Every model under the paper's threshold rule and under the length prior (both tuned on held-out data)."""
     rows = dict(models)
     for name, model in models.items():
-        rows[f"{name} [length prior]"] = lambda part, m=model: m.predict(part, rule="length_prior")
+        rows[f"{name} [length prior]"] = model.with_tuned_rule(LengthPriorRule(), heldout)
     work = compare_segmenters(test, models=rows, evaluation="per-document", peers=peers)
     while True:
         try:
@@ -94,7 +94,7 @@ def choi_sample(configs: dict, common: dict) -> dict:
         for name, params in configs.items():
             models[name], s = fit(name, params, train_c, held_c, None, common)
             stats[name].append(s)
-        per_fold.append(score(test_c, models, None))
+        per_fold.append(score(test_c, models, None, held_c))
     rows = {name: {key: float(np.mean([fold[name][key] for fold in per_fold]))
                    for key in ("p_k", "p_mu", "window_diff", "f1")} for name in per_fold[0]}
     return {"rows": rows, "stats": stats, "folds": len(files)}
@@ -118,7 +118,7 @@ def wiki(configs: dict, common: dict, data: Path, lm_out: Path | None, use_lm: b
     models, stats = {}, {}
     for name, params in configs.items():
         models[name], stats[name] = fit(name, params, split.train, split.heldout, lms, common)
-    return {"rows": score(split.tests["test"], models, None), "stats": stats}
+    return {"rows": score(split.tests["test"], models, None, split.heldout), "stats": stats}
 
 
 def markdown(result: dict) -> str:
@@ -128,14 +128,16 @@ def markdown(result: dict) -> str:
     stats = result["stats"]
     for name, row in result["rows"].items():
         base = name.removesuffix(" [length prior]")
-        key = "heldout" if base == name else "heldout_length_prior"
+        # the length-prior rows are tuned after the fit (with_tuned_rule): their held-out score is not kept
+        key = "heldout" if base == name else None
         s = stats.get(base)
         if isinstance(s, list):   # per fold: report the mean
             extra = (f"{np.mean([x['features'] for x in s]):.0f} ({np.mean([x['at_cap'] for x in s]):.1f}) | "
                      f"{np.median([x['max_e^|lambda|'] for x in s]):.3g} (median) | "
-                     f"{np.mean([x[key] for x in s]):.3f}")
+                     + (f"{np.mean([x[key] for x in s]):.3f}" if key else "–"))
         elif s:
-            extra = f"{s['features']} ({s['at_cap']}) | {s['max_e^|lambda|']:.3g} | {s[key]:.3f}"
+            extra = (f"{s['features']} ({s['at_cap']}) | {s['max_e^|lambda|']:.3g} | "
+                     + (f"{s[key]:.3f}" if key else "–"))
         else:
             extra = "– | – | –"
         lines.append(f"| {name} | {row['p_k']:.3f} | {row['p_mu']:.3f} | {row['window_diff']:.3f} | "
