@@ -26,8 +26,8 @@ from .events import Progress, run_to_end
 from .metrics import score_row
 from .segmentation import boundaries_to_masses
 
-__all__ = ["SegmentationModel", "ModelQueries", "AppliedDocument", "Route", "Check", "as_corpus", "EXPERT_NAME",
-           "SCORE_KEYS"]
+__all__ = ["SegmentationModel", "ModelQueries", "AppliedDocument", "Route", "Check", "as_corpus", "stream_masses",
+           "EXPERT_NAME", "SCORE_KEYS"]
 
 #: an expert's (and a lone segmenter's) name: a lowercase word
 EXPERT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
@@ -235,5 +235,3 @@ def stream_masses(per_document: Sequence[Sequence[int]]) -> tuple[int, ...]:
     """The segment lengths of documents placed one after another (a document edge is a boundary)."""
     return tuple(int(m) for masses in per_document for m in masses)
 
-
-__all__.append("stream_masses")
