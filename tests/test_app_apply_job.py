@@ -2,8 +2,10 @@
 a cancel ends the child, and the window applies a model opened with its corpus side by side with the reading."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -90,15 +92,54 @@ def test_a_missing_model_or_corpus_is_one_message(tmp_path):
         events_and_value(ApplyJob(LM_MODEL, [tmp_path / "none.sgm"]).events())
 
 
-def test_close_ends_the_child_at_once():
-    job = ApplyJob(LM_MODEL, [SAMPLE])
-    gen = job.events()
-    next(gen)                       # the child is started
-    threading.Timer(0.2, job.close).start()
-    started = time.perf_counter()
-    events, result = events_and_value(gen)
-    assert result is None and time.perf_counter() - started < 5
-    assert job._child.process.poll() is not None
+@contextlib.contextmanager
+def sample_held_by_this_process(tmp_path):
+    """A session reading cache in which this (live) process has claimed the sample: a child that reads the sample
+    through it waits for this process's parse, reporting ``waiting for ...`` -- it cannot finish until released."""
+    from segviz.app.reading_cache import ReadingCache
+    from segviz.readers.source import read_source
+
+    directory = tmp_path / "reading-cache"
+    directory.mkdir()
+    cache = ReadingCache(directory)
+    key = cache.key(read_source(SAMPLE), {}, str(SAMPLE))   # the key the child computes (no reader options)
+    assert cache.claim(key)
+    try:
+        yield directory
+    finally:
+        cache.release(key)
+
+
+def test_close_ends_the_child_at_once(tmp_path):
+    """Close from another thread while the worker waits on the child: the child is ended (SIGTERM), not left to
+    finish.  No clock is read: the child is held at the sample (claimed by this process in the reading cache),
+    so it is provably still at work when closed, and it could never end by itself."""
+    with sample_held_by_this_process(tmp_path) as cache:
+        job = ApplyJob(LM_MODEL, [SAMPLE], reading_cache=cache)
+        gen = job.events()
+        events = []
+        for event in gen:               # until the child reports that it is waiting for the held file
+            events.append(event)
+            if event.stage.startswith(f"waiting for {SAMPLE.name}"):
+                break
+        else:
+            pytest.fail(f"the child never waited for the held sample: {[e.stage for e in events]}")
+        process = job._child.process
+        assert process.poll() is None   # still running: it cannot finish while the sample is held
+        # only so that a close that fails to end the job cannot hang the suite: after two minutes the sample is let
+        # go, the child finishes, and the result below is not None
+        hang_guard = threading.Timer(120, lambda: [claim.unlink() for claim in cache.glob("*.claim")])
+        hang_guard.start()
+        closer = threading.Thread(target=job.close)
+        closer.start()                  # while this thread waits for the child's next message
+        rest, result = events_and_value(gen)
+        closer.join()
+        hang_guard.cancel()
+    assert result is None
+    assert not any(e.stage.startswith("read ") for e in rest)   # it never got past the held file
+    # the child is gone (reaped when the job ended), ended by a signal -- the close's SIGTERM, or the SIGKILL the
+    # job's end sends a child that has not died of it yet -- rather than exiting by itself
+    assert process.wait(120) in (-signal.SIGTERM, -signal.SIGKILL)
 
 
 # -- the window ------------------------------------------------------------------------------------------------
@@ -172,23 +213,31 @@ def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
     """Its imports are a second of CPU: at the window's priority they competed with the window's first paint."""
     from segviz.app.child_process import CHILD_NICENESS, ChildProcess, child_command
 
+    def niceness(pid):
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
     bootstrap = child_command()[-1]
     assert bootstrap.index("os.nice") < bootstrap.index("import importlib")
-    child = ChildProcess("a test child", lambda: False)
-    assert child.start(str(tmp_path))
-    try:
-        def niceness(pid):
-            return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
-
-        if not Path(f"/proc/{child.pid}/stat").exists():
-            pytest.skip("no /proc")
-        deadline = time.time() + 10
-        while niceness(child.pid) == os.nice(0) and time.time() < deadline:
-            time.sleep(0.01)
-        assert niceness(child.pid) == min(os.nice(0) + CHILD_NICENESS, 19)
-    finally:
-        child.terminate()
-        child.end()
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    hang_guard = time.monotonic() + 120   # only so that a child that never answers cannot hang the suite
+    with sample_held_by_this_process(tmp_path) as cache:
+        child = ChildProcess("a test child", lambda: time.monotonic() > hang_guard)
+        assert child.start(str(workdir))
+        try:
+            if not Path(f"/proc/{child.pid}/stat").exists():
+                pytest.skip("no /proc")
+            # a job whose first message proves the bootstrap has run (the niceness is set before any import) and
+            # that then keeps the child alive: it waits for the sample this process holds in the reading cache
+            assert child.send({"job": "apply", "model": str(LM_MODEL), "paths": [str(SAMPLE)], "read_options": {},
+                               "reading_cache": str(cache)})
+            message = child.receive()
+            assert message is not None and message["type"] == "progress", message
+            assert child.process.poll() is None
+            assert niceness(child.pid) == min(os.nice(0) + CHILD_NICENESS, 19)
+        finally:
+            child.terminate()
+            child.end()
 
 
 def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, qtbot, tmp_path):

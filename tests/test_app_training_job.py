@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import select
+import signal
 import subprocess
 import sys
 import threading
@@ -34,9 +37,29 @@ def corpus():
     return read_corpus(CHOI)
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+#: the number of the read(2) system call, as /proc/PID/syscall shows it, by machine
+READ_SYSCALL = {"x86_64": "0", "aarch64": "63", "riscv64": "63", "ppc64le": "3", "s390x": "3"}
+
+
+def blocked_reading_commands(pid: int) -> bool | None:
+    """True while the process is blocked in a read of its standard input (fd 0, the child's command pipe);
+    None when this machine cannot tell (no /proc/PID/syscall, or an unknown read(2) number)."""
+    number = READ_SYSCALL.get(platform.machine())
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return None
+    if number is None or not fields:
+        return None
+    return fields[:2] == [number, "0x0"]   # "running" while it computes; else the call and its first argument
+
+
+def wait_for(condition, what: str, timeout: float = 120.0) -> None:
+    """Poll ``condition`` until true; the timeout only keeps a broken run from hanging the suite."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)
 
 
 def next_round(events):
@@ -106,14 +129,26 @@ def test_pause_at_a_round_boundary_then_continue_and_cancel(corpus):
     first = next_round(events)
     assert isinstance(first, CurveUpdate) and first.added.round == 1
     pid = job.process_id
-    before = cpu_seconds(pid)
-    time.sleep(1.0)
-    assert cpu_seconds(pid) - before < 0.1          # paused at the boundary: the child computes nothing
+    child = job._child
+    # paused at the boundary: the child computes nothing -- it sits in a read of its command pipe, waiting to be
+    # asked for the next event, and has sent nothing beyond the round it was asked for
+    if blocked_reading_commands(pid) is not None:
+        wait_for(lambda: blocked_reading_commands(pid), "the child to wait for its next command")
+        assert not child._buffer and not select.select([child.process.stdout], [], [], 0)[0]
     second = next_round(events)
     assert second.added.round == 2 and job.model is second.model
-    # cancel from another thread while the third round is being computed
-    threading.Timer(0.05, job.cancel).start()
-    rest = list(events)
+    # the third round has begun (the child reported it): cancel from another thread; the cancel is in place
+    # before the child could be asked for a fourth round, however the two threads are scheduled
+    started = next(events)
+    assert isinstance(started, Progress), started
+    canceller = threading.Thread(target=job.cancel)
+    canceller.start()
+    rest = []
+    for event in events:
+        rest.append(event)
+        if isinstance(event, CurveUpdate):   # the third round arrived before the cancel landed
+            canceller.join()
+    canceller.join()
     assert not any(isinstance(e, CurveUpdate) and e.added.round > 3 for e in rest)
     assert job.model is not None and len(job.model.features_) in (2, 3)
     assert job.model.is_fitted and job.model.boundary_probabilities(corpus).shape == (corpus.n_sentences - 1,)
@@ -122,23 +157,31 @@ def test_pause_at_a_round_boundary_then_continue_and_cancel(corpus):
 
 
 def test_close_ends_the_child_mid_round(corpus):
+    """Close while the child computes a round (it has reported that the round began): the job ends without
+    finishing, and the child is gone, ended by a signal.  No clock is read: 50 features take the child minutes, so
+    it is still at work when it is told to stop, however busy the machine."""
     job = TrainingJob(corpus, [CHOI], n_features=50, lm_params=SMALL_LM)
     events = job.events()
     assert next_round(events) is not None
     pid = job.process_id
+    process = job._child.process
+    working = threading.Event()
     done = threading.Event()
+    seen = []
 
     def drain():
-        for _ in events:
-            pass
+        for event in events:
+            seen.append(event)
+            if isinstance(event, Progress) and event.stage == "inducing features":
+                working.set()   # a round has begun in the child
         done.set()
 
     threading.Thread(target=drain, daemon=True).start()
-    time.sleep(0.2)
-    start = time.perf_counter()
+    assert working.wait(120)
     job.close()
-    assert done.wait(5)
-    assert time.perf_counter() - start < 2.0
+    assert done.wait(120)
+    assert not job.finished and not any(isinstance(e, TrainingFinished) for e in seen)
+    assert process.wait(120) in (-signal.SIGTERM, -signal.SIGKILL)   # ended by the close, not by itself
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
 

@@ -105,31 +105,44 @@ def test_step_adds_exactly_one_row(loaded, qtbot):
     assert list(x) == [1, 2, 3, 4, 5] and list(y) == [-49.0, -48.0, -47.0, -46.0, -45.0]
 
 
-@pytest.mark.parametrize("round_seconds", [0.0, 0.3])
-def test_pause_stops_at_the_next_round_boundary(loaded, qtbot, monkeypatch, round_seconds):
-    """Pause never overshoots: at most the round being computed when it was pressed is added."""
-    import time
+@pytest.mark.parametrize("mid_round", [False, True], ids=["between-rounds", "mid-round"])
+def test_pause_stops_at_the_next_round_boundary(loaded, qtbot, monkeypatch, mid_round):
+    """Pause never overshoots: at most the round being computed when it was pressed is added.
+
+    ``mid-round``: Pause is pressed while the generator is inside round 3 -- held there by a gate until the click
+    has happened, not by a sleep that hopes to be long enough -- and exactly that round is added."""
+    import threading
 
     win = loaded
     real = FakeJob.events
+    computing, gate = threading.Event(), threading.Event()
+    produced = []
 
-    def slow(self):
+    def gated(self):
         for event in real(self):
-            if isinstance(event, CurveUpdate):
-                time.sleep(round_seconds)
+            if mid_round and isinstance(event, CurveUpdate) and event.added.round == 3:
+                computing.set()          # round 3 is being computed ...
+                assert gate.wait(120)    # ... until Pause has been pressed (the timeout only guards a hang)
+            produced.append(event)
             yield event
 
-    monkeypatch.setattr(FakeJob, "events", slow)
+    monkeypatch.setattr(FakeJob, "events", gated)
     with qtbot.waitSignal(win.roundShown, timeout=10000):
         worker = win.start_training(1000)
-    qtbot.waitUntil(lambda: rows(win) >= 2, timeout=10000)
+    if mid_round:
+        qtbot.waitUntil(computing.is_set, timeout=60000)
+    else:
+        qtbot.waitUntil(lambda: rows(win) >= 2, timeout=10000)
     at_click = rows(win)
     win.features.pause_button.click()
+    gate.set()
     qtbot.waitUntil(lambda: win.features.run_button.isEnabled(), timeout=10000)
     n = rows(win)
     assert worker.is_paused and at_click <= n <= at_click + 1
-    qtbot.wait(500)
-    assert rows(win) == n   # paused: nothing more arrives
+    if mid_round:
+        assert n == 3   # the round being computed when Pause was pressed, and no more
+    # paused: the generator was not asked for anything after the round shown last, so nothing more can arrive
+    assert isinstance(produced[-1], CurveUpdate) and produced[-1].added.round == n
     with qtbot.waitSignal(win.roundShown, timeout=10000):
         win.features.run_button.click()   # Run continues from there
     with qtbot.waitSignal(win.trainingFinished, timeout=10000) as done:

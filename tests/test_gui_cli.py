@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -53,35 +54,66 @@ BENCHMARK_KEYS = ("sentences", "open_to_segmentation_s", "max_gap_ms", "alpha_ms
                   "document_ms", "zoom_ms", "close_exit_s", "peak_rss_mb")
 
 
-def _engine_children() -> set[int]:
-    """Processes running the app's engine child (training, peers), found by their command line."""
-    pids = set()
+#: runs ``argv[2:]`` as a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): whatever the command leaves running
+#: when it exits is reparented to this process -- before the command's exit can be waited for -- so once the wait
+#: returns, this process's children are exactly what the command left behind, alive or already dead (zombies).
+#: They are written to ``argv[1]`` as JSON, then ended and reaped.
+_SUBREAPER = textwrap.dedent("""
+    import ctypes, json, os, signal, subprocess, sys
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:   # PR_SET_CHILD_SUBREAPER
+        sys.exit(f"PR_SET_CHILD_SUBREAPER failed (errno {ctypes.get_errno()})")
+    # the command dies with this process (PR_SET_PDEATHSIG; killed by the test's timeout, say)
+    status = subprocess.call(sys.argv[2:], preexec_fn=lambda: libc.prctl(1, signal.SIGKILL, 0, 0, 0))
+    left = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                    if b"segviz.app.engine_child" in fh.read():
-                        pids.add(int(entry))
-            except OSError:
-                pass
-    return pids
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                command = fh.read().replace(b"\\0", b" ").decode("utf-8", "replace")[:200]
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid():
+            left.append({"pid": int(entry), "command": command or "(exited, not waited for)"})
+    with open(sys.argv[1], "w") as fh:
+        json.dump(left, fh)
+    for process in left:
+        try:
+            os.kill(process["pid"], signal.SIGKILL)
+        except OSError:
+            pass
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            break
+    sys.exit(status)
+""")
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, PR_SET_CHILD_SUBREAPER")
 def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
     """`segviz gui --benchmark`: the scripted session runs, writes every key, and closing during training exits
-    at once leaving no engine child behind (timings are recorded, not asserted)."""
+    leaving no engine child behind (timings are recorded, not asserted).  The app runs under a subreaper, so a
+    child it did not end and wait for is seen for certain when it exits, with no waiting and no clock."""
     out = tmp_path / "bench.json"
-    before = _engine_children()
+    left_file = tmp_path / "left.json"
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TMPDIR=str(temporary))
-    proc = subprocess.run([sys.executable, "-m", "segviz", "gui", "--benchmark", str(out)], env=env,
+    proc = subprocess.run([sys.executable, "-c", _SUBREAPER, str(left_file),
+                           sys.executable, "-m", "segviz", "gui", "--benchmark", str(out)], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "QThread" not in proc.stderr
     import json
 
+    left = json.loads(left_file.read_text())
+    assert not left, f"the app left processes behind (an engine child outlived the app): {left}"
     result = json.loads(out.read_text())
     for key in BENCHMARK_KEYS:
         assert result[key] is not None, key
@@ -89,14 +121,8 @@ def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
     for key in ("alpha_ms", "epsilon_ms", "block_ms", "document_ms", "zoom_ms"):
         assert set(result[key]) >= {"median", "p95", "max"} and result[key]["n"] > 0, key
     assert result["alpha_ms"]["n"] == 30 and result["epsilon_ms"]["n"] == 10 and result["block_ms"]["n"] == 20
-    assert result["features_shown"] >= 3 and result["close_exit_s"] < 10 and not result["notes"]
+    assert result["features_shown"] >= 3 and not result["notes"]
     assert not list(temporary.glob("segviz-reading-*"))   # the session's parses went with the session
-    import time
-
-    deadline = time.time() + 5
-    while _engine_children() - before and time.time() < deadline:
-        time.sleep(0.1)
-    assert not _engine_children() - before, "an engine child outlived the app"
 
 
 def test_benchmark_and_screenshot_arguments_are_checked_first(tmp_path):
