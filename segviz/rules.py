@@ -109,6 +109,20 @@ class DecisionRule(ParamsMixin):
         """:meth:`decide` from a :meth:`prepare` of the same probabilities (with the same preparation key)."""
         return prepared
 
+    def prepare_documents(self, probabilities, spans):
+        """:meth:`prepare` of several documents of one stream: ``spans`` are their ``(start, stop)`` slices of the
+        stream's gap probabilities (each document decided on its own)."""
+        p = np.asarray(probabilities, dtype=np.float64)
+        return [self.prepare(p[start:stop]) for start, stop in spans]
+
+    def decide_documents(self, prepared, probabilities, spans) -> np.ndarray:
+        """Boundary positions in the stream (a document's boundary ``b`` at ``start + b``) of every document of
+        :meth:`prepare_documents`, sorted."""
+        p = np.asarray(probabilities, dtype=np.float64)
+        parts = [np.asarray(self.decide_prepared(prep, p[start:stop]), dtype=np.int64) + start
+                 for prep, (start, stop) in zip(prepared, spans)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
     def decisions(self, probabilities) -> Iterator[tuple["DecisionRule", np.ndarray]]:
         """``(candidate, its boundaries)`` for every candidate of the tuning grid on one document."""
         for rule, _ in self.candidates():
@@ -191,6 +205,19 @@ class ThresholdRule(DecisionRule):
     def decide_prepared(self, prepared, probabilities) -> np.ndarray:
         kept, kept_p = prepared
         return kept[kept_p > float(self.alpha)] + 1
+
+    def prepare_documents(self, probabilities, spans):
+        # each document's greedy pass, laid end to end in stream positions: a new alpha is then one comparison over
+        # the whole stream, however many documents it holds
+        parts = [(kept + start, kept_p) for (kept, kept_p), (start, _) in
+                 zip(super().prepare_documents(probabilities, spans), spans)]
+        if not parts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        return np.concatenate([k for k, _ in parts]), np.concatenate([q for _, q in parts])
+
+    def decide_documents(self, prepared, probabilities, spans) -> np.ndarray:
+        kept, kept_p = prepared
+        return np.sort(kept[kept_p > float(self.alpha)] + 1)
 
     def candidates(self):
         for epsilon in self.epsilons:

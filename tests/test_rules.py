@@ -123,3 +123,15 @@ def test_every_rule_kind_is_registered_and_describes_itself():
         ThresholdRule().with_setting("shape", 2.0)
     with pytest.raises(SegvizError, match="alpha"):
         ThresholdRule().with_setting("alpha", 2.0)
+
+
+@pytest.mark.parametrize("rule", RULE_EXAMPLES, ids=lambda r: repr(r))
+def test_documents_of_one_stream_are_decided_each_on_its_own(rule):
+    """prepare_documents / decide_documents (what a view uses for many documents at once) give, in stream
+    positions, exactly each document's own decision."""
+    rng = np.random.default_rng(5)
+    p = rng.random(400) ** 2
+    spans = [(0, 40), (41, 199), (200, 260), (261, 399)]
+    want = np.concatenate([rule.decide(p[a:b]) + a for a, b in spans])
+    got = rule.decide_documents(rule.prepare_documents(p, spans), p, spans)
+    np.testing.assert_array_equal(np.sort(got), np.sort(want))

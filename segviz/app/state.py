@@ -127,7 +127,8 @@ class SessionState:
         self._listeners: list[Callable[[str], None]] = []
         self._n = 0
         self._starts = np.zeros(0, dtype=np.int64)
-        self._prepared_rules: dict[tuple[int, str], Any] = {}
+        self._prepared_rules: dict[tuple[Any, str], Any] = {}
+        self._spans: dict | None = None
 
     # -- notification ---------------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[str], None]) -> None:
@@ -175,6 +176,7 @@ class SessionState:
         self.peer_masses = {}
         self.probabilities = None
         self._prepared_rules = {}
+        self._spans = None
         self.units = self._default_units()
         self.relevance = None
         self.relevance_profile = None
@@ -223,6 +225,7 @@ class SessionState:
         self.probabilities = probs
         self.units = plan
         self._prepared_rules = {}
+        self._spans = None
         if rel is not None:
             self.relevance = rel
         if profile is not None:
@@ -251,6 +254,7 @@ class SessionState:
         """Forget the model's curve, hypothesis, metrics row and relevance (e.g. when training starts anew)."""
         self.probabilities = None
         self._prepared_rules = {}
+        self._spans = None
         self.relevance = None
         self.relevance_profile = None
         self.segmenter = None
@@ -289,6 +293,7 @@ class SessionState:
         self.segmenter = segmenters[shown]
         self.model_path = path
         self._prepared_rules = {}
+        self._spans = None
         self._notify(MODEL)
 
     def set_segmenter(self, segmenter, path: str | None = None) -> None:
@@ -396,18 +401,19 @@ class SessionState:
         base = self.shown_rule if isinstance(self.shown_rule, ThresholdRule) else ThresholdRule()
         self.set_rule(ThresholdRule(alpha=alpha, epsilon=epsilon, alphas=base.alphas, epsilons=base.epsilons))
 
-    def _decide_unit(self, index: int, unit: PlanUnit) -> np.ndarray:
-        """Boundary positions inside one unit (stream positions), by the rule of the segmenter answering for it."""
-        rule = self.rules.get(unit.expert, self.shown_rule)
-        p = self.probabilities[unit.start:unit.end - 1]
-        key = (index, rule.preparation_key())
+    def _decide_documents(self, expert, spans: list[tuple[int, int]]) -> np.ndarray:
+        """Boundary positions of the documents one segmenter answers for (``spans``: their slices of the gap
+        probabilities), by its rule; the rule's preparation is kept per segmenter and preparation key, so a move
+        of the threshold α is one comparison over the stream."""
+        rule = self.rules.get(expert, self.shown_rule)
+        key = (expert, rule.preparation_key())
         prepared = self._prepared_rules.get(key)
         if prepared is None:
-            prepared = rule.prepare(p)
+            prepared = rule.prepare_documents(self.probabilities, spans)
             if len(self._prepared_rules) >= MAX_CACHED_PREPARATIONS:
                 self._prepared_rules.pop(next(iter(self._prepared_rules)))
             self._prepared_rules[key] = prepared
-        return np.asarray(rule.decide_prepared(prepared, p), dtype=np.int64) + unit.start
+        return rule.decide_documents(prepared, self.probabilities, spans)
 
     def _recompute_hypothesis(self, *, metrics: bool = True) -> None:
         if self.corpus is None:
@@ -417,17 +423,25 @@ class SessionState:
             self.hypothesis_masses = ()
             self.metrics.pop(MODEL_ROW, None)
         else:
-            parts = []
-            for index, unit in enumerate(self.units):
-                if unit.start > 0:
-                    parts.append(np.asarray([unit.start], dtype=np.int64))   # a document edge is a boundary
-                if unit.end - unit.start > 1:
-                    parts.append(self._decide_unit(index, unit))
-            self.hypothesis_boundaries = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            # a document edge is always a boundary; inside, each segmenter decides the documents it answers for
+            parts = [np.asarray([u.start for u in self.units if u.start > 0], dtype=np.int64)]
+            for expert, spans in self._spans_by_expert().items():
+                parts.append(self._decide_documents(expert, spans))
+            self.hypothesis_boundaries = np.sort(np.concatenate(parts))
             self.hypothesis_masses = boundaries_to_masses(self.hypothesis_boundaries, self.n_sentences)
             if self.has_reference and metrics:
                 self.metrics[MODEL_ROW] = self._score(self.hypothesis_masses)
         self._notify(HYPOTHESIS)
+
+    def _spans_by_expert(self) -> dict:
+        """Per segmenter, the gap-probability slices of the documents (of two sentences or more) it answers for."""
+        if self._spans is None:
+            spans: dict = {}
+            for unit in self.units:
+                if unit.end - unit.start > 1:
+                    spans.setdefault(unit.expert, []).append((unit.start, unit.end - 1))
+            self._spans = spans
+        return self._spans
 
     # -- the plan -------------------------------------------------------------------------------------------
     def unit_at(self, sentence: int) -> PlanUnit | None:
