@@ -43,8 +43,8 @@ def segmenter_params(args: argparse.Namespace) -> dict:
         params["rule"] = RULES[args.rule]()
     for name, value in getattr(args, "param", None) or ():
         if name == "rule" and value is not None:   # a rule as JSON: {"kind": "length_prior", "shapes": [...]}
-            value = rule_from_dict(value, source="--param rule") if isinstance(value, dict) else \
-                RULES[value]() if value in RULES else rule_from_dict(value, source="--param rule")
+            value = RULES[value]() if isinstance(value, str) and value in RULES else \
+                rule_from_dict(value, source="--param rule")
         params[name] = value
     return params
 
