@@ -66,15 +66,15 @@ def apply_rule_arguments(model, args: argparse.Namespace):
     if not rule_overridden(args):
         return model
     make = _replacement(args)
-    replaced = []
-    for name, segmenter in model.segmenters().items():
-        own = segmenter.rule_
-        new = make(own)
+    segmenters = model.segmenters()
+    replaced, kind = [], ""
+    for name, segmenter in segmenters.items():
+        own, new = segmenter.rule_, make(segmenter.rule_)
+        kind = new.describe().split(":")[0]   # "threshold rule", "segment-count rule"
         if type(new) is not type(own):
-            replaced.append(f"{name}: {own.describe()}" if len(model.segmenters()) > 1 else own.describe())
+            replaced.append(f"{name}: {own.describe()}" if len(segmenters) > 1 else own.describe())
         model = model.with_rule(new, expert=name)
     if replaced:
         print(f"segviz: note: the options replace the model's own decision rule ({'; '.join(replaced)}) with the "
-              f"{make(None).describe() if args.segments or args.mean_length else 'threshold rule'}",
-              file=sys.stderr)
+              f"{kind}", file=sys.stderr)
     return model
