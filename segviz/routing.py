@@ -336,12 +336,13 @@ class ExpertRouter(ParamsMixin, ModelQueries):
             raise SegvizError("a router decides each document with its chosen expert's rule: give the document")
         return self.experts_[self.route(document).expert].rule_for(document)
 
-    def apply(self, document) -> AppliedDocument:
-        """The chosen expert on one document (:meth:`route`): its gap probabilities and its own decision rule."""
+    def apply(self, document, *, n_jobs: int = 1) -> AppliedDocument:
+        """The chosen expert on one document (:meth:`route`): its gap probabilities and its own decision rule
+        (``n_jobs``: :meth:`Segmenter.apply`)."""
         document = as_corpus(document)
         route = self.route(document)
-        expert = self.experts_[route.expert]
-        return AppliedDocument(expert.boundary_probabilities(document), expert.rule_for(document), route, expert)
+        applied = self.experts_[route.expert].apply(document, n_jobs=n_jobs)
+        return AppliedDocument(applied.probabilities, applied.rule, route, applied.segmenter)
 
     def segmenters(self) -> dict[str, Segmenter]:
         """The experts by name, in order."""

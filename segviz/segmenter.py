@@ -420,9 +420,12 @@ class Segmenter(ParamsMixin, ModelQueries):
         """A lone segmenter answers for every document itself."""
         return Route(SEGMENTER_NAME)
 
-    def apply(self, document, *, relevance: np.ndarray | None = None) -> AppliedDocument:
-        """This segmenter on one document: its gap probabilities and the rule that decides them."""
+    def apply(self, document, *, relevance: np.ndarray | None = None, n_jobs: int = 1) -> AppliedDocument:
+        """This segmenter on one document: its gap probabilities and the rule that decides them.  ``n_jobs=2``
+        answers the costliest questions in a forked process (:meth:`feature_matrix`)."""
         document = as_corpus(document)
+        if n_jobs != 1 and relevance is None:
+            self.feature_matrix(document, n_jobs=n_jobs)   # kept: the probabilities below reuse it
         return AppliedDocument(self.boundary_probabilities(document, relevance=relevance), self.rule_for(document),
                                self.route(document), self)
 

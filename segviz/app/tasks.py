@@ -119,15 +119,20 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
     documents = corpus.by_file()
     total = len(documents) + 2
     parts, units, start = [], [], 0
+    # each document's feature matrix for the segmenter that answered it, taken while that segmenter still holds it
+    # (it keeps the last document's only): the shown segmenter's columns then cost nothing more where it answered
+    answered: list = []
     for i, document in enumerate(documents):
         yield Progress("applying the model", i, total)
         n = document.n_sentences
         if n > 1:
-            applied = model.apply(document)
+            applied = model.apply(document, n_jobs=n_jobs)
+            answered.append((applied.route.expert, applied.segmenter.feature_matrix(document)))
             parts.append(np.asarray(applied.probabilities, dtype=np.float64))
             units.append(PlanUnit(start, start + n, applied.route.expert,
                                   applied.route if applied.route.checks else None))
         else:
+            answered.append((None, None))
             units.append(PlanUnit(start, start + n, model.apply_short(document).route.expert))
         if start + n < corpus.n_sentences:
             parts.append(np.ones(1))   # the gap before the next document: a boundary, whatever the model says
@@ -142,9 +147,11 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
     segmenter = model.segmenters()[shown]
     yield Progress("the shown segmenter's features", len(documents), total)
     blocks = []
-    for unit, document in zip(units, documents):
+    for unit, document, (expert, matrix) in zip(units, documents, answered):
         if document.n_sentences > 1:
-            blocks.append(segmenter.feature_matrix(document, n_jobs=n_jobs).tocsr())
+            if expert != shown:
+                matrix = segmenter.feature_matrix(document, n_jobs=n_jobs)
+            blocks.append(matrix.tocsr())
         if unit.end < corpus.n_sentences:
             blocks.append(sp.csr_matrix((1, len(segmenter.features_))))
     columns = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, len(segmenter.features_)))
