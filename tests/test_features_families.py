@@ -299,6 +299,44 @@ def test_shape_questions_match_the_literal_definition():
     assert "look like a heading" in specs[[s.signal for s in specs].index("heading")].description
 
 
+# ----------------------------------------------------------------------------------------------- transitions
+
+
+def test_transition_counts_on_hand_examples():
+    from segviz.features.transitions import OPENING_WORDS, transition_counts
+
+    late = " ".join(["word"] * OPENING_WORDS) + " morning"        # a time word past the opening does not count
+    counts = transition_counts(["The next morning, Emma woke early.", "She went home and slept.", late,
+                                "To-morrow, said he; Good-bye!", "Nothing of the sort."])
+    assert counts["time_opening"].tolist() == [3, 0, 0, 1, 0]     # next, morning, early; to-morrow
+    assert counts["leaving"].tolist() == [0, 3, 0, 1, 0]          # went, home, slept; good-bye
+
+
+def test_transition_questions_match_the_literal_definition():
+    from segviz.features.transitions import transition_counts
+
+    rng = np.random.default_rng(11)
+    pieces = ["The next day it rained.", "He went home to bed.", "Nothing happened.", "Days later, she left.",
+              "A plain sentence with words."]
+    texts = [str(rng.choice(pieces)) for _ in range(40)]
+    groups = [15, 25]
+    sentences = [tuple(t.lower().split()) for t in texts]
+    context = FeatureContext(sentences, texts=texts, groups=groups)
+    per = transition_counts(texts)
+    group = np.repeat(np.arange(2), groups)
+
+    def slow(q, b):
+        if group[b - 1] != group[b]:
+            return math.nan
+        idx = [s for s in range(b + q.window.start, b + q.window.end)
+               if 0 <= s < 40 and group[s] == group[b - 1 if q.window.end <= 0 else b]]
+        return np.mean([per[q.signal][s] for s in idx]) if idx else math.nan
+
+    X, specs = build_candidates(context, families=("transitions",), drop_empty=False)
+    assert {s.signal for s in specs} == {"time_opening", "leaving"}
+    _columns_match_slow(context, specs, slow)
+
+
 # ----------------------------------------------------------------------------------------------- position
 
 

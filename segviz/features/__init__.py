@@ -13,7 +13,8 @@ Layout (dependencies point down this list; family modules import only the shared
 * families -- the paper's :mod:`~segviz.features.vocabulary` and :mod:`~segviz.features.relevance` (with its
   longer horizons), and beyond the paper :mod:`~segviz.features.cohesion`, :mod:`~segviz.features.peer`,
   :mod:`~segviz.features.tfidf` (multi-scale cohesion), :mod:`~segviz.features.names`,
-  :mod:`~segviz.features.dialogue`, :mod:`~segviz.features.paragraphs`, :mod:`~segviz.features.shape`,
+  :mod:`~segviz.features.dialogue`, :mod:`~segviz.features.transitions`, :mod:`~segviz.features.paragraphs`,
+  :mod:`~segviz.features.shape`,
   :mod:`~segviz.features.position` (docs/features.md);
 * :mod:`~segviz.features.registry` -- every family by name; :mod:`~segviz.features.candidates` -- the candidate
   matrix of the chosen families and the induced features' matrix on new text.
