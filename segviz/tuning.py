@@ -1,4 +1,4 @@
-"""Tuning a decision rule on held-out data: on one stream or document by document, by P_mu or by P_k.
+"""Tuning a decision rule on held-out data: on one stream or document by document, by P_mu, P_k or both.
 
 The paper tunes its decision rule (Section 7: threshold alpha, separation epsilon) to maximise P_mu on the
 held-out stream.  :func:`tune_rule` is the one tuning implementation of every decision rule
@@ -15,6 +15,11 @@ judged by P_k is better tuned the way it is judged:
 ``metric="p_k"``
     the setting minimises P_k (k = half the mean reference segment length of each unit, as it is scored)
     instead of maximising P_mu.  Scores are returned as ``1 - P_k`` so that higher is better for both metrics.
+``metric="p_mu-p_k"``
+    the setting maximises P_mu - P_k: P_mu rewards placing about as many boundaries as there are, P_k forgives a
+    missing boundary more than a misplaced one, so a rule tuned for P_k alone places too few (half the chapters of
+    a book) and one tuned for P_mu alone may place them anywhere.  The balance of the two is also what
+    :mod:`segviz.selection` judges configurations by.
 
 P_mu per document uses each document's own mu (1 / its mean reference segment length), as the evaluation
 scores it; on one stream it uses the given ``mu`` (the paper's tuning mu; default 1 / the mean reference segment
@@ -33,7 +38,7 @@ from .segmentation import boundaries_to_masses, default_mu, validate_masses
 
 __all__ = ["TUNING_METRICS", "TUNING_UNITS", "check_tuning", "held_out_units", "tune_rule", "unit_score"]
 
-TUNING_METRICS = ("p_mu", "p_k")
+TUNING_METRICS = ("p_mu", "p_k", "p_mu-p_k")
 TUNING_UNITS = ("stream", "per-document")
 
 
@@ -76,14 +81,17 @@ def held_out_units(probs, ref_masses: Sequence[int], groups: Sequence[int] | Non
 
 
 def unit_score(reference: Sequence[int], boundaries, metric: str, mu: float | None = None) -> float:
-    """The tuning score of ``boundaries`` on one unit: P_mu (with ``mu``, default the unit's own) or 1 - P_k
-    (higher is better for both)."""
+    """The tuning score of ``boundaries`` on one unit: P_mu (with ``mu``, default the unit's own), 1 - P_k, or
+    P_mu - P_k (higher is better for all three)."""
     ref = tuple(int(m) for m in reference)
     n = sum(ref)
     hyp = boundaries_to_masses(boundaries, n)
     if metric == "p_mu":
         return p_mu(ref, hyp, mu)
-    return 1.0 - p_k(ref, hyp) if n > 2 else 1.0
+    agreement = 1.0 - p_k(ref, hyp) if n > 2 else 1.0
+    if metric == "p_mu-p_k":
+        return p_mu(ref, hyp, mu) + agreement - 1.0
+    return agreement
 
 
 def tune_rule(rule, probs, ref_masses: Sequence[int], *, groups: Sequence[int] | None = None,

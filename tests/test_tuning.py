@@ -66,7 +66,8 @@ def _brute(grid, probs, refs, groups, metric, mu=None):
         total = 0.0
         for p, ref in pieces:
             hyp = boundaries_to_masses(rule.decide(p), sum(ref))
-            total += p_mu(ref, hyp, mu) if metric == "p_mu" else 1.0 - p_k(ref, hyp)
+            total += {"p_mu": p_mu(ref, hyp, mu), "p_k": 1.0 - p_k(ref, hyp),
+                      "p_mu-p_k": p_mu(ref, hyp, mu) - p_k(ref, hyp)}[metric]
         score = total / len(pieces)
         if best is None or score > best[1]:
             best = (rule, score)
@@ -96,7 +97,7 @@ def test_a_segment_across_two_groups_is_refused():
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("metric", ["p_mu", "p_k"])
+@pytest.mark.parametrize("metric", ["p_mu", "p_k", "p_mu-p_k"])
 def test_per_document_threshold_tuning_is_the_brute_force_optimum(metric, seed):
     probs, refs, groups = _stream(seed + 1)
     rule, score = ThresholdRule(alphas=ALPHAS, epsilons=EPSILONS).tune(probs, refs, groups=groups, metric=metric,
@@ -136,7 +137,7 @@ def test_stream_p_k_tuning_minimises_p_k_of_the_stream():
 
 
 @pytest.mark.parametrize("units", ["stream", "per-document"])
-@pytest.mark.parametrize("metric", ["p_mu", "p_k"])
+@pytest.mark.parametrize("metric", ["p_mu", "p_k", "p_mu-p_k"])
 def test_length_prior_tuning_is_the_brute_force_optimum(metric, units):
     probs, refs, groups = _stream(4)
     rule, score = LengthPriorRule(mean_length=5.0, shapes=SHAPES, biases=BIASES).tune(
@@ -146,7 +147,9 @@ def test_length_prior_tuning_is_the_brute_force_optimum(metric, units):
     assert _same(rule, want) and score == pytest.approx(want_score, abs=1e-12)
     # the brute force of the old module test, with decode_length_prior itself
     pieces = _pieces(probs, refs, groups) if units == "per-document" else [(probs, refs)]
-    table = {(k, b): np.mean([(p_mu(ref, h) if metric == "p_mu" else 1 - p_k(ref, h)) for p, ref in pieces
+    scored = {"p_mu": lambda ref, h: p_mu(ref, h), "p_k": lambda ref, h: 1 - p_k(ref, h),
+              "p_mu-p_k": lambda ref, h: p_mu(ref, h) - p_k(ref, h)}[metric]
+    table = {(k, b): np.mean([scored(ref, h) for p, ref in pieces
                               for h in [boundaries_to_masses(decode_length_prior(p, mean_length=5.0, shape=k, bias=b),
                                                              sum(ref))]])
              for k in SHAPES for b in BIASES}
