@@ -21,6 +21,7 @@ from ..corpus import write_choi
 from ..errors import SegvizError
 from ..events import Progress
 from ..paths import bundled
+from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
 from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
 
@@ -65,10 +66,29 @@ def with_suffix_of_filter(path: str, selected_filter: str, filters: dict[str, st
 
 
 def check_output_directory(path: str) -> None:
-    """An export goes into an existing directory; a missing one is an error, never created silently."""
-    parent = Path(path).expanduser().resolve().parent
-    if not parent.is_dir():
+    """Refuse, before any work, what the writer would refuse at the end (:func:`segviz.persist.check_output_path`:
+    a symbolic link, a read-only file, a directory or device at the path); a missing directory is an error,
+    never created silently."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not os.path.lexists(parent):
         raise SegvizError(f"{path}: the directory {parent} does not exist")
+    check_output_path(target)
+
+
+def png_bytes(image) -> bytes:
+    """``image`` (a QImage) encoded as PNG, in memory: the file itself is written by the one atomic writer."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise SegvizError("the image could not be encoded as PNG")
+    return bytes(QByteArray(buffer.data()))
+
+
+def save_image(image, path: str | os.PathLike) -> None:
+    """Write ``image`` as a PNG file through :func:`segviz.persist.atomic_write_bytes`: never through a symbolic
+    link, over a read-only file or into a device, and whole or not at all."""
+    atomic_write_bytes(path, png_bytes(image))
 
 
 class FileActions:
@@ -284,13 +304,7 @@ class FileActions:
             return False
 
         def encode():
-            if data is not None:
-                return data
-            buffer = QBuffer()
-            buffer.open(QIODevice.WriteOnly)
-            if not image.save(buffer, "PNG"):
-                raise SegvizError(f"{path}: the image could not be encoded as PNG")
-            return bytes(QByteArray(buffer.data()))
+            return data if data is not None else png_bytes(image)
 
         def work():
             yield Progress("exporting the plot", 0, 1)

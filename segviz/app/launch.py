@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:  # the engine works without Qt; only the app needs it
         raise SegvizError(f"the desktop app needs PySide6 ({exc})") from None
-    from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL
+    from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL, save_image
     from .gui_gc import collect_on_gui_thread
     from .main_window import MainWindow
 
@@ -163,8 +163,10 @@ def run(args: argparse.Namespace) -> int:
                 window.block_view.set_block(int(block) - 1)
             window.context.show_position(_interesting_position(window), explain=False)
             app.processEvents()
-            if not window.grab().save(screenshot):
-                print(f"segviz: error: cannot write {screenshot}", file=sys.stderr)
+            try:
+                save_image(window.grab().toImage(), screenshot)
+            except SegvizError as exc:
+                print(f"segviz: error: {exc}", file=sys.stderr)
                 status["code"] = 2
             window.close()
         # registered after ``begin``: idle means the corpus and model it starts are shown, not that nothing began

@@ -92,14 +92,19 @@ def _ensure_display(*, headless: bool) -> None:
     )
 
 
-def _check_output(path: str, suffix: str, what: str) -> None:
+def _check_output(path: str, suffix: str | None = None, what: str = "output") -> None:
+    """The CLI's own check of an output path (:func:`segviz.persist.check_output_path`): a symbolic link, a
+    read-only file, a directory or a device there is refused now, before Qt starts, and the app writes through the
+    same atomic writer when it is done."""
+    from ..persist import check_output_path
+
     target = Path(path)
-    if target.suffix.lower() != suffix:
+    if suffix is not None and target.suffix.lower() != suffix:
         raise SegvizError(f"{path}: the {what} file must end in {suffix}")
-    if not target.resolve().parent.is_dir():
-        raise SegvizError(f"{path}: directory {target.resolve().parent} does not exist")
-    if target.exists() and not target.is_file():
-        raise SegvizError(f"{path}: exists and is not a regular file")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not os.path.lexists(parent):   # said here: the persist message offers --parents, which gui has not
+        raise SegvizError(f"{path}: directory {parent} does not exist")
+    check_output_path(target)
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -116,10 +121,9 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.export_segments is not None:
         if args.benchmark is not None:
             raise SegvizError("--export-segments and --benchmark are two different runs; give one")
-        from ..persist import check_output_path
         from ..writers import output_format_for
 
-        check_output_path(args.export_segments)
+        _check_output(args.export_segments)
         output_format_for(args.export_segments, None)
     headless = args.screenshot is not None or args.benchmark is not None or args.export_segments is not None
     _ensure_display(headless=headless)
