@@ -67,7 +67,6 @@ class InductionRound:
     weight: float                    # e^lambda of this feature right after it was added
     train_loglik: float
     heldout_p_mu: float | None
-    weights: tuple[float, ...] = field(repr=False, default=())   # every e^lambda after this round
 
 
 def check_decision(alpha: float, epsilon: int) -> tuple[float, int]:
@@ -124,6 +123,10 @@ class SessionState:
         self.shown_expert: str | None = None
         self.units: tuple[PlanUnit, ...] = ()
         self.rounds: list[InductionRound] = []
+        #: the e^lambda of every feature as the latest round (or the loaded model) has them: one vector for the
+        #: whole table, replaced each round -- a copy per round made memory quadratic in the number of features
+        #: (100,000 features: 10^10 floats)
+        self.weights: tuple[float, ...] = ()
         self._listeners: list[Callable[[str], None]] = []
         self._n = 0
         self._starts = np.zeros(0, dtype=np.int64)
@@ -513,9 +516,9 @@ class SessionState:
         row = InductionRound(round=int(event.round), feature=event.feature, gain=float(event.gain),
                              weight=weights[-1] if weights else float("nan"),
                              train_loglik=float(event.train_loglik),
-                             heldout_p_mu=None if event.heldout_p_mu is None else float(event.heldout_p_mu),
-                             weights=weights)
+                             heldout_p_mu=None if event.heldout_p_mu is None else float(event.heldout_p_mu))
         self.rounds.append(row)
+        self.weights = weights
         self._notify(FEATURES)
         return row
 
@@ -530,18 +533,19 @@ class SessionState:
             rounds.append(InductionRound(
                 round=_int(h.get("round"), i + 1), feature=feature, gain=_float(h.get("gain")),
                 weight=weights[i], train_loglik=_float(h.get("train_loglik")),
-                heldout_p_mu=None if h.get("heldout_p_mu") is None else _float(h.get("heldout_p_mu")),
-                weights=tuple(weights)))
+                heldout_p_mu=None if h.get("heldout_p_mu") is None else _float(h.get("heldout_p_mu"))))
         self.rounds = rounds
+        self.weights = tuple(weights)
         self._notify(FEATURES)
 
     def reset_rounds(self) -> None:
         self.rounds = []
+        self.weights = ()
         self._notify(FEATURES)
 
     def current_weights(self) -> tuple[float, ...]:
         """The e^λ of every feature in the table as the latest round (or the loaded model) has them."""
-        return self.rounds[-1].weights if self.rounds else ()
+        return self.weights
 
     # -- lookups for hover / export -------------------------------------------------------------------------
     def document_of(self, sentence: int) -> int:
