@@ -30,7 +30,7 @@ from ..events import Progress
 from ..models import load_model
 from ..peers import preload_stemmer
 from ..model_protocol import Route
-from .child_process import (ChildProcess, decode_array, encode_array, reply_writer, send_progress,
+from .child_process import (MALFORMED, ChildProcess, check_profile, decode_array, encode_array, reply_writer, send_progress,
                             serve_guarded)
 from .state import PlanUnit, check_units
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
@@ -106,9 +106,7 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
         if not (np.all(np.isfinite(probabilities)) and probabilities.min() >= 0 and probabilities.max() <= 1):
             raise ValueError("probabilities outside [0, 1]")
         relevance = None if message["relevance"] is None else decode_array(message["relevance"], shape=(n,))
-        profile = message["profile"]
-        if profile is not None and not isinstance(profile, dict):
-            raise ValueError("the relevance profile is not an object")
+        profile = check_profile(message["profile"], "the model's process")
         c = message["columns"]
         rows, k = (int(x) for x in c["shape"])
         indptr = decode_array(c["indptr"], dtype="<i4").astype(np.int64)
@@ -137,8 +135,8 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
             raise ValueError("the shown segmenter answers for no document")
     except SegvizError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
-        raise SegvizError(f"the model's process: malformed result ({exc})") from None
+    except MALFORMED as exc:
+        raise SegvizError(f"the model's process: malformed result ({exc.__class__.__name__}: {exc!s:.200})") from None
     return n, AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown, coverage)
 
 

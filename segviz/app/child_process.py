@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import select
 import subprocess
@@ -35,6 +36,11 @@ from ..events import Progress
 
 #: the child's niceness: the window the user is looking at comes first
 CHILD_NICENESS = 5
+#: the longest message a child may send (the largest real one, a 100,000-feature model's round, is ~30 MB): a
+#: child that sends more without a line end is refused instead of filling the window's memory
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+#: what can go wrong while a message's fields are taken apart; each is a malformed message, never a traceback
+MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError)
 
 
 def child_command() -> list[str]:
@@ -80,11 +86,14 @@ def decode_array(d: dict, *, shape: tuple[int, ...] | None = None, dtype: str = 
     declared shape and ``shape``."""
     try:
         raw = base64.b64decode(d[ARRAY_TYPES[dtype]], validate=True)
-        got = tuple(int(s) for s in d["shape"])
+        got = tuple(d["shape"])
+        if len(got) > 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in got):
+            raise ValueError("not a shape of at most two sizes")
     except (KeyError, TypeError, ValueError) as exc:
-        raise SegvizError(f"engine process: malformed array ({exc})") from None
+        raise SegvizError(f"engine process: malformed array ({exc!s:.100})") from None
     size = np.dtype(dtype).itemsize
-    if len(raw) != size * int(np.prod(got, dtype=np.int64)) or (shape is not None and got != shape):
+    # the element count in Python's integers: numpy's int64 product wraps (2^32 x 2^32 gives 0)
+    if len(raw) != size * math.prod(got) or (shape is not None and got != shape):
         raise SegvizError(f"engine process: array of shape {got} does not match its data or {shape}")
     array = np.frombuffer(raw, dtype=dtype).reshape(got)
     return array.astype(np.float64) if dtype == "<f8" else array.copy()
@@ -111,6 +120,86 @@ def decode_sentence(line: bytes) -> tuple[str, ...]:
 
 def dumps(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"))
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_message(line: bytes, what: str) -> dict:
+    """One line from a child as a message: a JSON object (no ``NaN``/``Infinity``) whose ``type`` is a string.
+
+    Anything else -- deep nesting, another JSON value, bad UTF-8 -- is one :class:`SegvizError` naming ``what``."""
+    try:
+        message = json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
+    except MALFORMED as exc:   # JSONDecodeError and UnicodeDecodeError are ValueErrors; nesting: RecursionError
+        raise SegvizError(f"{what}: unreadable message ({exc.__class__.__name__})") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise SegvizError(f"{what}: unreadable message (not an object with a type)")
+    return message
+
+
+def _count(value) -> int:
+    # a progress bar holds a 32-bit int: a larger count would fail inside Qt, on the window's thread
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2 ** 31:
+        raise ValueError(f"not a count: {value!r:.40}")
+    return value
+
+
+def progress_from_message(message: dict, what: str) -> Progress:
+    """The :class:`Progress` of a ``progress`` message, its fields checked."""
+    stage = message.get("stage")
+    try:
+        if not isinstance(stage, str):
+            raise ValueError("the stage is not a string")
+        return Progress(stage[:200], _count(message.get("done")), _count(message.get("total")))
+    except ValueError as exc:
+        raise SegvizError(f"{what}: malformed progress message ({exc})") from None
+
+
+#: the most offsets a relevance profile may have (the engine's has 40)
+MAX_PROFILE_OFFSETS = 10_000
+
+
+def check_profile(profile, what: str) -> dict | None:
+    """A relevance profile from a child (``offsets``, ``mean`` (None where no sentence counts), ``count``: lists
+    of one length), checked before a view draws it; None stays None."""
+    if profile is None:
+        return None
+
+    def numbers(key, *, none=False, integral=False):
+        values = profile.get(key)
+        if not isinstance(values, list) or len(values) > MAX_PROFILE_OFFSETS:
+            raise SegvizError(f"{what}: malformed relevance profile ({key})")
+        for v in values:
+            if v is None and none:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (integral and not isinstance(v, int)) \
+                    or not math.isfinite(v) or abs(v) > 1e12:
+                raise SegvizError(f"{what}: malformed relevance profile ({key})")
+        return values
+
+    if not isinstance(profile, dict):
+        raise SegvizError(f"{what}: the relevance profile is not an object")
+    offsets, mean, count = numbers("offsets", integral=True), numbers("mean", none=True), numbers("count",
+                                                                                                  integral=True)
+    if not len(offsets) == len(mean) == len(count):
+        raise SegvizError(f"{what}: malformed relevance profile (lengths differ)")
+    return {"offsets": offsets, "mean": mean, "count": count}
+
+
+def check_probabilities(values: np.ndarray, what: str) -> np.ndarray:
+    if values.size and not (np.all(np.isfinite(values)) and values.min() >= 0 and values.max() <= 1):
+        raise SegvizError(f"{what}: boundary probabilities outside [0, 1]")
+    return values
+
+
+def error_text(message: dict, what: str) -> str:
+    """The one line of an ``error`` message (a child's refusal or failure)."""
+    text = message.get("message")
+    if not isinstance(text, str) or not text.strip():
+        return f"{what} failed"
+    return " ".join(text.split())[:2000]
 
 
 # -- the child's side of every job ----------------------------------------------------------------------------
@@ -217,13 +306,9 @@ class ChildProcess:
             if self.cancelled():
                 return None
             raise SegvizError(f"{self.what} ended unexpectedly (exit status {self.process.wait()})")
-        try:
-            message = json.loads(line)
-            message["type"]
-        except (ValueError, TypeError, KeyError) as exc:
-            raise SegvizError(f"{self.what}: unreadable message ({exc})") from None
+        message = parse_message(line, self.what)
         if message["type"] == "error":
-            raise SegvizError(str(message.get("message", f"{self.what} failed")))
+            raise SegvizError(error_text(message, self.what))
         return message
 
     def progress_until_result(self) -> Generator[Progress, None, dict | None]:
@@ -234,11 +319,11 @@ class ChildProcess:
             if message is None:
                 return None
             if message["type"] == "progress":
-                yield Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
+                yield progress_from_message(message, self.what)
             elif message["type"] == "result":
                 return message
             else:
-                raise SegvizError(f"{self.what}: unknown message {message['type']!r}")
+                raise SegvizError(f"{self.what}: unknown message {message['type']!r:.60}")
 
     def _read_line(self) -> bytes | None:
         fd = self.process.stdout.fileno()
@@ -250,6 +335,9 @@ class ChildProcess:
                 return line
             if self.cancelled():
                 return None
+            if len(self._buffer) > MAX_MESSAGE_BYTES:
+                self._buffer = bytearray()
+                raise SegvizError(f"{self.what}: a message longer than {MAX_MESSAGE_BYTES:,} bytes")
             ready, _, _ = select.select([fd], [], [], self.POLL_S)
             if ready:
                 chunk = os.read(fd, 1 << 20)

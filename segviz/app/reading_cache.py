@@ -31,8 +31,8 @@ from pathlib import Path
 
 from ..documents import Corpus, Document, FileReading, HeadingLine
 from ..errors import SegvizError
-from ..persist import atomic_write_bytes
-from ..readers.source import read_source
+from ..persist import atomic_write_bytes, read_bytes_limited
+from ..readers.source import MAX_FILE_BYTES, read_source
 
 #: bump when the entry layout or what a reader makes of a file changes
 ENTRY_VERSION = 1
@@ -40,6 +40,12 @@ ENTRY_VERSION = 1
 CHUNK_SENTENCES = 2000
 #: how often a reader waiting for another's parse looks again (seconds)
 POLL_SECONDS = 0.05
+
+#: the largest entry read back: a corpus file holds at most MAX_FILE_BYTES, and its entry holds each sentence twice
+#: (text and tokens) with JSON's quoting; anything larger is not an entry this session wrote
+MAX_ENTRY_BYTES = 8 * MAX_FILE_BYTES
+#: the largest process-id file (an owner or a claim) read
+MAX_PID_BYTES = 64
 
 _READING_FIELDS = ("format", "detected", "documents", "sentences", "reference_boundaries")
 #: the session directories' name prefix, and the file in each that names the window process owning it
@@ -74,17 +80,38 @@ def remove_abandoned_sessions(parent: str | os.PathLike | None = None) -> list[P
     for directory in candidates:
         try:
             info = os.lstat(directory)
-            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-                continue
-            pid = int((directory / OWNER_FILE).read_text(encoding="ascii").strip())
-        except (OSError, ValueError, UnicodeDecodeError):
+        except OSError:
             continue
-        if pid <= 0 or pid == os.getpid() or _process_alive(pid):
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue
+        pid = read_pid(directory / OWNER_FILE)
+        if pid is None or pid == os.getpid() or _process_alive(pid):
             continue
         shutil.rmtree(directory, ignore_errors=True)
         if not directory.exists():
             removed.append(directory)
     return removed
+
+
+def read_regular(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (not a link, FIFO or device) of at most ``max_bytes``;
+    None otherwise.  Never blocks (a FIFO) and never reads more than the bound (a link to /dev/zero)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return read_bytes_limited(path, max_bytes)
+    except (OSError, SegvizError):
+        return None
+
+
+def read_pid(path: Path) -> int | None:
+    """The process id written in ``path`` (an owner or a claim file), or None."""
+    raw = read_regular(path, MAX_PID_BYTES)
+    try:
+        pid = int(raw.decode("ascii").strip()) if raw is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return pid if pid is not None and 0 < pid < 2 ** 31 else None
 
 
 def _process_alive(pid: int) -> bool:
@@ -144,22 +171,18 @@ class ReadingCache:
 
     def claimant_alive(self, key: str) -> bool:
         """True while the file of ``key`` is claimed by a live process (other than a stale claim)."""
-        try:
-            pid = int(self._claim(key).read_text().strip() or "0")
-        except (OSError, ValueError):
-            return False
-        return pid > 0 and _process_alive(pid)
+        pid = read_pid(self._claim(key))
+        return pid is not None and _process_alive(pid)
 
     # -- entries -----------------------------------------------------------------------------------------------
     def load(self, key: str, source: str) -> Corpus | None:
         """The corpus stored under ``key``, its paths given as ``source``; None when absent or not valid."""
-        try:
-            raw = self._entry(key).read_bytes()
-        except OSError:
+        raw = read_regular(self._entry(key), MAX_ENTRY_BYTES)
+        if raw is None:
             return None
         try:
             return decode_entry(raw, source)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError):
             return None   # UnicodeDecodeError and JSON errors are ValueErrors
 
     def store(self, key: str, source: str, corpus: Corpus) -> None:
@@ -288,14 +311,14 @@ def decode_entry(raw: bytes, source: str) -> Corpus:
     lines = raw.decode("utf-8").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    header = json.loads(lines[0])
+    header = _json(lines[0])
     if not isinstance(header, dict) or header.get("version") != ENTRY_VERSION:
         raise ValueError("not an entry of this version")
     metas = header["documents"]
     texts: list[list[str]] = [[] for _ in metas]
     tokens: list[list[tuple[str, ...]]] = [[] for _ in metas]
     for line in lines[1:]:
-        index, chunk_texts, chunk_tokens = json.loads(line)
+        index, chunk_texts, chunk_tokens = _json(line)
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(metas):
             raise ValueError("a chunk of no document")
         if not (isinstance(chunk_texts, list) and isinstance(chunk_tokens, list)
@@ -307,7 +330,7 @@ def decode_entry(raw: bytes, source: str) -> Corpus:
         tokens[index].extend(tuple(t.split()) for t in chunk_tokens)
     documents = []
     for meta, doc_texts, doc_tokens in zip(metas, texts, tokens):
-        if len(doc_texts) != int(meta["sentences"]) or not all(doc_tokens):
+        if len(doc_texts) != _count(meta["sentences"]) or not all(doc_tokens):
             raise ValueError("a document does not hold its sentences")
         marks = meta["paragraph_starts"]
         if marks is not None and not (isinstance(marks, list) and all(isinstance(m, bool) for m in marks)):
@@ -326,6 +349,15 @@ def decode_entry(raw: bytes, source: str) -> Corpus:
     if len(corpus.documents) != len(documents):
         raise ValueError("an empty document")
     return corpus
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not in an entry")
+
+
+def _json(line: str):
+    # NaN and Infinity are no values of an entry (counts, flags, strings): refused while parsing
+    return json.loads(line, parse_constant=_refuse_constant)
 
 
 def _text(value) -> str:

@@ -40,8 +40,8 @@ from ..induction import FeatureAdded, InductionFinished
 from ..lm.models import LanguageModels
 from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
-from .child_process import (ChildProcess, decode_array, encode_array, progress_message, reply_writer,
-                            serve_guarded)
+from .child_process import (MALFORMED, ChildProcess, check_probabilities, check_profile, decode_array,
+                            encode_array, progress_from_message, progress_message, reply_writer, serve_guarded)
 from .tasks import read_corpus_task
 
 if TYPE_CHECKING:
@@ -296,6 +296,7 @@ class TrainingJob:
         self.finished = False
         self._cancel = threading.Event()
         self._child: ChildProcess | None = None
+        self._lm_path: str | None = None
 
     @property
     def heldout_start(self) -> int:
@@ -319,6 +320,7 @@ class TrainingJob:
         if self.cancelled:
             return
         workdir = tempfile.mkdtemp(prefix="segviz-train-")   # private (0700): the child saves its LMs here
+        self._lm_path = os.path.join(workdir, "lm.segviz")
         child = ChildProcess("the training process", self._cancel.is_set)
         self._child = child
         try:
@@ -332,7 +334,7 @@ class TrainingJob:
                       "reading_cache": self.reading_cache,
                       "sentences": self.corpus.n_sentences, "n_features": self.n_features,
                       "heldout_fraction": self.heldout_fraction, "lm_params": self.lm_params,
-                      "segmenter_params": self.segmenter_params, "lm_path": os.path.join(workdir, "lm.segviz")}
+                      "segmenter_params": self.segmenter_params, "lm_path": self._lm_path}
             if not child.send(config):
                 return
             while True:
@@ -358,26 +360,45 @@ class TrainingJob:
             child.terminate()
 
     def _decode(self, message: dict):
+        """The event of one message from the child; a malformed one is one :class:`SegvizError`."""
+        try:
+            return self._decode_fields(message)
+        except SegvizError:
+            raise
+        except MALFORMED as exc:
+            raise SegvizError(f"training process: malformed {message.get('type')!r:.40} message "
+                              f"({exc.__class__.__name__})") from None
+
+    def _decode_fields(self, message: dict):
         kind = message["type"]
         n = self.corpus.n_sentences
         if kind == "progress":
-            return Progress(str(message["stage"]), int(message["done"]), int(message["total"]))
+            return progress_from_message(message, "training process")
         if kind == "lms":
-            self.lms = self.given_lms if self.given_lms is not None else LanguageModels.load(message["path"])
+            if self.given_lms is None:
+                # only the file this job named: a path from the pipe is not opened just because it was sent
+                if message["path"] != self._lm_path:
+                    raise SegvizError("training process: language models at a path it was not given")
+                self.lms = LanguageModels.load(self._lm_path)
+            else:
+                self.lms = self.given_lms
             return LanguageModelsReady(self.lms)
         if kind == "relevance":
-            profile = message.get("profile")
-            if not isinstance(profile, dict):
-                raise SegvizError("training process: malformed relevance profile")
+            profile = check_profile(message.get("profile"), "training process")
+            if profile is None:
+                raise SegvizError("training process: no relevance profile")
             return RelevanceReady(decode_array(message["relevance"], shape=(n,)), profile)
         if kind == "round":
             model = model_from_json(message["model"], self.lms)
-            probabilities = decode_array(message["probabilities"], shape=(n - 1,))
+            probabilities = check_probabilities(decode_array(message["probabilities"], shape=(n - 1,)),
+                                                "training process")
             self.model = model
             return CurveUpdate(added_from_json(message["added"]), probabilities, model)
         if kind == "finished":
             model = model_from_json(message["model"], self.lms)
-            probabilities = decode_array(message["probabilities"], shape=(n - 1,))
+            probabilities = check_probabilities(decode_array(message["probabilities"], shape=(n - 1,)),
+                                                "training process")
             self.model = model
-            return TrainingFinished(model, str(message.get("reason", "")), probabilities)
-        raise SegvizError(f"training process: unknown message {kind!r}")
+            reason = message.get("reason", "")
+            return TrainingFinished(model, reason[:200] if isinstance(reason, str) else "", probabilities)
+        raise SegvizError(f"training process: unknown message {kind!r:.60}")

@@ -1,0 +1,273 @@
+"""Malformed input the window reads from places it does not control: the engine child's pipe and the session's
+reading cache.
+
+A child that sends deep nesting, another JSON value, wrong types, missing keys, huge or non-finite numbers, bad
+UTF-8 or an endless line ends its job with one line (a SegvizError; in the window one dialog, the shown state
+kept), never a traceback or a hang.  A cache entry holding ``Infinity``, or a FIFO, a link to /dev/zero or an
+oversized file where an entry, a claim or an owner file should be, is ignored: the file is parsed again.  Every
+crafted message and file is made here; a fake child replaces the engine child's command line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from segviz import read_corpus
+from segviz.app import child_process
+from segviz.app.apply_job import ApplyJob
+from segviz.app.child_process import encode_array
+from segviz.app.peers_job import PeersJob
+from segviz.app.reading_cache import ReadingCache, read_files_shared
+from segviz.app.training_job import TrainingJob
+from segviz.errors import SegvizError
+from tests.conftest import ROOT
+
+CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
+MODEL = ROOT / "resources" / "sample_model.segviz"
+N = read_corpus(CHOI).n_sentences
+
+
+def fake_child(monkeypatch, tmp_path, lines: list[bytes]):
+    """The engine child replaced by one that reads its job, sends ``lines`` as they are, then waits for its
+    input to end (as a real child idles)."""
+    crafted = tmp_path / "crafted.bin"
+    crafted.write_bytes(b"".join(lines))
+    script = ("import sys\n"
+              "sys.stdin.buffer.readline()\n"
+              f"sys.stdout.buffer.write(open({str(crafted)!r}, 'rb').read())\n"
+              "sys.stdout.buffer.flush()\n"
+              "sys.stdin.buffer.read()\n")
+    monkeypatch.setattr(child_process, "child_command", lambda: [sys.executable, "-I", "-c", script])
+
+
+def line(obj) -> bytes:
+    return (obj if isinstance(obj, str) else json.dumps(obj)).encode("utf-8") + b"\n"
+
+
+def good_result() -> dict:
+    return {"type": "result", "sentences": N, "probabilities": encode_array(np.full(N - 1, 0.5)),
+            "relevance": None, "profile": None,
+            "columns": {"shape": [N - 1, 0], "indptr": encode_array(np.zeros(N, dtype=np.int32), "<i4"),
+                        "indices": encode_array(np.zeros(0, dtype=np.int32), "<i4"), "data": None},
+            "coverage": None, "units": [[0, N, "model", None]], "shown": "model"}
+
+
+def with_(**changes) -> dict:
+    result = good_result()
+    result.update(changes)
+    return result
+
+
+#: every message the window must survive, whatever job it ends
+MALFORMED_MESSAGES = {
+    "deep nesting": "[" * 200_000 + "]" * 200_000,
+    "deep object": '{"type": "result", "x": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}",
+    "a list": [1, 2, 3],
+    "a string": '"result"',
+    "a number type": {"type": 5},
+    "no type": {"stage": "x"},
+    "bad utf-8": b"\xff\xfe{}".decode("latin-1"),
+    "not json": "{not json",
+    "progress without keys": {"type": "progress"},
+    "progress of wrong types": {"type": "progress", "stage": [1], "done": "x", "total": {}},
+    "progress beyond a progress bar": {"type": "progress", "stage": "s", "done": 0, "total": 2 ** 40},
+    "progress of floats": {"type": "progress", "stage": "s", "done": 1.5, "total": float("inf")},
+    "a huge integer": '{"type": "progress", "stage": "s", "done": ' + "9" * 5000 + ', "total": 1}',
+    "an error of wrong type": {"type": "error", "message": {"a": [1]}},
+    "unknown kind": {"type": "x" * 100_000},
+}
+
+APPLY_RESULTS = {
+    "result without keys": {"type": "result"},
+    "sentences infinite": "{\"type\": \"result\", \"sentences\": Infinity}",
+    "sentences 1e999": "{\"type\": \"result\", \"sentences\": 1e999}",
+    "sentences as a string": with_(sentences="many"),
+    "probabilities of another shape": with_(probabilities=encode_array(np.full(3, 0.5))),
+    "an overflowing shape": with_(probabilities={"shape": [2 ** 32, 2 ** 32], "f8": ""}),
+    "a negative shape": with_(probabilities={"shape": [-1], "f8": ""}),
+    "seventy dimensions": with_(probabilities={"shape": [1] * 70, "f8": ""}),
+    "NaN probabilities": with_(probabilities=encode_array(np.full(N - 1, np.nan))),
+    "a profile of strings": with_(profile={"offsets": ["a"], "mean": [1], "count": [1]}),
+    "a profile of another length": with_(profile={"offsets": [1, 2], "mean": [1], "count": [1]}),
+    "a profile that is a list": with_(profile=[1]),
+    "units of wrong types": with_(units=[["a", "b", 3, None]]),
+    "units as an object": with_(units={"a": 1}),
+    "a unit of two fields": with_(units=[[0, N]]),
+    "a route of wrong types": with_(units=[[0, N, "model", {"expert": 5}]]),
+    "columns inconsistent": with_(columns={"shape": [N - 1, 1], "indptr": encode_array(np.zeros(3), "<i4"),
+                                           "indices": encode_array(np.zeros(0), "<i4"), "data": None}),
+    "coverage of strings": with_(coverage={"covered": "a", "words": 1, "vocabulary": 1}),
+    "coverage missing": with_(coverage={}),
+}
+
+
+def run_job(events) -> SegvizError:
+    with pytest.raises(SegvizError) as info:
+        for _ in events:
+            pass
+    text = str(info.value)
+    assert "\n" not in text and len(text) < 3000 and "Traceback" not in text
+    return info.value
+
+
+@pytest.mark.parametrize("name", list(MALFORMED_MESSAGES) + list(APPLY_RESULTS))
+def test_the_model_job_refuses_a_malformed_message_with_one_line(monkeypatch, tmp_path, name):
+    fake_child(monkeypatch, tmp_path, [line({**MALFORMED_MESSAGES, **APPLY_RESULTS}[name])])
+    run_job(ApplyJob(MODEL, [CHOI]).events())
+
+
+def test_the_fake_child_serves_a_well_formed_result(monkeypatch, tmp_path):
+    """The harness itself: the same fake child with a good result gives the model's arrays."""
+    fake_child(monkeypatch, tmp_path, [line({"type": "progress", "stage": "s", "done": 1, "total": 2}),
+                                       line(good_result())])
+    events = ApplyJob(MODEL, [CHOI]).events()
+    while True:
+        try:
+            next(events)
+        except StopIteration as stop:
+            n, applied = stop.value
+            break
+    assert n == N and applied.probabilities.shape == (N - 1,)
+
+
+TRAINING_MESSAGES = {
+    "lms at another path": {"type": "lms", "path": "/dev/zero"},
+    "lms of wrong type": {"type": "lms", "path": [1]},
+    "relevance without a profile": {"type": "relevance", "relevance": encode_array(np.zeros(3))},
+    "a round of nothing": {"type": "round"},
+    "a round of wrong types": {"type": "round", "added": 5, "probabilities": "x", "model": []},
+    "finished without a model": {"type": "finished", "reason": "n_features"},
+    "finished of wrong types": {"type": "finished", "model": {"features": 5, "lambdas": "x"}},
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED_MESSAGES) + list(TRAINING_MESSAGES))
+def test_the_training_job_refuses_a_malformed_message_with_one_line(monkeypatch, tmp_path, name):
+    fake_child(monkeypatch, tmp_path, [line({**MALFORMED_MESSAGES, **TRAINING_MESSAGES}[name])])
+    corpus = read_corpus(ROOT / "sample_corpora" / "choi")
+    run_job(TrainingJob(corpus, [ROOT / "sample_corpora" / "choi"], n_features=3).events())
+
+
+@pytest.mark.parametrize("name", ["deep nesting", "a list", "progress of wrong types", "an error of wrong type"])
+def test_the_peers_job_refuses_a_malformed_message_with_one_line(monkeypatch, tmp_path, name):
+    fake_child(monkeypatch, tmp_path, [line(MALFORMED_MESSAGES[name])])
+    sentences = [("a", "b")] * 10
+    run_job(PeersJob(["C99"], sentences).events())
+
+
+def test_an_endless_line_is_refused_at_the_bound(monkeypatch, tmp_path):
+    monkeypatch.setattr(child_process, "MAX_MESSAGE_BYTES", 1 << 20)
+    fake_child(monkeypatch, tmp_path, [b"x" * (4 << 20)])
+    error = run_job(ApplyJob(MODEL, [CHOI]).events())
+    assert "longer than" in str(error)
+
+
+def test_an_error_message_is_one_line(monkeypatch, tmp_path):
+    fake_child(monkeypatch, tmp_path, [line({"type": "error", "message": "first\nsecond\n" + "x" * 10_000})])
+    error = run_job(ApplyJob(MODEL, [CHOI]).events())
+    assert str(error).startswith("first second")
+
+
+# -- the window: one dialog, the shown model kept ---------------------------------------------------------------
+
+pytest.importorskip("pytestqt")
+from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+
+
+@pytest.mark.parametrize("name", ["deep nesting", "progress of wrong types", "sentences 1e999",
+                                  "a profile of strings"])
+def test_the_window_shows_one_dialog_and_keeps_what_it_showed(window, qtbot, monkeypatch, tmp_path, name):
+    window.default_model = None
+    with qtbot.waitSignal(window.corpusLoaded, timeout=60000):
+        assert window.open_corpus(str(CHOI))
+    with qtbot.waitSignal(window.modelApplied, timeout=120000):
+        assert window.open_model(str(MODEL))
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    shown = window.state.probabilities.copy()
+    fake_child(monkeypatch, tmp_path, [line({**MALFORMED_MESSAGES, **APPLY_RESULTS}[name])])
+    with qtbot.waitSignal(window.errorShown, timeout=120000):
+        assert window.open_model(str(MODEL))
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    assert len(window.dialogs) == 1 and "\n" not in window.dialogs[0][1]
+    np.testing.assert_array_equal(window.state.probabilities, shown)
+
+
+# -- the reading cache ------------------------------------------------------------------------------------------
+
+def read_with_cache(cache_dir: Path, files: list[str]):
+    """The corpus of ``files`` through the cache; runs on a thread so that a hang fails the test instead of
+    stopping the suite (the bound is no timing: a correct read never comes near it)."""
+    got = {}
+
+    def run():
+        got.update(read_files_shared(files, lambda p, o: read_corpus(p, **o), {}, ReadingCache(cache_dir)))
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(300)
+    assert not thread.is_alive(), "reading through the cache hung"
+    return got
+
+
+def entry_key(path) -> str:
+    return ReadingCache.key(Path(path).read_bytes(), {}, str(path))
+
+
+def infinite_entry(path) -> bytes:
+    from segviz.app.reading_cache import encode_entry
+
+    lines = encode_entry(read_corpus(path), str(path)).decode("utf-8").split("\n")
+    header = json.loads(lines[0])
+    header["documents"][0]["sentences"] = "@INF@"
+    lines[0] = json.dumps(header).replace('"@INF@"', "Infinity")
+    return "\n".join(lines).encode("utf-8")
+
+
+@pytest.mark.parametrize("kind", ["infinity", "1e999", "fifo", "link to /dev/zero", "oversized", "a directory",
+                                  "link to a good entry"])
+def test_a_cache_entry_that_is_not_a_small_regular_file_of_finite_values_is_ignored(tmp_path, monkeypatch, kind):
+    from segviz.app import reading_cache
+    from segviz.app.reading_cache import encode_entry
+
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    entry = cache_dir / f"{entry_key(CHOI)}.jsonl"
+    if kind == "infinity":
+        entry.write_bytes(infinite_entry(CHOI))
+    elif kind == "1e999":
+        entry.write_bytes(infinite_entry(CHOI).replace(b"Infinity", b"1e999"))
+    elif kind == "fifo":
+        os.mkfifo(entry)
+    elif kind == "link to /dev/zero":
+        entry.symlink_to("/dev/zero")
+    elif kind == "oversized":
+        monkeypatch.setattr(reading_cache, "MAX_ENTRY_BYTES", 1000)
+        entry.write_bytes(encode_entry(read_corpus(CHOI), str(CHOI)))
+    elif kind == "a directory":
+        entry.mkdir()
+    elif kind == "link to a good entry":
+        good = tmp_path / "elsewhere.jsonl"
+        good.write_bytes(encode_entry(read_corpus(CHOI), str(CHOI)))
+        entry.symlink_to(good)
+    assert ReadingCache(cache_dir).load(entry_key(CHOI), str(CHOI)) is None
+    got = read_with_cache(cache_dir, [str(CHOI)])
+    assert got[0].documents == read_corpus(CHOI).documents
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+def test_a_claim_that_is_not_a_small_regular_file_is_stale(tmp_path, kind):
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    claim = cache_dir / f"{entry_key(CHOI)}.claim"
+    if kind == "fifo":
+        os.mkfifo(claim)
+    else:
+        claim.symlink_to("/dev/zero")
+    assert not ReadingCache(cache_dir).claimant_alive(entry_key(CHOI))
+    got = read_with_cache(cache_dir, [str(CHOI)])
+    assert got[0].documents == read_corpus(CHOI).documents
