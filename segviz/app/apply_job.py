@@ -30,8 +30,8 @@ from ..events import Progress
 from ..models import load_model
 from ..peers import preload_stemmer
 from ..model_protocol import Route
-from .child_process import (MALFORMED, ChildProcess, check_profile, decode_array, encode_array, reply_writer, send_progress,
-                            serve_guarded)
+from .child_process import (MALFORMED, ChildProcess, check_profile, decode_array, encode_array, reply_writer,
+                            send_progress, serve_guarded)
 from .state import PlanUnit, check_units
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
 
