@@ -17,7 +17,7 @@ LAYERS = (
     ("corpus", ("segviz.documents", "segviz.readers", "segviz.corpus", "segviz.inspection", "segviz.domain",
                 "segviz.segmented", "segviz.writers")),
     ("language models", ("segviz.lm",)),
-    ("relevance", ("segviz.relevance",)),
+    ("relevance", ("segviz.relevance", "segviz.general_lm")),
     ("peers", ("segviz.peers",)),
     ("features", ("segviz.features",)),
     ("decision rules", ("segviz.decode", "segviz.length_prior", "segviz.tuning", "segviz.rules")),
@@ -26,7 +26,7 @@ LAYERS = (
     ("the segmenter", ("segviz.model_protocol", "segviz.model_schema", "segviz.segmenter")),
     ("evaluation", ("segviz.evaluation",)),
     ("routing and models", ("segviz.routing", "segviz.models", "segviz.selection")),
-    ("protocols", ("segviz.protocols", "segviz.default_model")),
+    ("protocols", ("segviz.protocols", "segviz.default_model", "segviz.general_lm_recipe")),
     ("faces", ("segviz.cli", "segviz.__main__", "segviz.commands", "segviz.app")),
 )
 

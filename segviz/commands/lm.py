@@ -78,17 +78,24 @@ def _cmd_triggers(args: argparse.Namespace) -> int:
 
 
 def _cmd_relevance(args: argparse.Namespace) -> int:
+    from ..general_lm import GENERAL_LM_SUMMARY, general_language_models
     from ..relevance import relevance_profile
 
-    lms = load_language_models(args.lm)
+    lms = load_language_models(args.lm) if args.lm else None   # a bad --lm fails before the corpus is read
     corpus = read_input(args.corpus, **reader_params(args))
     if len(corpus) < 2:
         raise SegvizError(f"{corpus.name}: needs at least two documents (segments) for a relevance profile")
+    if lms is not None:
+        source = args.lm
+    else:
+        lms, source = general_language_models(), "bundled general-English"
+        print(f"segviz: note: no --lm: relevance from {GENERAL_LM_SUMMARY}", file=sys.stderr)
     prof = relevance_profile(lms, corpus, before=args.before, after=args.after)
     if args.json:
-        print_json(prof)
+        print_json({**prof, "language_models": source})
         return 0
-    print(f"{corpus.name}: mean sentence relevance by position relative to the segment start")
+    print(f"{corpus.name}: mean sentence relevance by position relative to the segment start "
+          f"(language models: {source})")
     print(f"{'offset':>6}  {'mean R':>9}  {'count':>6}")
     for o, m, c in zip(prof["offsets"], prof["mean"], prof["count"]):
         print(f"{o:>6}  {'---' if m is None else f'{m:9.4f}':>9}  {c:>6}")
@@ -144,10 +151,12 @@ def register(subparsers) -> None:
     g.set_defaults(func=_cmd_triggers)
 
     r = subparsers.add_parser("relevance", help="mean LM relevance against position relative to segment starts",
-                              description="The paper's relevance figure (Section 3.3) over CORPUS's documents.")
+                              description="The paper's relevance figure (Section 3.3) over CORPUS's documents, "
+                                          "with --lm's language models or the bundled general-English ones.")
     r.add_argument("corpus", nargs="+")
     add_reader_arguments(r)
-    r.add_argument("--lm", required=True, help="language models (from `segviz lm train`)")
+    r.add_argument("--lm", help="language models (from `segviz lm train`; default: the bundled general-English "
+                                "ones)")
     r.add_argument("--before", type=int_range(0, MAX_PROFILE_OFFSET), default=10,
                    help="sentences before the boundary (default 10)")
     r.add_argument("--after", type=int_range(1, MAX_PROFILE_OFFSET), default=30,

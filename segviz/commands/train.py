@@ -83,14 +83,26 @@ def _cmd_train(args: argparse.Namespace) -> int:
     lms = None
     if args.lm:
         lms = load_language_models(args.lm)
-    elif preset != "auto" and "relevance" in seg.candidate_families():
-        print(f"segviz: no --lm given: training language models on {train.name} first", file=sys.stderr)
-        lms = LanguageModels(vocab_size=args.lm_vocab)
-        run_with_progress(lms.fit_iter(train.sentences()))
-    if preset == "auto":
-        if lms is None:
-            print("segviz: note: no --lm: the paper's configuration is tried without its relevance questions",
+    elif preset == "auto" or "relevance" in seg.candidate_families():
+        # the relevance questions need language models: the training text's own when it is large enough to learn
+        # triggers from, else the bundled general-English ones (segviz.general_lm)
+        from ..general_lm import GENERAL_LM_SUMMARY, MIN_OWN_LM_TOKENS, general_language_models
+
+        tokens = sum(len(s) for s in train.sentences())
+        if tokens >= MIN_OWN_LM_TOKENS:
+            print(f"segviz: no --lm given: training language models on {train.name} first ({tokens:,} tokens)",
                   file=sys.stderr)
+            lms = LanguageModels(vocab_size=args.lm_vocab)
+            run_with_progress(lms.fit_iter(train.sentences()))
+        else:
+            try:
+                lms = general_language_models()
+                print(f"segviz: note: no --lm and {tokens:,} training tokens, fewer than the {MIN_OWN_LM_TOKENS:,} "
+                      f"language models of its own need: relevance from {GENERAL_LM_SUMMARY} (saved with the "
+                      "model)", file=sys.stderr)
+            except SegvizError as exc:   # an installation without them: no relevance questions, as before
+                print(f"segviz: note: no --lm and no relevance questions ({exc})", file=sys.stderr)
+    if preset == "auto":
         selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
                                       quiet=args.quiet)
         seg = selection.model
@@ -148,7 +160,8 @@ def register(subparsers) -> None:
         "train", help="induce a boundary model (Sections 4-5) and tune its decision rule (Section 7)",
         description="Train a segmenter: candidate features on TRAIN, greedy feature induction, the decision rule "
                     "tuned on --heldout.  Without --lm the language models are trained on TRAIN "
-                    "first.  The model and its language models are saved as one file.")
+                    "first when it has 500,000+ tokens; below that the bundled general-English ones are used.  "
+                    "The model and its language models are saved as one file.")
     t.add_argument("train", nargs="+", metavar="TRAIN_CORPUS", help="training corpus files, directories or globs")
     t.add_argument("--heldout", nargs="+", metavar="CORPUS", help="held-out corpus for P_mu per round and tuning")
     add_reader_arguments(t)
