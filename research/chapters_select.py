@@ -29,6 +29,8 @@ CONFIGS = {
                        "families": BASE["families"] + ("names", "dialogue")},
     "vocabulary": {**BASE, "n_features": 100, "vocabulary": 2000, "min_support": 20,
                    "families": ("vocabulary",) + BASE["families"] + ("names", "dialogue")},
+    "chapters": dict(CHAPTERS_SEGMENTER),
+    "transitions": {**CHAPTERS_SEGMENTER, "families": CHAPTERS_SEGMENTER["families"] + ("transitions",)},
     "strong-prior": {**BASE, "n_features": 100, "l2": 10.0,
                      "families": BASE["families"] + ("names", "dialogue")},
 }
