@@ -229,7 +229,8 @@ def _dead_pid() -> int:
 
 
 def test_directories_of_windows_that_died_are_removed_and_nothing_else(tmp_path):
-    from segviz.app.reading_cache import OWNER_FILE, SESSION_PREFIX, remove_abandoned_sessions
+    from segviz.app.reading_cache import SESSION_PREFIX
+    from segviz.app.temp_dirs import OWNER_FILE, remove_abandoned as remove_abandoned_sessions
 
     def session(name: str, owner: str | None) -> Path:
         d = tmp_path / (SESSION_PREFIX + name)
@@ -265,7 +266,8 @@ def test_directories_of_windows_that_died_are_removed_and_nothing_else(tmp_path)
 def test_a_new_session_directory_names_its_owner_and_sweeps_abandoned_ones(tmp_path, monkeypatch):
     import tempfile
 
-    from segviz.app.reading_cache import OWNER_FILE, SESSION_PREFIX, new_session_directory
+    from segviz.app.reading_cache import SESSION_PREFIX, new_session_directory
+    from segviz.app.temp_dirs import OWNER_FILE
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     abandoned = tmp_path / (SESSION_PREFIX + "old")
@@ -283,7 +285,8 @@ def test_a_new_session_directory_names_its_owner_and_sweeps_abandoned_ones(tmp_p
 
 @pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc to see a zombie")
 def test_a_killed_window_not_yet_collected_by_its_parent_counts_as_dead(tmp_path):
-    from segviz.app.reading_cache import OWNER_FILE, SESSION_PREFIX, remove_abandoned_sessions
+    from segviz.app.reading_cache import SESSION_PREFIX
+    from segviz.app.temp_dirs import OWNER_FILE, remove_abandoned as remove_abandoned_sessions
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     try:

@@ -17,7 +17,6 @@ result is used.
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from collections.abc import Generator, Sequence
 
@@ -33,6 +32,7 @@ from ..model_protocol import Route
 from .child_process import (MALFORMED, ChildProcess, check_profile, decode_array, encode_array, reply_writer,
                             send_progress, serve_guarded)
 from .state import PlanUnit, check_units
+from .temp_dirs import owned_temporary_directory
 from .tasks import AppliedModel, apply_model_task, read_corpus_task
 
 
@@ -61,7 +61,7 @@ class ApplyJob:
     def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | None]:
         child = ChildProcess("the model's process", self._cancel.is_set)
         self._child = child
-        with tempfile.TemporaryDirectory(prefix="segviz-apply-") as workdir:
+        with owned_temporary_directory("segviz-apply-") as workdir:
             try:
                 yield Progress("starting the model's process", 0, 0)
                 if not child.start(workdir):

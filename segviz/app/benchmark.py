@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import resource
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,6 +32,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QObject, QTimer
 
 from ..persist import atomic_write_text
+from .temp_dirs import owned_temporary_directory
 
 ALPHAS = 30
 EPSILONS = 10
@@ -99,7 +99,7 @@ class Benchmark(QObject):
         self.ticker = QTimer(self)
         self.ticker.setInterval(10)
         self.ticker.timeout.connect(self._tick)
-        self.export_dir = tempfile.TemporaryDirectory(prefix="segviz-bench-")
+        self.export_dir = owned_temporary_directory("segviz-bench-")
         Benchmark._pending.append(self)
 
     # -- the event-loop gap ---------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import signal
+import socket
 import sys
 import time
 
@@ -42,6 +44,14 @@ def _load_engine() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the app; returns the process exit status."""
+    signals = _SignalsClose()   # first: a SIGTERM while the engine loads waits for the window, then closes it
+    try:
+        return _run(args, signals)
+    finally:
+        signals.restore()
+
+
+def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
     _load_engine()
     try:
         from PySide6.QtCore import QSettings, QTimer
@@ -51,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL, save_image
     from .gui_gc import collect_on_gui_thread
     from .main_window import MainWindow
+    from .temp_dirs import owned_temporary_directory
 
     corpus = list(args.corpus or [])
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
@@ -70,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
     tmp = None
     if headless:
         # a screenshot or a benchmark must not depend on (or change) the user's saved layout
-        import tempfile
-        tmp = tempfile.TemporaryDirectory(prefix="segviz-shot-")
+        tmp = owned_temporary_directory("segviz-shot-")
         settings = QSettings(os.path.join(tmp.name, "settings.ini"), QSettings.IniFormat)
     window = MainWindow(settings=settings)
     # everything made so far (modules, the window and its plots) lives as long as the process: out of the cyclic
@@ -136,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
                           lambda: _exit_now(status, tmp, window.reading_cache) if window.busy else None)
 
     window.closeRequested.connect(on_close_requested)
+    signals.connect(window, status)
     # the window may close while hidden (it waited for its workers), which Qt does not count as the last one
     window.closed.connect(lambda: QTimer.singleShot(0, app.quit))
 
@@ -190,10 +201,69 @@ def _exit_now(status: dict, tmp, reading_cache) -> None:
 
 
 def _finish(tmp, reading_cache=None) -> None:
-    # the session's parses go with the session, however it ended (os._exit skips every finaliser)
+    # the session's parses and every step's working directory go with the session, however it ended (os._exit
+    # skips every finaliser and every step's own clean-up)
+    from .temp_dirs import remove_owned
+
     for directory in (tmp, reading_cache):
         if directory is not None:
             directory.cleanup()
+    remove_owned()
+
+
+class _SignalsClose:
+    """SIGTERM and SIGINT close the window the way its close button does: running steps are cancelled, their
+    children ended and every temporary directory removed, and the process exits with 128 + the signal's number.
+
+    Python runs a signal handler only when the interpreter next gets control, which inside Qt's event loop may be
+    never; so the signal's number is written to a socket (:func:`signal.set_wakeup_fd`) that the event loop
+    watches.  A signal that arrives before the window exists waits in the socket until the loop starts."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self):
+        self.reader, self.writer = socket.socketpair()
+        self.reader.setblocking(False)
+        self.writer.setblocking(False)
+        self.notifier = None
+        self.previous_fd, self.previous = None, {}
+        try:
+            self.previous_fd = signal.set_wakeup_fd(self.writer.fileno(), warn_on_full_buffer=False)
+        except ValueError:   # not the main thread (an embedding caller): signals keep their own handling
+            return
+        self.previous = {number: signal.signal(number, self._noted) for number in self.SIGNALS}
+
+    @staticmethod
+    def _noted(_number, _frame) -> None:
+        """Nothing to do here: the number is already in the socket (a handler must exist, or the default
+        action -- exit at once, or KeyboardInterrupt -- would skip the close)."""
+
+    def connect(self, window, status: dict) -> None:
+        from PySide6.QtCore import QSocketNotifier
+
+        def received() -> None:
+            try:
+                numbers = self.reader.recv(64)
+            except OSError:
+                return
+            for number in numbers:
+                if number in self.SIGNALS:
+                    if not status["code"]:
+                        status["code"] = 128 + number
+                    window.close()
+
+        self.notifier = QSocketNotifier(self.reader.fileno(), QSocketNotifier.Read)
+        self.notifier.activated.connect(received)
+
+    def restore(self) -> None:
+        if self.notifier is not None:
+            self.notifier.setEnabled(False)
+        if self.previous_fd is not None:
+            signal.set_wakeup_fd(self.previous_fd)
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        self.reader.close()
+        self.writer.close()
 
 
 def _interesting_position(window) -> int:

@@ -10,7 +10,6 @@ space), encoded once when the corpus is read (:func:`segviz.app.child_process.en
 """
 from __future__ import annotations
 
-import tempfile
 import threading
 from collections.abc import Generator, Sequence
 
@@ -19,6 +18,7 @@ from ..events import Progress
 from .child_process import (ChildProcess, decode_sentence, encode_sentences, reply_writer, send_progress,
                             serve_guarded)
 from .tasks import PEER_CHUNK, peers_task
+from .temp_dirs import owned_temporary_directory
 
 class PeersJob:
     """Masses of each named peer over the stream; iterate :meth:`events`, :meth:`close` from any thread.
@@ -46,7 +46,7 @@ class PeersJob:
     def events(self) -> Generator[Progress, None, dict[str, tuple[int, ...]] | None]:
         child = ChildProcess("the peer segmenters' process", self._cancel.is_set)
         self._child = child
-        with tempfile.TemporaryDirectory(prefix="segviz-peers-") as workdir:
+        with owned_temporary_directory("segviz-peers-") as workdir:
             try:
                 yield Progress("starting the peer segmenters", 0, 0)
                 if not child.start(workdir):

@@ -18,12 +18,9 @@ validated when read: an entry that does not decode to a consistent corpus is ign
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
-import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -31,8 +28,9 @@ from pathlib import Path
 
 from ..documents import Corpus, Document, FileReading, HeadingLine
 from ..errors import SegvizError
-from ..persist import atomic_write_bytes, read_bytes_limited
+from ..persist import atomic_write_bytes
 from ..readers.source import MAX_FILE_BYTES, read_source
+from .temp_dirs import owned_temporary_directory, process_alive, read_pid, read_regular, remove_abandoned
 
 #: bump when the entry layout or what a reader makes of a file changes
 ENTRY_VERSION = 1
@@ -44,89 +42,16 @@ POLL_SECONDS = 0.05
 #: the largest entry read back: a corpus file holds at most MAX_FILE_BYTES, and its entry holds each sentence twice
 #: (text and tokens) with JSON's quoting; anything larger is not an entry this session wrote
 MAX_ENTRY_BYTES = 8 * MAX_FILE_BYTES
-#: the largest process-id file (an owner or a claim) read
-MAX_PID_BYTES = 64
-
 _READING_FIELDS = ("format", "detected", "documents", "sentences", "reference_boundaries")
-#: the session directories' name prefix, and the file in each that names the window process owning it
+#: the session directories' name prefix (each names its owner in temp_dirs.OWNER_FILE)
 SESSION_PREFIX = "segviz-reading-"
-OWNER_FILE = "owner.pid"
 
 
 def new_session_directory() -> tempfile.TemporaryDirectory:
-    """A window's private cache directory (removed when the window closes), after removing the directories of
-    windows that died without removing theirs (:func:`remove_abandoned_sessions`)."""
-    remove_abandoned_sessions()
-    session = tempfile.TemporaryDirectory(prefix=SESSION_PREFIX, ignore_cleanup_errors=True)
-    try:
-        (Path(session.name) / OWNER_FILE).write_text(str(os.getpid()), encoding="ascii")
-    except OSError:
-        pass   # without the owner file a later window leaves this directory alone: nothing worse
-    return session
-
-
-def remove_abandoned_sessions(parent: str | os.PathLike | None = None) -> list[Path]:
-    """Remove the session directories under ``parent`` (default: the temporary directory) whose owning window
-    process has died, e.g. killed outright before it could remove its own; returns what was removed.
-
-    Only real directories of this user with an owner file naming a process that no longer exists are removed;
-    a symbolic link, another user's directory, one without an owner file or one whose owner lives is left
-    alone (a reused process id keeps a directory, never the reverse)."""
-    removed = []
-    try:
-        candidates = list(Path(parent or tempfile.gettempdir()).glob(SESSION_PREFIX + "*"))
-    except OSError:
-        return removed
-    for directory in candidates:
-        try:
-            info = os.lstat(directory)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-            continue
-        pid = read_pid(directory / OWNER_FILE)
-        if pid is None or pid == os.getpid() or _process_alive(pid):
-            continue
-        shutil.rmtree(directory, ignore_errors=True)
-        if not directory.exists():
-            removed.append(directory)
-    return removed
-
-
-def read_regular(path: Path, max_bytes: int) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file (not a link, FIFO or device) of at most ``max_bytes``;
-    None otherwise.  Never blocks (a FIFO) and never reads more than the bound (a link to /dev/zero)."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        return read_bytes_limited(path, max_bytes)
-    except (OSError, SegvizError):
-        return None
-
-
-def read_pid(path: Path) -> int | None:
-    """The process id written in ``path`` (an owner or a claim file), or None."""
-    raw = read_regular(path, MAX_PID_BYTES)
-    try:
-        pid = int(raw.decode("ascii").strip()) if raw is not None else None
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return pid if pid is not None and 0 < pid < 2 ** 31 else None
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError as exc:   # alive but not ours to signal
-        return exc.errno == errno.EPERM
-    # a killed process whose parent has not yet collected it (a zombie) still answers the signal
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace").rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return True
-    return state not in ("Z", "X")
+    """A window's private cache directory (removed when the window closes), after removing the temporary
+    directories of windows that died without removing theirs (:func:`segviz.app.temp_dirs.remove_abandoned`)."""
+    remove_abandoned()
+    return owned_temporary_directory(SESSION_PREFIX)
 
 
 class ReadingCache:
@@ -172,7 +97,7 @@ class ReadingCache:
     def claimant_alive(self, key: str) -> bool:
         """True while the file of ``key`` is claimed by a live process (other than a stale claim)."""
         pid = read_pid(self._claim(key))
-        return pid is not None and _process_alive(pid)
+        return pid is not None and process_alive(pid)
 
     # -- entries -----------------------------------------------------------------------------------------------
     def load(self, key: str, source: str) -> Corpus | None:

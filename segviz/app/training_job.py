@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from ..segmenter import Segmenter
 from .child_process import (MALFORMED, ChildProcess, check_probabilities, check_profile, decode_array,
                             encode_array, progress_from_message, progress_message, reply_writer, serve_guarded)
 from .tasks import read_corpus_task
+from .temp_dirs import owned_directory
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -319,7 +319,7 @@ class TrainingJob:
         """Start the child, send it the job, and yield its events (decoded) until it finishes or is cancelled."""
         if self.cancelled:
             return
-        workdir = tempfile.mkdtemp(prefix="segviz-train-")   # private (0700): the child saves its LMs here
+        workdir = owned_directory("segviz-train-")   # private (0700): the child saves its LMs here
         self._lm_path = os.path.join(workdir, "lm.segviz")
         child = ChildProcess("the training process", self._cancel.is_set)
         self._child = child
