@@ -20,6 +20,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
+from ..general_lm import MODEL_LM_LABEL
 from .qt_session import QtSession
 
 # Row layout of the block plot, in data units (the probability lives in [0, 1]).
@@ -507,10 +508,12 @@ class BlockView(QWidget):
         else:
             finite = rel[np.isfinite(rel)]
             flat = not finite.size or float(np.abs(finite).max()) < 1e-9
-            # a trigger model with no weights (too little text to learn any) gives R = 0 everywhere: say so
-            self.rel_flat_label.setText("relevance is 0 everywhere: the trigger model learned no weights "
-                                        "(too little training text)")
-            self.rel_flat_label.setVisible(flat)
+            # which language models the trace comes from (the model's, or the bundled general-English ones); a
+            # trigger model with no weights (too little text to learn any) gives R = 0 everywhere: say so
+            source = state.relevance_source or MODEL_LM_LABEL
+            self.rel_flat_label.setText(f"relevance is 0 everywhere ({source}): the trigger model learned no "
+                                        "weights (too little training text)" if flat else f"R from {source}")
+            self.rel_flat_label.setVisible(True)
             if flat:
                 self.rel_plot.setYRange(-0.05, 0.05, padding=0)
             else:

@@ -24,6 +24,7 @@ from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
 from .file_actions import SAMPLE_MODEL, FileActions, as_list
+from .general_relevance import TASK as GENERAL_RELEVANCE, general_relevance_task
 from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
@@ -463,6 +464,34 @@ class MainWindow(QMainWindow):
 
     def save_model(self, path: str | os.PathLike) -> bool:
         return self.files.save_model(path)
+
+    def show_general_relevance(self, then: Callable[[], None]) -> None:
+        """When the shown segmenter has no language models, the relevance trace and profile (Section 3.3) from the
+        bundled general-English ones (:mod:`segviz.general_lm`), computed in the background; ``then()`` runs
+        once they are shown (or could not be computed, or were superseded), right away when nothing is needed."""
+        state = self.state
+        corpus, segmenter = state.corpus, state.segmenter
+        own = segmenter is not None and segmenter.lms_ is not None
+        if corpus is None or own or (state.relevance is not None and state.relevance_source is not None):
+            then()
+            return
+        pending = [then]
+
+        def once():
+            if pending:
+                pending.pop()()
+
+        def done(result):
+            if state.corpus is corpus and state.segmenter is segmenter:
+                state.set_relevance(result.relevance, result.profile, source=result.source)
+            once()
+
+        def failed(message):
+            self.info_label.setText(f"⚠ no relevance trace: {message}")
+            once()
+
+        self.background.start(GENERAL_RELEVANCE, lambda: general_relevance_task(corpus), on_result=done,
+                              on_error=failed, on_aborted=once)
 
     def export_plot(self, path: str | os.PathLike) -> bool:
         """The block view's plots as PNG (or SVG when the suffix says so)."""

@@ -95,7 +95,9 @@ class ModelControl:
                 if applied.relevance is not None:
                     state.set_relevance(applied.relevance, applied.profile)
                 state.refresh_metrics()
-                QTimer.singleShot(0, finish)
+                # a model without language models: the trace and profile from the bundled general-English ones,
+                # computed in the background now that the curve is on screen; the model counts as applied after
+                win.show_general_relevance(then=lambda: QTimer.singleShot(0, finish))
 
             def finish():
                 win.background.release(SHOWING)

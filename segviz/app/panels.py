@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
                                QHeaderView, QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QTableWidget, QTableWidgetItem,
                                QTextBrowser, QVBoxLayout, QWidget)
 
+from ..general_lm import MODEL_LM_LABEL
 from .block_view import CURVE_COLOR, HYP_COLOR, cache_axes, peer_color
 from .qt_session import QtSession
 from .state import MODEL_ROW
@@ -438,7 +439,13 @@ class RelevanceProfileView(pg.PlotWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        profile = self.session.state.relevance_profile
+        state = self.session.state
+        profile = state.relevance_profile
+        # which language models the profile comes from: the model's own, or the bundled general-English ones
+        title = "Relevance around boundaries" + (f" ({state.relevance_source or MODEL_LM_LABEL})" if profile else "")
+        if title != getattr(self, "_title", None):   # a new title lays the plot out again: only when it changes
+            self._title = title
+            self.setTitle(title, size="9pt")
         if not profile:
             self.curve.setData([], [])
             self.curve.setVisible(True)

@@ -108,6 +108,9 @@ class SessionState:
         self.probabilities: np.ndarray | None = None
         self.relevance: np.ndarray | None = None
         self.relevance_profile: dict | None = None
+        #: where the relevance comes from: None for the model's own language models, else a label (the bundled
+        #: general-English ones, segviz.general_lm)
+        self.relevance_source: str | None = None
         self.hypothesis_boundaries = np.zeros(0, dtype=np.int64)
         self.hypothesis_masses: tuple[int, ...] = ()
         self.baseline_masses: dict[str, tuple[int, ...]] = {}
@@ -183,6 +186,7 @@ class SessionState:
         self.units = self._default_units()
         self.relevance = None
         self.relevance_profile = None
+        self.relevance_source = None
         self.model_note = ""
         self.coverage = None
         self.metrics = {name: dict(row) for name, row in prepared.baseline_metrics.items()}
@@ -231,6 +235,7 @@ class SessionState:
         self._spans = None
         if rel is not None:
             self.relevance = rel
+            self.relevance_source = None
         if profile is not None:
             self.relevance_profile = profile
         self._notify(PROBABILITIES)
@@ -242,8 +247,9 @@ class SessionState:
             self.metrics[MODEL_ROW] = self._score(self.hypothesis_masses)
             self._notify(METRICS)
 
-    def set_relevance(self, relevance, profile) -> None:
-        """Per-sentence relevance (Section 3.3) and its profile, or None for a model without language models."""
+    def set_relevance(self, relevance, profile, *, source: str | None = None) -> None:
+        """Per-sentence relevance (Section 3.3) and its profile, or None for a model without language models;
+        ``source`` names language models other than the model's own (the bundled general-English ones)."""
         rel = None
         if relevance is not None:
             rel = np.asarray(relevance, dtype=np.float64)
@@ -251,6 +257,7 @@ class SessionState:
                 raise ValueError(f"expected {self.n_sentences} relevance values, got shape {rel.shape}")
         self.relevance = rel
         self.relevance_profile = profile
+        self.relevance_source = source if rel is not None else None
         self._notify(RELEVANCE)
 
     def clear_model(self) -> None:
@@ -260,6 +267,7 @@ class SessionState:
         self._spans = None
         self.relevance = None
         self.relevance_profile = None
+        self.relevance_source = None
         self.segmenter = None
         self.model_path = None
         self.model_note = ""
