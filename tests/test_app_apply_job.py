@@ -175,7 +175,7 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
 
 
 def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monkeypatch):
-    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
         window.open_corpus(str(SAMPLE))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     jobs = []
@@ -195,7 +195,7 @@ def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monk
 def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, tmp_path):
     path = tmp_path / "c.sgm"
     path.write_bytes(SAMPLE.read_bytes())
-    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
         window.open_corpus(str(path))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     shown = window.state.probabilities   # the bundled model's, applied on open
@@ -262,7 +262,7 @@ def test_the_window_and_the_child_share_one_parse_that_ends_with_the_window(wind
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert len(list(cache.glob("*.jsonl"))) == 1 and not list(cache.glob("*.claim"))
     assert os.stat(cache).st_mode & 0o077 == 0   # private to the user
-    with qtbot.waitSignal(window.closed, timeout=10000):
+    with qtbot.waitSignal(window.closed, timeout=120000):
         window.close()
     assert not cache.exists()
 
@@ -277,7 +277,7 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
     router.thresholds_, router.tuning_, router.info_ = [8.0], {}, {}
     path = router.save(tmp_path / "router.segviz")
-    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
         window.open_corpus(str(SAMPLE))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     assert window.open_model(str(path))
@@ -295,7 +295,7 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     router.thresholds_ = [1.0]
     router.save(path)
     window.state.opened_model.thresholds_ = [1.0]
-    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
         window.open_corpus(str(text))
     qtbot.waitUntil(lambda: state.route is not None and state.route.expert == "long" and not window.busy,
                     timeout=60000)

@@ -129,7 +129,7 @@ def test_live_training_step_pause_run(window, qtbot):
         # the old model's curve, metrics and features go at once
         assert window.state.probabilities is None and "model" not in window.state.metrics
         assert window.features.model.rowCount() == 0
-    qtbot.waitUntil(lambda: window.features.run_button.isEnabled(), timeout=30000)   # paused, and shown so
+    qtbot.waitUntil(lambda: window.features.run_button.isEnabled(), timeout=120000)   # paused, and shown so
     assert worker.is_paused and window.features.model.rowCount() == 1
     assert window.state.probabilities is not None and window.state.relevance is not None
     window.features.run_button.click()
@@ -143,7 +143,7 @@ def test_live_training_step_pause_run(window, qtbot):
         window.features.run_button.click()
     qtbot.waitUntil(lambda: bool(finished), timeout=120000)
     assert finished == ["done"]
-    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
     seg = window.state.segmenter
     assert seg is not None and 1 <= len(seg.features_) <= 12 and seg.lms_ is not None
     # the curve after the last round is the trained segmenter's
@@ -160,10 +160,10 @@ def test_stop_keeps_the_last_round_and_ends_the_child(window, qtbot):
         window.start_training(200)
     job = window.training.job
     pid = job.process_id
-    with qtbot.waitSignal(window.trainingFinished, timeout=30000) as done:
+    with qtbot.waitSignal(window.trainingFinished, timeout=120000) as done:
         window.features.stop_button.click()
     assert done.args == ["cancelled"]
-    qtbot.waitUntil(lambda: not window.busy, timeout=30000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     rows = window.features.model.rowCount()
@@ -197,7 +197,7 @@ def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     files = [CHOI_DIR / "3-11_1.ref", CHOI_DIR / "3-11_2.ref"]
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
-    with qtbot.waitSignal(window.corpusLoaded, timeout=30000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
         window.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
     qtbot.waitUntil(lambda: not window.busy, timeout=60000)
     from segviz import read_corpus

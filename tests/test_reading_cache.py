@@ -290,9 +290,10 @@ def test_a_killed_window_not_yet_collected_by_its_parent_counts_as_dead(tmp_path
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     try:
-        for _ in range(200):   # exited, not yet waited for: a zombie
-            if Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                break
+        hang_guard = time.monotonic() + 120   # a count of tries was a clock: a loaded machine needed more
+        # exited, not yet waited for: a zombie
+        while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < hang_guard, "the child never exited"
             time.sleep(0.01)
         session = tmp_path / (SESSION_PREFIX + "zombie")
         session.mkdir()
