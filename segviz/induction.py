@@ -20,7 +20,14 @@ from segviz.rules import ThresholdRule
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import FeatureSpec
-from segviz.induction_math import as_csc, candidate_gains, iis_refit, log_likelihood
+from segviz.induction_math import (
+    CandidateSearch,
+    as_csc,
+    candidate_gains,
+    iis_refit,
+    log_likelihood,
+    numba_available as _numba_available,
+)
 
 __all__ = [
     "FeatureAdded",
@@ -204,23 +211,29 @@ class BoundaryModel:
         excluded = np.zeros(X.shape[1], dtype=bool)
         excluded[self.columns_] = True
         warm = None
+        # exact gains only where a bound says the candidate can still win (induction_math.CandidateSearch)
+        search = CandidateSearch(X, y, lambda_max=self.lambda_max, l2=self.l2) if _numba_available() else None
         while len(self.features_) < target:
             t0 = time.perf_counter()
             rnd = len(self.features_) + 1
             yield Progress("inducing features", rnd - 1, target)
-            # Newton starts from last round's optima: the model moves little per round
-            gains, best_a = candidate_gains(X, y, scores, lambda_max=self.lambda_max, l2=self.l2, init=warm)
-            warm = best_a
-            gains[excluded] = -np.inf
-            j = int(np.argmax(gains))
-            if not np.isfinite(gains[j]) or gains[j] <= 1e-12:
-                yield InductionFinished(rnd - 1, "no_gain" if np.isfinite(gains[j]) else "candidates_exhausted")
+            if search is not None:
+                j, gain_j, alpha_j = search.best(scores, excluded)
+            else:  # pragma: no cover - without numba: every candidate's gain, numpy
+                # Newton starts from last round's optima: the model moves little per round
+                gains, warm = candidate_gains(X, y, scores, lambda_max=self.lambda_max, l2=self.l2, init=warm)
+                gains[excluded] = -np.inf
+                j = int(np.argmax(gains))
+                gain_j, alpha_j = float(gains[j]), float(warm[j])
+            if j < 0 or not np.isfinite(gain_j) or gain_j <= 1e-12:
+                yield InductionFinished(rnd - 1, "no_gain" if j >= 0 and np.isfinite(gain_j)
+                                        else "candidates_exhausted")
                 return self
             # add it, warm-start its weight at the gain-optimal value, refit all by IIS
             self.columns_.append(j)
             excluded[j] = True
             self.features_.append(specs[j] if specs is not None else None)
-            lam0 = np.append(self.lambdas_, best_a[j])
+            lam0 = np.append(self.lambdas_, alpha_j)
             Xa = X[:, self.columns_]
             lam, iters = iis_refit(Xa, y, self.offset_, lam0, lambda_max=self.lambda_max, l2=self.l2,
                                    tol=self.iis_tol, max_iter=self.iis_max_iter)
@@ -232,7 +245,7 @@ class BoundaryModel:
                 hprobs = logistic(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
                 hr, hp = (ThresholdRule() if self.rule is None else self.rule).tune(hprobs, heldout_masses, mu=mu)
             event = FeatureAdded(
-                round=rnd, feature=self.features_[-1], gain=float(gains[j]),
+                round=rnd, feature=self.features_[-1], gain=gain_j,
                 weights=tuple(float(w) for w in np.exp(lam)), train_loglik=ll,
                 heldout_p_mu=hp, heldout_rule=hr, column=j,
                 iis_iterations=iters, seconds=time.perf_counter() - t0)

@@ -77,6 +77,7 @@ from segviz.errors import SegvizError
 from segviz.segmentation import logistic
 
 __all__ = [
+    "CandidateSearch",
     "as_csc",
     "candidate_gains",
     "iis_refit",
@@ -111,16 +112,18 @@ def as_csc(X) -> sp.csc_matrix:
     return X
 
 
-def _gains_kernel_py(indptr, indices, probs, A, init, lambda_max, l2, tol, max_iter, gains, alphas):
-    """Per-candidate safeguarded Newton, one column at a time (compiled by numba when available).
+def _gains_kernel_py(indptr, indices, probs, yv, cols, init, lambda_max, l2, tol, max_iter, gains, alphas):
+    """Per-candidate safeguarded Newton for the columns ``cols``, one column at a time (compiled by numba when
+    available); writes ``gains[c]`` and ``alphas[c]`` for each listed ``c``.
 
     Same mathematics as the vectorised numpy path of :func:`candidate_gains`, written with
     the event probabilities p_i instead of log-odds: with e = e^a the updated probability is
     r_i = p_i e / (1 + p_i (e - 1)), so Newton needs one exp per *candidate* and iteration,
     not one per nonzero; the gain is a A - sum_i log(1 + p_i (e - 1)) - l2 a^2 / 2.
+    ``A`` (the boundaries among the column's events) is summed here, in the order of the column's events.
     """
-    m = indptr.shape[0] - 1
-    for c in _prange(m):
+    for ci in _prange(cols.shape[0]):
+        c = cols[ci]
         s0 = indptr[c]
         s1 = indptr[c + 1]
         if s1 == s0:
@@ -130,7 +133,9 @@ def _gains_kernel_py(indptr, indices, probs, A, init, lambda_max, l2, tol, max_i
         a = min(max(init[c], -lambda_max), lambda_max)
         lo = -lambda_max
         hi = lambda_max
-        Ac = A[c]
+        Ac = 0.0
+        for k in range(s0, s1):
+            Ac += yv[indices[k]]
         nc = s1 - s0
         for _ in range(max_iter):
             em1 = math.expm1(a)
@@ -166,16 +171,6 @@ def _gains_kernel_py(indptr, indices, probs, A, init, lambda_max, l2, tol, max_i
         alphas[c] = a
 
 
-try:  # numba is optional: the numpy path below is the reference
-    import numba as _numba
-
-    _prange = _numba.prange
-    _gains_kernel = _numba.njit(parallel=True, cache=True, fastmath=False)(_gains_kernel_py)
-except Exception:  # pragma: no cover - numba missing or broken
-    _prange = range
-    _gains_kernel = None
-if _gains_kernel is None:  # pragma: no cover
-    _prange = range
 
 
 def candidate_gains(
@@ -211,12 +206,12 @@ def candidate_gains(
         raise SegvizError("numba is not available")
     if engine != "numpy" and _gains_kernel is not None and m:
         sc = np.ascontiguousarray(scores, dtype=np.float64)
-        A = np.asarray(X.T @ np.asarray(y, dtype=np.float64)).ravel()
         a0 = np.zeros(m) if init is None else np.ascontiguousarray(init, dtype=np.float64)
         gains = np.empty(m)
         alphas = np.empty(m)
-        _gains_kernel(X.indptr.astype(np.int64), X.indices.astype(np.int64), logistic(sc), A, a0,
-                      float(lambda_max), l2, float(tol), int(max_iter), gains, alphas)
+        _gains_kernel(X.indptr, X.indices, logistic(sc), np.asarray(y, dtype=np.float64),
+                      np.arange(m, dtype=np.int64), a0, float(lambda_max), l2, float(tol), int(max_iter), gains,
+                      alphas)
         return gains, alphas
     counts = np.diff(X.indptr)
     gains = np.zeros(m)
@@ -282,11 +277,171 @@ def candidate_gains(
     return gains, alphas
 
 
+_EXP_OVERFLOW = 709.782712893384  # e^x is inf above this (then 0 * e^x is nan, as numpy computes it)
+
+
+def _support_sums_py(indptr, indices, v, w, out_v, out_w):
+    """``out_v[c] = sum of v`` and ``out_w[c] = sum of w`` over the events where column ``c`` fires (numba)."""
+    m = indptr.shape[0] - 1
+    for c in _prange(m):
+        sv = 0.0
+        sw = 0.0
+        for k in range(indptr[c], indptr[c + 1]):
+            i = indices[k]
+            sv += v[i]
+            sw += w[i]
+        out_v[c] = sv
+        out_w[c] = sw
+
+
+def numba_available() -> bool:
+    """Whether the compiled kernels are there (else the numpy reference paths run)."""
+    return _gains_kernel is not None
+
+
+class CandidateSearch:
+    """The best candidate of each induction round, with exact gains for only the candidates that can win.
+
+    The round's answer is the one :func:`candidate_gains` over all candidates gives (the first column of largest
+    gain), found by computing exact gains only where an upper bound on the gain reaches the best exact gain
+    found so far.  Two bounds, both valid for the maximum over ``|a| <= lambda_max`` with or without the prior:
+
+    * **support**: ``G(g) <= sum_{i: g fires} -log q(y_i | w_i)``.  The gain is a sum over the events where g
+      fires of ``log q_a(y_i | w_i) - log q(y_i | w_i)``, and no weight makes a log-probability exceed 0;
+    * **drift**: if G(g) was computed exactly at event log-odds ``l`` and they have moved to ``l'`` since,
+      ``G'(g) <= G(g) + sum_{i: g fires} |l'_i - l_i|``: the derivative of each event's term in ``l_i`` is
+      ``sigma(l_i) - sigma(a + l_i)``, at most 1 in size.
+
+    Both are one pass over the nonzeros per round (:func:`_support_sums_py`); exact gains are computed for the
+    ``first`` largest bounds, then for every other candidate whose bound reaches the best of those (``>=``:
+    a tie is settled by the column order, as ``argmax`` settles it).  Newton starts from the candidate's
+    weight the last time its gain was computed (the previous round's, for a candidate computed every round).
+    """
+
+    def __init__(self, X, y, *, lambda_max: float = 10.0, l2: float = 0.0, tol: float = 1e-9,
+                 max_iter: int = 100, first: int = 1024):
+        if _gains_kernel is None:  # pragma: no cover
+            raise SegvizError("numba is not available")
+        self.X = as_csc(X)
+        self.y = np.asarray(y, dtype=np.float64)
+        self.yb = self.y > 0.5
+        self.lambda_max, self.l2, self.tol, self.max_iter = float(lambda_max), float(l2), float(tol), int(max_iter)
+        self.first = int(first)
+        m = self.X.shape[1]
+        self.gain = np.zeros(m)              # gain at the last exact computation
+        self.alpha = np.zeros(m)             # its optimal weight (Newton's next starting point)
+        self.slack = np.full(m, np.inf)      # the drift bound's sum since then (inf: never computed)
+        self._prev = None
+        self.exact_last_round = 0
+
+    def _exact(self, cols: np.ndarray, probs: np.ndarray) -> None:
+        _gains_kernel(self.X.indptr, self.X.indices, probs, self.y, cols, self.alpha, self.lambda_max, self.l2,
+                      self.tol, self.max_iter, self.gain, self.alpha)
+        self.slack[cols] = 0.0
+
+    def best(self, scores: np.ndarray, excluded: np.ndarray) -> tuple[int, float, float]:
+        """``(column, gain, weight)`` of the best candidate not ``excluded`` at event log-odds ``scores``;
+        column -1 when every candidate is excluded."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        probs = logistic(scores)
+        surprise = np.where(self.yb, _softplus(-scores), _softplus(scores))   # -log q(y_i | w_i)
+        drift = np.zeros_like(scores) if self._prev is None else np.abs(scores - self._prev)
+        self._prev = scores.copy()
+        m = self.X.shape[1]
+        b_support = np.empty(m)
+        b_drift = np.empty(m)
+        _support_sums(self.X.indptr, self.X.indices, surprise, drift, b_support, b_drift)
+        self.slack += b_drift
+        bound = np.minimum(b_support, self.gain + self.slack)
+        # a margin far above the rounding of the sums and of Newton's gains, far below any gap that matters
+        bound += 1e-9 * (1.0 + np.abs(bound))
+        bound[excluded] = -np.inf
+        live = int(m - np.count_nonzero(excluded))
+        if live == 0:
+            return -1, -np.inf, 0.0
+        k = min(self.first, live)
+        top = np.argpartition(-bound, k - 1)[:k]
+        top = np.sort(top[np.isfinite(bound[top])])
+        self._exact(top, probs)
+        best = float(self.gain[top].max())
+        done = np.zeros(m, dtype=bool)
+        done[top] = True
+        rest = np.flatnonzero((bound >= best) & ~done)
+        if rest.size:
+            self._exact(rest, probs)
+            pool = np.concatenate([top, rest])
+        else:
+            pool = top
+        self.exact_last_round = int(pool.size)
+        g = self.gain[pool]
+        gmax = g.max()
+        j = int(pool[g == gmax].min())
+        return j, float(self.gain[j]), float(self.alpha[j])
+
+
+def _iis_deltas_kernel_py(C, A, mvals, bound, l2, shift, out):
+    """:func:`_iis_deltas` one feature at a time (compiled by numba when available).
+
+    The same safeguarded Newton on the same equation; a feature stops as soon as its own step is below 1e-12
+    instead of when every feature's is (after that, Newton's steps are below the last bits of ``d``), and the
+    sum over f# skips the buckets where ``C`` is zero (their terms are 0, or nan where e^{d m} overflows,
+    exactly as the whole-array version computes them).
+    """
+    k, mm = C.shape
+    for j in range(k):
+        d = 0.0
+        dlo = -bound
+        dhi = bound
+        for _ in range(60):
+            g = 0.0
+            gp = 0.0
+            for b in range(mm):
+                c = C[j, b]
+                x = d * mvals[b]
+                if c != 0.0:
+                    e = c * math.exp(x)
+                elif x > _EXP_OVERFLOW:
+                    e = math.nan
+                else:
+                    continue
+                g += e
+                gp += e * mvals[b]
+            g = g + shift[j] + l2 * d - A[j]
+            gp = gp + l2
+            if g < 0:
+                dlo = d
+            else:
+                dhi = d
+            if gp != 0.0:
+                nd = d - g / gp
+            else:
+                nd = math.nan
+            if not math.isfinite(nd) or nd < dlo or nd > dhi:
+                nd = 0.5 * (dlo + dhi)
+            if abs(nd - d) < 1e-12:
+                d = nd
+                break
+            d = nd
+        out[j] = d
+
+
 def _iis_deltas(C: np.ndarray, A: np.ndarray, mvals: np.ndarray, bound: float, l2: float = 0.0,
                 lam: np.ndarray | None = None) -> np.ndarray:
     """Solve sum_m C[j,m] e^{d_j m} + l2 (lam_j + d_j) = A_j for every j (increasing in d): safeguarded Newton."""
     k = C.shape[0]
     shift = np.zeros(k) if lam is None else l2 * np.asarray(lam, dtype=np.float64)
+    if _iis_deltas_kernel is not None:
+        out = np.empty(k)
+        _iis_deltas_kernel(np.ascontiguousarray(C, dtype=np.float64), np.ascontiguousarray(A, dtype=np.float64),
+                           np.ascontiguousarray(mvals, dtype=np.float64), float(bound), float(l2),
+                           np.ascontiguousarray(shift, dtype=np.float64), out)
+        return out
+    return _iis_deltas_numpy(C, A, mvals, bound, l2, shift)
+
+
+def _iis_deltas_numpy(C, A, mvals, bound, l2, shift):
+    """The whole-array form of :func:`_iis_deltas` (the reference; used without numba)."""
+    k = C.shape[0]
     d = np.zeros(k)
     dlo = np.full(k, -bound)
     dhi = np.full(k, bound)
@@ -391,3 +546,17 @@ def iis_refit(
             lam = lam + d
             base_lam = None
     return lam, it
+
+
+try:  # numba is optional: the numpy paths are the reference
+    import numba as _numba
+
+    _prange = _numba.prange
+    _gains_kernel = _numba.njit(parallel=True, cache=True, fastmath=False)(_gains_kernel_py)
+    _iis_deltas_kernel = _numba.njit(cache=True, fastmath=False, error_model="numpy")(_iis_deltas_kernel_py)
+    _support_sums = _numba.njit(parallel=True, cache=True, fastmath=False)(_support_sums_py)
+except Exception:  # pragma: no cover - numba missing or broken
+    _prange = range
+    _gains_kernel = None
+    _iis_deltas_kernel = None
+    _support_sums = None
