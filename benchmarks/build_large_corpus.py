@@ -3,12 +3,14 @@ the app and the engine at a size no shared corpus has (docs/benchmarks.md).
 
 The 26 Gutenberg books are read with their headings (each chapter one segment) and the 300 wiki300 articles
 (each section one segment); their segments are written one after another, the whole sequence repeated until the
-file holds ``--sentences`` sentences (the last segment cut to fit).  Repeated text is fine for timing and memory
+files hold ``--sentences`` sentences (the last segment cut to fit).  A corpus file may hold at most
+``segviz.readers.source.MAX_FILE_BYTES`` (64 MiB), so a large corpus is written as several files, ``OUT-1.ref``,
+``OUT-2.ref``, ..., each under that limit (10^6 sentences of book prose take about 107 MiB: two files).  Repeated text is fine for timing and memory
 (every sentence is parsed, featured and drawn again); it would not be for scoring.  Public-domain books and
 CC BY-SA articles only (Reuters is research-only and stays out).
 
-    python benchmarks/build_large_corpus.py /tmp/million.ref                     # 10^6 sentences
-    python benchmarks/build_large_corpus.py /tmp/300k.ref --sentences 300000
+    python benchmarks/build_large_corpus.py /tmp/million              # /tmp/million-1.ref, -2.ref: 10^6 sentences
+    python benchmarks/build_large_corpus.py /tmp/300k --sentences 300000
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 from segviz import read_corpus                       # noqa: E402
 from segviz.persist import atomic_write_text, check_output_path   # noqa: E402
 from segviz.readers.choi import CHOI_SEPARATOR      # noqa: E402
+from segviz.readers.source import MAX_FILE_BYTES     # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora"
 
@@ -40,19 +43,24 @@ def source_segments(shared: Path) -> list[list[str]]:
     return segments
 
 
-def build(segments: list[list[str]], n_sentences: int) -> tuple[str, int]:
-    """The Choi-format text of ``n_sentences`` sentences (segments cycled), and how many segments it holds."""
-    lines = [CHOI_SEPARATOR]
-    left, count, i = n_sentences, 0, 0
+def build(segments: list[list[str]], n_sentences: int, max_bytes: int = MAX_FILE_BYTES) -> list[str]:
+    """The Choi-format texts of ``n_sentences`` sentences in all (segments cycled), each under ``max_bytes``."""
+    files: list[str] = []
+    lines, size = [CHOI_SEPARATOR], len(CHOI_SEPARATOR) + 1
+    left, i = n_sentences, 0
     while left > 0:
-        segment = segments[i % len(segments)][:left]
         # a sentence text never spans lines in the Choi format
-        lines.extend(" ".join(t.split()) for t in segment)
-        lines.append(CHOI_SEPARATOR)
-        left -= len(segment)
-        count += 1
+        block = [" ".join(t.split()) for t in segments[i % len(segments)][:left]] + [CHOI_SEPARATOR]
+        grows = sum(len(line.encode()) + 1 for line in block)
+        if size + grows > max_bytes * 0.95 and len(lines) > 1:
+            files.append("\n".join(lines) + "\n")
+            lines, size = [CHOI_SEPARATOR], len(CHOI_SEPARATOR) + 1
+        lines += block
+        size += grows
+        left -= len(block) - 1
         i += 1
-    return "\n".join(lines) + "\n", count
+    files.append("\n".join(lines) + "\n")
+    return files
 
 
 def main(argv=None) -> int:
@@ -63,12 +71,15 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.sentences < 1:
         ap.error("--sentences must be at least 1")
-    check_output_path(args.out)
     segments = source_segments(Path(args.shared))
-    text, count = build(segments, args.sentences)
-    atomic_write_text(args.out, text)
-    print(f"{args.out}: {args.sentences:,} sentences in {count:,} segments "
-          f"({len(segments):,} distinct source segments), {len(text) / 2**20:.0f} MiB")
+    texts = build(segments, args.sentences)
+    paths = [f"{args.out}-{k}.ref" for k in range(1, len(texts) + 1)]
+    for path in paths:
+        check_output_path(path)
+    for path, text in zip(paths, texts):
+        atomic_write_text(path, text)
+    print(f"{args.sentences:,} sentences from {len(segments):,} distinct source segments in "
+          f"{len(paths)} file(s): " + ", ".join(f"{p} ({len(t.encode()) / 2**20:.0f} MiB)" for p, t in zip(paths, texts)))
     return 0
 
 
