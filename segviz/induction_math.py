@@ -280,18 +280,39 @@ def candidate_gains(
 _EXP_OVERFLOW = 709.782712893384  # e^x is inf above this (then 0 * e^x is nan, as numpy computes it)
 
 
-def _support_sums_py(indptr, indices, v, w, out_v, out_w):
-    """``out_v[c] = sum of v`` and ``out_w[c] = sum of w`` over the events where column ``c`` fires (numba)."""
+def _gain_bounds_py(indptr, indices, ev, A, lambda_max, out):
+    """An upper bound on every column's gain from one pass over its events (numba, columns in parallel).
+
+    ``ev[i]`` = (p_i, p_i (1 - p_i), -log p_i if y_i else 0, -log(1 - p_i) if not y_i else 0) at the current
+    log-odds; ``A[c]`` = the boundaries among column c's events.  The smaller of :class:`CandidateSearch`'s
+    two bounds is written to ``out[c]``.
+    """
     m = indptr.shape[0] - 1
     for c in _prange(m):
-        sv = 0.0
-        sw = 0.0
+        mu = 0.0
+        w = 0.0
+        s_pos = 0.0
+        s_neg = 0.0
         for k in range(indptr[c], indptr[c + 1]):
             i = indices[k]
-            sv += v[i]
-            sw += w[i]
-        out_v[c] = sv
-        out_w[c] = sw
+            mu += ev[i, 0]
+            w += ev[i, 1]
+            s_pos += ev[i, 2]
+            s_neg += ev[i, 3]
+        b = s_pos if s_pos > s_neg else s_neg
+        dev = abs(A[c] - mu)
+        if w > 0.0:
+            if dev < w:
+                x = -math.log1p(-dev / w)
+                if x > lambda_max:
+                    x = lambda_max
+            else:
+                x = lambda_max
+            # the curvature bound dev x - W (x - 1 + e^-x) at its maximiser (or at the cap)
+            curv = dev * x - w * (x + math.expm1(-x))
+            if curv < b:
+                b = curv
+        out[c] = b
 
 
 def numba_available() -> bool:
@@ -304,58 +325,66 @@ class CandidateSearch:
 
     The round's answer is the one :func:`candidate_gains` over all candidates gives (the first column of largest
     gain), found by computing exact gains only where an upper bound on the gain reaches the best exact gain
-    found so far.  Two bounds, both valid for the maximum over ``|a| <= lambda_max`` with or without the prior:
+    found so far.  Write the gain of g as ``G = max_{|a| <= lambda_max} F(a)``, ``F(a) = sum_{i: g fires}
+    [log q_a(y_i | w_i) - log q(y_i | w_i)]``; two bounds, both from one pass over the events where g fires and
+    both valid with or without the prior (which only lowers F):
 
-    * **support**: ``G(g) <= sum_{i: g fires} -log q(y_i | w_i)``.  The gain is a sum over the events where g
-      fires of ``log q_a(y_i | w_i) - log q(y_i | w_i)``, and no weight makes a log-probability exceed 0;
-    * **drift**: if G(g) was computed exactly at event log-odds ``l`` and they have moved to ``l'`` since,
-      ``G'(g) <= G(g) + sum_{i: g fires} |l'_i - l_i|``: the derivative of each event's term in ``l_i`` is
-      ``sigma(l_i) - sigma(a + l_i)``, at most 1 in size.
+    * **support**: ``G <= max(sum_{y_i = yes} -log q(yes | w_i), sum_{y_i = no} -log q(no | w_i))``: no weight
+      makes a log-probability exceed 0, a weight ``a >= 0`` lowers every "no" and ``a <= 0`` every "yes";
+    * **curvature**: ``F(0) = 0``, ``F'(0) = A_g - sum_i p_i`` and ``-F''(a) = sum_i r_i (1 - r_i) >= e^{-|a|}
+      W``, ``W = sum_i p_i (1 - p_i)`` (scaling an event's odds by e^a scales its variance by at least
+      e^{-|a|}), so ``F(a) <= |F'(0)| |a| - W (|a| - 1 + e^{-|a|})``, whose maximum over ``|a| <= lambda_max``
+      is closed-form.  It is close to the exact gain for the questions that fire often, where the support
+      bound is useless.
 
-    Both are one pass over the nonzeros per round (:func:`_support_sums_py`); exact gains are computed for the
-    ``first`` largest bounds, then for every other candidate whose bound reaches the best of those (``>=``:
-    a tie is settled by the column order, as ``argmax`` settles it).  Newton starts from the candidate's
-    weight the last time its gain was computed (the previous round's, for a candidate computed every round).
+    Exact gains are computed first for the ``first`` columns of largest bound, then for every other column
+    whose bound reaches the best of those (``>=``: a tie is settled by the column order, as ``argmax`` settles
+    it).  Newton starts from the candidate's weight the last time its gain was computed (the previous round's,
+    for a candidate computed every round).
     """
 
     def __init__(self, X, y, *, lambda_max: float = 10.0, l2: float = 0.0, tol: float = 1e-9,
-                 max_iter: int = 100, first: int = 1024):
+                 max_iter: int = 100, first: int = 256):
         if _gains_kernel is None:  # pragma: no cover
             raise SegvizError("numba is not available")
         self.X = as_csc(X)
         self.y = np.asarray(y, dtype=np.float64)
         self.yb = self.y > 0.5
+        self.A = np.asarray(self.X.T @ self.y).ravel()      # boundaries among each column's events (exact)
         self.lambda_max, self.l2, self.tol, self.max_iter = float(lambda_max), float(l2), float(tol), int(max_iter)
         self.first = int(first)
         m = self.X.shape[1]
         self.gain = np.zeros(m)              # gain at the last exact computation
         self.alpha = np.zeros(m)             # its optimal weight (Newton's next starting point)
-        self.slack = np.full(m, np.inf)      # the drift bound's sum since then (inf: never computed)
-        self._prev = None
         self.exact_last_round = 0
 
     def _exact(self, cols: np.ndarray, probs: np.ndarray) -> None:
         _gains_kernel(self.X.indptr, self.X.indices, probs, self.y, cols, self.alpha, self.lambda_max, self.l2,
                       self.tol, self.max_iter, self.gain, self.alpha)
-        self.slack[cols] = 0.0
+
+    def bounds(self, scores: np.ndarray) -> np.ndarray:
+        """The upper bound on every candidate's gain at event log-odds ``scores``."""
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        p = logistic(scores)
+        ev = np.empty((scores.size, 4))
+        ev[:, 0] = p
+        ev[:, 1] = p * (1.0 - p)
+        ev[:, 2] = np.where(self.yb, _softplus(-scores), 0.0)    # -log q(yes)
+        ev[:, 3] = np.where(self.yb, 0.0, _softplus(scores))     # -log q(no)
+        out = np.empty(self.X.shape[1])
+        _gain_bounds(self.X.indptr, self.X.indices, ev, self.A, self.lambda_max, out)
+        # a margin far above the rounding of the sums and of Newton's gains, far below any gap that matters
+        out += 1e-9 * (1.0 + np.abs(out))
+        return out
 
     def best(self, scores: np.ndarray, excluded: np.ndarray) -> tuple[int, float, float]:
         """``(column, gain, weight)`` of the best candidate not ``excluded`` at event log-odds ``scores``;
         column -1 when every candidate is excluded."""
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         probs = logistic(scores)
-        surprise = np.where(self.yb, _softplus(-scores), _softplus(scores))   # -log q(y_i | w_i)
-        drift = np.zeros_like(scores) if self._prev is None else np.abs(scores - self._prev)
-        self._prev = scores.copy()
-        m = self.X.shape[1]
-        b_support = np.empty(m)
-        b_drift = np.empty(m)
-        _support_sums(self.X.indptr, self.X.indices, surprise, drift, b_support, b_drift)
-        self.slack += b_drift
-        bound = np.minimum(b_support, self.gain + self.slack)
-        # a margin far above the rounding of the sums and of Newton's gains, far below any gap that matters
-        bound += 1e-9 * (1.0 + np.abs(bound))
+        bound = self.bounds(scores)
         bound[excluded] = -np.inf
+        m = bound.size
         live = int(m - np.count_nonzero(excluded))
         if live == 0:
             return -1, -np.inf, 0.0
@@ -364,9 +393,9 @@ class CandidateSearch:
         top = np.sort(top[np.isfinite(bound[top])])
         self._exact(top, probs)
         best = float(self.gain[top].max())
-        done = np.zeros(m, dtype=bool)
-        done[top] = True
-        rest = np.flatnonzero((bound >= best) & ~done)
+        over = bound >= best
+        over[top] = False
+        rest = np.flatnonzero(over)
         if rest.size:
             self._exact(rest, probs)
             pool = np.concatenate([top, rest])
@@ -374,9 +403,120 @@ class CandidateSearch:
             pool = top
         self.exact_last_round = int(pool.size)
         g = self.gain[pool]
-        gmax = g.max()
-        j = int(pool[g == gmax].min())
+        j = int(pool[g == g.max()].min())
         return j, float(self.gain[j]), float(self.alpha[j])
+
+
+def _pairwise_leaf(a, lo, n):
+    """numpy's pairwise_sum for n <= 128: a plain loop below 8, else eight interleaved partial sums."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+def _pairwise_sum(a, lo, n):
+    """numpy's pairwise summation of ``a[lo:lo + n]`` (the order ``np.sum`` adds a float64 array in), so the
+    compiled IIS reproduces numpy's log-likelihood to the last bit.  numpy recurses (halves rounded down to
+    a multiple of 8, leaves of <= 128); this walks the same tree with an explicit stack (numba's cache does
+    not take recursive functions)."""
+    if n <= 128:
+        return _pairwise_leaf(a, lo, n)
+    los = np.empty(64, dtype=np.int64)
+    ns = np.empty(64, dtype=np.int64)
+    state = np.zeros(64, dtype=np.int64)
+    left = np.empty(64)
+    los[0] = lo
+    ns[0] = n
+    top = 1
+    ret = 0.0
+    while top > 0:
+        f = top - 1
+        lo_f = los[f]
+        n_f = ns[f]
+        if n_f <= 128:
+            ret = _pairwise_leaf(a, lo_f, n_f)
+            top -= 1
+            continue
+        n2 = n_f // 2
+        n2 -= n2 % 8
+        if state[f] == 0:      # first the left half
+            state[f] = 1
+            los[top] = lo_f
+            ns[top] = n2
+            state[top] = 0
+            top += 1
+        elif state[f] == 1:    # then the right half
+            left[f] = ret
+            state[f] = 2
+            los[top] = lo_f + n2
+            ns[top] = n_f - n2
+            state[top] = 0
+            top += 1
+        else:
+            ret = left[f] + ret
+            top -= 1
+    return ret
+
+
+_LOG2 = math.log(2.0)
+
+
+def _iis_eval_kernel_py(rptr, rcol, lam, offset, yb, s, p, terms):
+    """Log-odds ``s = offset + Xa @ lam`` (rows of Xa in CSR, columns ascending: the order scipy's CSC product
+    adds them in), ``p = sigmoid(s)``, and the log-likelihood sum_i [y_i s_i - softplus(s_i)]; numba.
+
+    Every operation is the one numpy/scipy performs (``logaddexp(0, s)``, ``expit``, pairwise summation), so
+    the result equals :func:`log_likelihood` bit for bit; the events run in parallel, the sum does not.
+    """
+    n = rptr.shape[0] - 1
+    for i in _prange(n):
+        acc = 0.0
+        for q in range(rptr[i], rptr[i + 1]):
+            acc += lam[rcol[q]]
+        si = offset + acc
+        s[i] = si
+        if si == 0.0:
+            sp = _LOG2
+        elif si < 0.0:
+            sp = math.log1p(math.exp(si))
+        else:
+            sp = si + math.log1p(math.exp(-si))
+        terms[i] = (si if yb[i] else 0.0) - sp
+        p[i] = 1.0 / (1.0 + math.exp(-si))
+    return _pairwise_sum(terms, 0, n)
+
+
+def _iis_counts_kernel_py(cptr, cidx, fsharp, p, C):
+    """``C[j, m]`` = sum of ``p_i`` over the events of column j with f#_i = m, added in event order (as
+    ``np.bincount`` adds them); columns in parallel (numba)."""
+    k = cptr.shape[0] - 1
+    mm = C.shape[1]
+    for j in _prange(k):
+        for b in range(mm):
+            C[j, b] = 0.0
+        for q in range(cptr[j], cptr[j + 1]):
+            i = cidx[q]
+            C[j, fsharp[i]] += p[i]
 
 
 def _iis_deltas_kernel_py(C, A, mvals, bound, l2, shift, out):
@@ -511,6 +651,9 @@ def iis_refit(
     nz_rows = Xa.indices
     nz_cols = np.repeat(np.arange(k), np.diff(Xa.indptr))
     bucket = nz_cols * (M + 1) + fsharp[nz_rows]
+    if _iis_eval_kernel is not None:
+        return _iis_loop_compiled(Xa, yv, offset, lam, A, fsharp, mvals, lambda_max=lambda_max, l2=l2, tol=tol,
+                                  max_iter=max_iter, overrelax=overrelax, ll_rtol=ll_rtol)
     w = 1.0
     lls: list[float] = []  # log-likelihood per iteration, for the stall test
     base_lam = None        # the point the current extrapolated step started from
@@ -548,15 +691,73 @@ def iis_refit(
     return lam, it
 
 
+def _iis_loop_compiled(Xa, yv, offset, lam, A, fsharp, mvals, *, lambda_max, l2, tol, max_iter, overrelax,
+                       ll_rtol):
+    """The loop of :func:`iis_refit` with its passes over the events compiled: the same iterations, the same
+    decisions (every quantity is computed as numpy computes it, the IIS deltas to the last bits)."""
+    n, k = Xa.shape
+    csr = Xa.tocsr()
+    csr.sort_indices()
+    rptr, rcol = csr.indptr, csr.indices
+    cptr, cidx = Xa.indptr, Xa.indices
+    fs = np.ascontiguousarray(fsharp, dtype=np.int64)
+    yb = yv > 0.5
+    s = np.empty(n)
+    p = np.empty(n)
+    terms = np.empty(n)
+    C = np.empty((k, mvals.size))
+    off = float(offset)
+
+    def evaluate(lam):
+        ll = _iis_eval_kernel(rptr, rcol, lam, off, yb, s, p, terms)
+        return ll - 0.5 * l2 * float(lam @ lam)   # penalised_log_likelihood's expression
+
+    w = 1.0
+    lls: list[float] = []
+    base_lam = None
+    base_ll = -np.inf
+    base_delta = None
+    it = 0
+    for it in range(1, max_iter + 1):
+        ll = evaluate(lam)
+        if base_lam is not None and ll < base_ll:
+            lam = np.clip(base_lam + base_delta, -lambda_max, lambda_max)
+            w = 1.0
+            ll = evaluate(lam)
+        lls.append(ll)
+        if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
+            break
+        _iis_counts_kernel(cptr, cidx, fs, p, C)
+        d = _iis_deltas(C, A, mvals, 2 * lambda_max, l2, lam)
+        d = np.clip(lam + d, -lambda_max, lambda_max) - lam
+        if np.max(np.abs(d)) < tol:
+            break
+        base_lam, base_ll, base_delta = lam, ll, d
+        if overrelax:
+            lam = np.clip(lam + w * d, -lambda_max, lambda_max)
+            w = min(w * 1.5, 64.0)
+        else:
+            lam = lam + d
+            base_lam = None
+    return lam, it
+
+
 try:  # numba is optional: the numpy paths are the reference
     import numba as _numba
 
     _prange = _numba.prange
     _gains_kernel = _numba.njit(parallel=True, cache=True, fastmath=False)(_gains_kernel_py)
     _iis_deltas_kernel = _numba.njit(cache=True, fastmath=False, error_model="numpy")(_iis_deltas_kernel_py)
-    _support_sums = _numba.njit(parallel=True, cache=True, fastmath=False)(_support_sums_py)
+    _gain_bounds = _numba.njit(parallel=True, cache=True, fastmath=False)(_gain_bounds_py)
+    _pairwise_leaf = _numba.njit(cache=True, fastmath=False)(_pairwise_leaf)
+    _pairwise_sum = _numba.njit(cache=True, fastmath=False)(_pairwise_sum)
+    # one pass of IIS is ~10^4 events: serial (threads would cost more in start-ups, and spin, than they save)
+    _iis_eval_kernel = _numba.njit(cache=True, fastmath=False)(_iis_eval_kernel_py)
+    _iis_counts_kernel = _numba.njit(cache=True, fastmath=False)(_iis_counts_kernel_py)
 except Exception:  # pragma: no cover - numba missing or broken
     _prange = range
     _gains_kernel = None
     _iis_deltas_kernel = None
-    _support_sums = None
+    _gain_bounds = None
+    _iis_eval_kernel = None
+    _iis_counts_kernel = None
