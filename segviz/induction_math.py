@@ -481,28 +481,34 @@ def _pairwise_sum(a, lo, n):
 _LOG2 = math.log(2.0)
 
 
-def _iis_eval_kernel_py(rptr, rcol, lam, offset, yb, s, p, terms):
-    """Log-odds ``s = offset + Xa @ lam`` (rows of Xa in CSR, columns ascending: the order scipy's CSC product
-    adds them in), ``p = sigmoid(s)``, and the log-likelihood sum_i [y_i s_i - softplus(s_i)]; numba.
+def _iis_eval_kernel_py(gptr, gcol, group, lam, offset, yb, sg, spg, pg, p, terms):
+    """Log-odds ``s = offset + Xa @ lam``, ``p = sigmoid(s)`` and the log-likelihood sum_i [y_i s_i -
+    softplus(s_i)] (numba).
 
-    Every operation is the one numpy/scipy performs (``logaddexp(0, s)``, ``expit``, pairwise summation), so
-    the result equals :func:`log_likelihood` bit for bit; the events run in parallel, the sum does not.
+    Events with the same active features share their log-odds: ``group[i]`` is event i's pattern, whose
+    features are ``gcol[gptr[g]:gptr[g + 1]]`` (ascending: the order scipy's CSC product adds them in), and the
+    exponentials and logarithms are taken once per pattern.  Every operation is the one numpy/scipy performs
+    (``logaddexp(0, s)``, ``expit``, pairwise summation over the events in their order), so the result equals
+    :func:`log_likelihood` bit for bit.
     """
-    n = rptr.shape[0] - 1
-    for i in _prange(n):
+    for g in range(gptr.shape[0] - 1):
         acc = 0.0
-        for q in range(rptr[i], rptr[i + 1]):
-            acc += lam[rcol[q]]
+        for q in range(gptr[g], gptr[g + 1]):
+            acc += lam[gcol[q]]
         si = offset + acc
-        s[i] = si
+        sg[g] = si
         if si == 0.0:
-            sp = _LOG2
+            spg[g] = _LOG2
         elif si < 0.0:
-            sp = math.log1p(math.exp(si))
+            spg[g] = math.log1p(math.exp(si))
         else:
-            sp = si + math.log1p(math.exp(-si))
-        terms[i] = (si if yb[i] else 0.0) - sp
-        p[i] = 1.0 / (1.0 + math.exp(-si))
+            spg[g] = si + math.log1p(math.exp(-si))
+        pg[g] = 1.0 / (1.0 + math.exp(-si))
+    n = group.shape[0]
+    for i in range(n):
+        g = group[i]
+        terms[i] = (sg[g] if yb[i] else 0.0) - spg[g]
+        p[i] = pg[g]
     return _pairwise_sum(terms, 0, n)
 
 
@@ -691,25 +697,51 @@ def iis_refit(
     return lam, it
 
 
+def _patterns(Xa) -> tuple[np.ndarray, np.ndarray]:
+    """Each event's pattern of active features: ``group[i]`` (an id) and ``first[g]``, an event with pattern g.
+
+    The rows, packed into 64-bit words, are sorted with ``np.lexsort`` (much faster than ``np.unique(...,
+    axis=0)`` on the rows themselves)."""
+    n, k = Xa.shape
+    bits = np.packbits(Xa.toarray() != 0, axis=1)
+    words = -(-bits.shape[1] // 8)
+    packed = np.zeros((n, words * 8), dtype=np.uint8)
+    packed[:, :bits.shape[1]] = bits
+    keys = packed.view(np.uint64)
+    order = np.lexsort(keys.T[::-1])
+    ks = keys[order]
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = np.any(ks[1:] != ks[:-1], axis=1)
+    ids = np.cumsum(new) - 1
+    group = np.empty(n, dtype=np.int64)
+    group[order] = ids
+    return group, order[new]
+
+
 def _iis_loop_compiled(Xa, yv, offset, lam, A, fsharp, mvals, *, lambda_max, l2, tol, max_iter, overrelax,
                        ll_rtol):
     """The loop of :func:`iis_refit` with its passes over the events compiled: the same iterations, the same
     decisions (every quantity is computed as numpy computes it, the IIS deltas to the last bits)."""
     n, k = Xa.shape
-    csr = Xa.tocsr()
-    csr.sort_indices()
-    rptr, rcol = csr.indptr, csr.indices
+    # the distinct patterns of active features (most events share one: 87 patterns for 13,416 events after 10
+    # Reuters features, 8,781 after 100)
+    group, first = _patterns(Xa)
+    gcsr = Xa.tocsr()[first]
+    gcsr.sort_indices()
+    gptr, gcol = gcsr.indptr, gcsr.indices
+    ng = first.size
+    sg, spg, pg = np.empty(ng), np.empty(ng), np.empty(ng)
     cptr, cidx = Xa.indptr, Xa.indices
     fs = np.ascontiguousarray(fsharp, dtype=np.int64)
     yb = yv > 0.5
-    s = np.empty(n)
     p = np.empty(n)
     terms = np.empty(n)
     C = np.empty((k, mvals.size))
     off = float(offset)
 
     def evaluate(lam):
-        ll = _iis_eval_kernel(rptr, rcol, lam, off, yb, s, p, terms)
+        ll = _iis_eval_kernel(gptr, gcol, group, lam, off, yb, sg, spg, pg, p, terms)
         return ll - 0.5 * l2 * float(lam @ lam)   # penalised_log_likelihood's expression
 
     w = 1.0
