@@ -22,8 +22,9 @@ PROSE_INNER_END_FRACTION = 0.15
 
 _WIKI_RE = re.compile(r"(?m)^========,\d+,")
 _CHOI_RE = re.compile(r"(?m)^[ \t]*==========[ \t]*$")
-# a word of 2+ characters, optional space, terminal punctuation, closing quotes, space, an opening quote or capital
-_INNER_END_RE = re.compile(r"(\w{2,}) ?[.!?][\"'”’)\]]*\s+[\"'“‘(\[]?[A-Z]")
+# a word of 2+ characters, optional space, terminal punctuation, closing quotes, space, an opening quote or capital;
+# the word is anchored at its start (\b): unanchored, a 256 kB run of letters is tried from each of its positions
+_INNER_END_RE = re.compile(r"\b(\w{2,}) ?[.!?][\"'”’)\]]*\s+[\"'“‘(\[]?[A-Z]")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr st jr sr prof gen col capt lt sgt rev hon gov sen rep inc co corp ltd vs etc no nos vol fig mt "
     "ft jan feb mar apr jun jul aug sep sept oct nov dec ave blvd dept univ messrs mme mlle".split())
@@ -59,6 +60,8 @@ def detect_format(data: bytes) -> str:
                 return "jsonl"
         except (json.JSONDecodeError, RecursionError):
             pass
+        except ValueError:   # JSON up to an integer beyond Python's 4,300 digits: the JSONL reader says so
+            return "jsonl"
         if first == "{":  # a pretty-printed JSON file: the JSONL reader names what it is
             return "jsonl"
     # the last line of the head may be cut mid-way; it cannot mislead a fraction of thousands of lines

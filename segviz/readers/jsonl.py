@@ -79,6 +79,9 @@ def _parse(text: str, source: str) -> list[tuple[int, dict]]:
             raise _fail(source, lineno, f"not valid JSON ({exc.msg})") from None
         except RecursionError:
             raise _fail(source, lineno, "JSON nested too deeply") from None
+        except ValueError:
+            # Python refuses to convert integers of more than 4,300 digits (a guard against slow conversions)
+            raise _fail(source, lineno, "a number with too many digits (more than Python's 4,300)") from None
         if not isinstance(obj, dict):
             raise _fail(source, lineno, f"expected a JSON object, found {type(obj).__name__}")
         objects.append((lineno, obj))
@@ -91,7 +94,7 @@ def _refuse_single_json(text: str, source: str) -> None:
     """A pretty-printed JSON file (a segviz model, say) is not JSONL: name what it is."""
     try:
         whole = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):   # not JSON, or an integer beyond Python's digit limit
         return
     what = whole.get("format") if isinstance(whole, dict) else None
     raise SegvizError(f"{source}: one JSON document{f' (a {what} file)' if what else ''}, not JSON Lines; "

@@ -23,6 +23,8 @@ from pathlib import Path
 from ..errors import SegvizError
 from .sentences import DocumentBuilder, ParsedFile
 
+#: the most digits a section level may have (a level is a depth: 1, 2, 3, ...)
+MAX_LEVEL_DIGITS = 6
 HEADER_RE = re.compile(r"^========,(\d+),(.*)$")
 _PLACEHOLDER_RE = re.compile(r"^(?:\*\*\*(?:LIST|formula|codice)\*\*\*[.\s]*)+$")
 
@@ -38,7 +40,11 @@ def read_wiki(text: str, *, source: str, max_level: int | None = None) -> Parsed
         header = HEADER_RE.match(stripped)
         if header:
             n_headers += 1
-            level, title = int(header.group(1)), header.group(2).strip()
+            digits, title = header.group(1), header.group(2).strip()
+            if len(digits) > MAX_LEVEL_DIGITS:   # int() of 4,300+ digits raises; no real level has 7
+                raise SegvizError(f"{source}: a section header's level has {len(digits):,} digits; a level is "
+                                  "a small number (1 = top level)")
+            level = int(digits)
             title = title[:-1].rstrip() if title.endswith(".") else title
             if max_level is None or level <= max_level or not sections:
                 sections.append((title, []))
