@@ -10,15 +10,20 @@ Layout (a plain zip; ``unzip -l`` shows it)::
     NAME.json            JSON documents (e.g. ``segmenter.json``, ``lm/models.json``)
     NAME.npy             arrays in numpy's ``.npy`` format (never object arrays, never pickle)
 
-Reading validates before use: the archive's size, each member's declared size, zip's CRC-32 (a flipped bit is
-caught), the SHA-256 of every member against ``bundle.json``, each ``.npy`` header's dtype and shape before the
-array is allocated, and an upper bound on the total it will allocate.
+Reading validates before use: the archive's size, each member's declared size (before anything is unpacked: the
+total may not exceed :data:`MAX_UNPACK_RATIO` times the file, a JSON member :data:`~segviz.persist.MAX_JSON_BYTES`,
+a ``.npy`` member exactly its header plus the array its header declares), zip's CRC-32 (a flipped bit is caught),
+the SHA-256 of every member against ``bundle.json``, each ``.npy`` header's dtype (:data:`LOADED_DTYPES`), number of
+dimensions and shape before the array is allocated, and an upper bound on the total it will allocate.  Members
+are unpacked as streams, never beyond their declared size.  Arrays are returned as ``int64``, ``float64`` or
+``bool`` in the machine's byte order, whatever narrower type or byte order the file used.
 """
 from __future__ import annotations
 
 import hashlib
 import io
 import json
+import math
 import os
 import zipfile
 import zlib
@@ -28,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import SegvizError
-from .persist import atomic_write, parse_json_object, read_bytes_limited
+from .persist import MAX_JSON_BYTES, atomic_write, parse_json_object, read_bytes_limited
 
 FORMAT = "segviz-bundle"
 VERSION = 1
@@ -37,8 +42,25 @@ INDEX = "bundle.json"
 #: the largest bundle file segviz opens, and the most its arrays may take once loaded
 MAX_BUNDLE_BYTES = 2 * 1024 ** 3
 MAX_ARRAY_BYTES = 4 * 1024 ** 3
-#: dtypes a bundle may hold (numbers and booleans only)
-_ALLOWED_KINDS = "biuf"
+#: the most a bundle's members may declare once unpacked, as a multiple of the file's size (with a floor of
+#: :data:`UNPACK_FLOOR_BYTES`): segviz's own bundles unpack to about 3 times their size, a "zip bomb" of zeros to
+#: 1,000 times; checked on the declared sizes before anything is unpacked
+MAX_UNPACK_RATIO = 100
+UNPACK_FLOOR_BYTES = 64 * 1024 ** 2
+#: arrays are vectors or matrices (every array segviz stores is one of them)
+MAX_ARRAY_DIMS = 2
+#: the dtypes a bundle may hold, as ``(kind, itemsize)`` -> the dtype the array is loaded as.  Numbers and
+#: booleans only, never objects or pickles; no float16 or long double (no computation of segviz takes them, and
+#: a half-precision array passed every check only to break the first kernel that met it)
+LOADED_DTYPES = {
+    ("b", 1): np.dtype(bool),
+    **{("i", size): np.dtype(np.int64) for size in (1, 2, 4, 8)},
+    **{("u", size): np.dtype(np.int64) for size in (1, 2, 4)},
+    **{("f", size): np.dtype(np.float64) for size in (4, 8)},
+}
+#: the most of a ``.npy`` member read before its header is parsed (numpy's headers are at most 64 kB)
+_NPY_HEADER_BYTES = 65536 + 16
+_CHUNK = 1 << 20
 
 
 @dataclass
@@ -79,8 +101,10 @@ def members_digest(digests: dict[str, str], prefix: str) -> str:
 
 def _npy_bytes(array: np.ndarray) -> bytes:
     a = np.asarray(array)
-    if a.dtype.kind not in _ALLOWED_KINDS:
+    if _loaded_dtype(a.dtype) is None:
         raise SegvizError(f"cannot store an array of dtype {a.dtype} (numbers only; segviz never pickles)")
+    if a.ndim > MAX_ARRAY_DIMS:
+        raise SegvizError(f"cannot store an array of {a.ndim} dimensions (at most {MAX_ARRAY_DIMS})")
     buffer = io.BytesIO()
     np.lib.format.write_array(buffer, np.ascontiguousarray(a), allow_pickle=False)
     return buffer.getvalue()
@@ -133,30 +157,106 @@ def is_bundle(path: str | os.PathLike) -> bool:
         return False
 
 
-def _read_npy(data: bytes, name: str, source: str, budget: list[int]) -> np.ndarray:
-    stream = io.BytesIO(data)
+def _loaded_dtype(dtype: np.dtype) -> np.dtype | None:
+    """The dtype an array stored as ``dtype`` is loaded as, or None when a bundle may not hold it."""
+    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        return None
+    return LOADED_DTYPES.get((dtype.kind, dtype.itemsize))
+
+
+def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, digest) -> "_MemberStream":
     try:
-        version = np.lib.format.read_magic(stream)
+        return _MemberStream(archive.open(info), info, source, digest)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
+        raise SegvizError(f"{source}: member {info.filename} is damaged ({exc})") from None
+
+
+class _MemberStream:
+    """A member unpacked as a stream: never more than its declared size, every byte fed to ``digest``, damage
+    (a bad CRC, a short stream) one :class:`SegvizError`."""
+
+    def __init__(self, handle, info: zipfile.ZipInfo, source: str, digest):
+        self.handle, self.info, self.source, self.digest = handle, info, source, digest
+        self.left = info.file_size
+
+    def _fail(self, exc) -> SegvizError:
+        return SegvizError(f"{self.source}: member {self.info.filename} is damaged ({exc})")
+
+    def read(self, n: int) -> bytes:
+        n = min(n, self.left)
+        try:
+            data = self.handle.read(n)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
+            raise self._fail(exc) from None
+        if len(data) != n:
+            raise self._fail(f"{self.info.file_size - self.left + len(data)} of {self.info.file_size} bytes")
+        self.left -= n
+        self.digest.update(data)
+        return data
+
+    def read_into(self, buffer: memoryview) -> None:
+        done = 0
+        while done < len(buffer):
+            chunk = self.read(min(_CHUNK, len(buffer) - done))
+            buffer[done:done + len(chunk)] = chunk
+            done += len(chunk)
+
+    def finish(self) -> None:
+        """Read to the end, so that zip's CRC-32 is checked."""
+        while self.left:
+            self.read(min(_CHUNK, self.left))
+        try:
+            self.handle.read(1)   # at the end: the CRC check happens here at the latest
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+            raise self._fail(exc) from None
+        finally:
+            self.handle.close()
+
+
+def _read_npy(stream: _MemberStream, name: str, source: str, budget: list[int]) -> np.ndarray:
+    """An array from a ``.npy`` member, its header checked before the data is unpacked or allocated."""
+    head = stream.read(_NPY_HEADER_BYTES)
+    header = io.BytesIO(head)
+    try:
+        version = np.lib.format.read_magic(header)
         if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(header)
         elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(header)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except ValueError as exc:
+    except (ValueError, TypeError, SyntaxError, OverflowError, MemoryError) as exc:
         raise SegvizError(f"{source}: array {name!r} has a corrupt header ({exc})") from None
-    if dtype.kind not in _ALLOWED_KINDS or dtype.hasobject:
-        raise SegvizError(f"{source}: array {name!r} has dtype {dtype}, not a number type")
-    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    loaded = _loaded_dtype(dtype)
+    if loaded is None:
+        raise SegvizError(f"{source}: array {name!r} has dtype {dtype}, not one a segviz model holds "
+                          "(integers, float32/float64, booleans)")
+    if not isinstance(shape, tuple) or len(shape) > MAX_ARRAY_DIMS:
+        raise SegvizError(f"{source}: array {name!r} has {len(shape) if isinstance(shape, tuple) else '?'} "
+                          f"dimensions; a segviz model holds vectors and matrices only")
+    if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in shape):
+        raise SegvizError(f"{source}: array {name!r} has a negative or non-integer dimension in {shape}")
+    # Python integers: numpy's int64 product of (2^32, 2^32) wraps to 0; every dimension is bounded too, so an
+    # empty (0, 2^62) array is refused as well
+    count = math.prod(shape)
     nbytes = count * dtype.itemsize
-    if count < 0 or nbytes > budget[0]:
-        raise SegvizError(f"{source}: array {name!r} would take {nbytes:,} bytes, beyond the limit")
+    if nbytes > budget[0] or any(d * dtype.itemsize > MAX_ARRAY_BYTES for d in shape):
+        raise SegvizError(f"{source}: array {name!r} of shape {shape} would take {nbytes:,} bytes, beyond the "
+                          "limit")
+    offset = header.tell()
+    if stream.info.file_size != offset + nbytes:
+        raise SegvizError(f"{source}: array {name!r} is truncated or padded ({stream.info.file_size - offset:,} "
+                          f"bytes of data for {nbytes:,})")
     budget[0] -= nbytes
-    body = data[stream.tell():]
-    if len(body) != nbytes:
-        raise SegvizError(f"{source}: array {name!r} is truncated ({len(body)} of {nbytes} bytes)")
-    array = np.frombuffer(body, dtype=dtype, count=count).reshape(shape, order="F" if fortran else "C")
-    return array.copy()
+    raw = np.empty(nbytes, dtype=np.uint8)
+    start = head[offset:offset + nbytes]
+    raw[:len(start)] = np.frombuffer(start, dtype=np.uint8)
+    stream.read_into(memoryview(raw)[len(start):])
+    stream.finish()
+    array = raw.view(dtype).reshape(shape, order="F" if fortran else "C")
+    if loaded.kind == "b":
+        return np.ascontiguousarray(array.view(np.uint8) != 0)   # any non-zero byte is True, stored as 1
+    return np.ascontiguousarray(array.astype(loaded))
 
 
 def read_bundle(path: str | os.PathLike, *, kind: str | None = None, max_bytes: int = MAX_BUNDLE_BYTES,
@@ -173,15 +273,22 @@ def read_bundle(path: str | os.PathLike, *, kind: str | None = None, max_bytes: 
         infos = {info.filename: info for info in archive.infolist()}
         if INDEX not in infos:
             raise SegvizError(f"{source}: not a segviz model archive (no {INDEX})")
+        # declared sizes, before anything is unpacked: a 2 MB file of zeros may declare gigabytes
         declared = sum(info.file_size for info in infos.values())
-        if declared > max_array_bytes + max_bytes:
-            raise SegvizError(f"{source}: its members would take {declared:,} bytes once unpacked, beyond the limit")
+        allowed = min(max_array_bytes + max_bytes, max(UNPACK_FLOOR_BYTES, MAX_UNPACK_RATIO * len(raw)))
+        if declared > allowed:
+            raise SegvizError(f"{source}: its members would take {declared:,} bytes once unpacked, more than "
+                              f"{MAX_UNPACK_RATIO} times the file (not an archive segviz writes)")
+        for info in infos.values():
+            if not info.filename.endswith(".npy") and info.file_size > MAX_JSON_BYTES:
+                raise SegvizError(f"{source}: member {info.filename} would take {info.file_size:,} bytes once "
+                                  f"unpacked, more than the {MAX_JSON_BYTES:,} a JSON document may have")
 
-        def member(name: str) -> bytes:
-            try:
-                return archive.read(name)
-            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
-                raise SegvizError(f"{source}: member {name} is damaged ({exc})") from None
+        def member(name: str, digest=None) -> bytes:
+            stream = _unpack(archive, infos[name], source, digest or hashlib.sha256())
+            data = stream.read(infos[name].file_size)
+            stream.finish()
+            return data
 
         index = parse_json_object(member(INDEX), source=f"{source}: {INDEX}", expected_format=FORMAT)
         if index.get("version") != VERSION:
@@ -200,15 +307,20 @@ def read_bundle(path: str | os.PathLike, *, kind: str | None = None, max_bytes: 
                               f"(missing {sorted(missing)[:3]}, unlisted {sorted(extra)[:3]})")
         bundle = Bundle(kind=str(index.get("kind")), source=source)
         for name, expected in listed.items():
-            data = member(name)
-            if hashlib.sha256(data).hexdigest() != expected:
-                raise SegvizError(f"{source}: member {name} does not match its checksum (damaged file)")
             stem, _, ext = name.rpartition(".")
+            if ext not in ("json", "npy"):
+                raise SegvizError(f"{source}: unexpected member {name}")
+            digest = hashlib.sha256()
+            if ext == "json":
+                data = member(name, digest)
+            else:
+                array = _read_npy(_unpack(archive, infos[name], source, digest), stem, source, budget)
+            # checked before the member is used: JSON is parsed, an array kept, only when its bytes are the saved
+            if digest.hexdigest() != expected:
+                raise SegvizError(f"{source}: member {name} does not match its checksum (damaged file)")
             bundle.digests[stem] = expected
             if ext == "json":
                 bundle.documents[stem] = parse_json_object(data, source=f"{source}: {name}")
-            elif ext == "npy":
-                bundle.arrays[stem] = _read_npy(data, stem, source, budget)
             else:
-                raise SegvizError(f"{source}: unexpected member {name}")
+                bundle.arrays[stem] = array
     return bundle

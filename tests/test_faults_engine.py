@@ -167,3 +167,175 @@ def test_inspect_on_a_single_long_line_cuts_it_with_a_warning(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["sentences"] == 200
     assert any("longer than 10,000 characters were cut" in w for w in report["warnings"]), report["warnings"]
+
+
+# ------------------------------------------------------------------------ items 4 and 8: arrays and members
+
+def _npy(descr: str, shape: tuple, data: bytes = b"") -> bytes:
+    """A ``.npy`` member with any header, whatever numpy itself would write."""
+    import struct
+
+    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin-1")
+    header += b" " * (-(len(header) + 11) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + data
+
+
+def _write_bundle(path: Path, members: dict[str, bytes], kind: str = "arrays", *, compress=True) -> Path:
+    """A bundle whose index lists ``members`` with their true checksums (so a crafted member reaches the
+    checks behind the checksum)."""
+    import hashlib
+    import json
+    import zipfile
+
+    index = {"format": "segviz-bundle", "version": 1, "kind": kind,
+             "members": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()}}
+    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(path, "w", compression=method) as archive:
+        archive.writestr("bundle.json", json.dumps(index))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("descr,shape,data,words", [
+    ("<f8", (2 ** 32, 2 ** 32), b"", ("beyond the limit",)),          # numpy's int64 product wraps to 0
+    ("<f8", (-1,), b"", ("negative",)),
+    ("<f8", (1,) * 70, b"\0" * 8, ("70 dimensions",)),
+    ("<f8", (0, 2 ** 62), b"", ("beyond the limit",)),               # empty, yet numpy cannot make it
+    ("<f8", (3, -2), b"", ("negative",)),
+    ("<f2", (3,), b"\0" * 6, ("float16",)),
+    ("<f16", (1,), b"\0" * 16, ("float128",)),
+    ("<c16", (1,), b"\0" * 16, ("complex",)),
+    ("<u8", (1,), b"\0" * 8, ("uint64",)),
+    ("<f8", (4,), b"\0" * 8, ("truncated",)),
+    ("<f8", (1,), b"\0" * 16, ("padded",)),
+], ids=["overflowing", "negative", "70-dims", "0x2^62", "negative-2d", "float16", "longdouble", "complex",
+        "uint64", "truncated", "padded"])
+def test_npy_headers_beyond_what_a_model_holds_are_one_line(tmp_path, descr, shape, data, words):
+    from segviz.bundle import read_bundle
+    from segviz.errors import SegvizError
+
+    path = _write_bundle(tmp_path / "a.segviz", {"x.npy": _npy(descr, shape, data)})
+    with pytest.raises(SegvizError) as info:
+        read_bundle(path)
+    message = str(info.value)
+    assert "\n" not in message and str(path) in message and "'x'" in message, message
+    assert any(w in message for w in words), message
+
+
+def test_narrow_and_foreign_byte_order_arrays_load_as_int64_and_float64(tmp_path):
+    import numpy as np
+
+    from segviz.bundle import read_bundle
+
+    members = {"i.npy": _npy(">i4", (3,), np.array([1, -2, 3], dtype=">i4").tobytes()),
+               "f.npy": _npy(">f4", (2,), np.array([0.5, -1.5], dtype=">f4").tobytes()),
+               "u.npy": _npy("|u1", (2,), bytes([7, 255])),
+               "b.npy": _npy("|b1", (3,), bytes([0, 1, 2])),
+               "m.npy": _npy("<f8", (2, 2), np.eye(2).tobytes())}
+    bundle = read_bundle(_write_bundle(tmp_path / "a.segviz", members))
+    arrays = bundle.arrays
+    assert arrays["i"].dtype == np.int64 and arrays["i"].tolist() == [1, -2, 3]
+    assert arrays["f"].dtype == np.float64 and arrays["f"].tolist() == [0.5, -1.5]
+    assert arrays["u"].tolist() == [7, 255] and arrays["b"].tolist() == [False, True, True]
+    assert arrays["b"].view(np.uint8).tolist() == [0, 1, 1]
+    assert arrays["m"].tolist() == [[1, 0], [0, 1]]
+    assert all(a.dtype.isnative for a in arrays.values())
+
+
+def test_float16_arrays_are_neither_saved_nor_loaded(tmp_path):
+    import numpy as np
+
+    from segviz.bundle import write_bundle
+    from segviz.errors import SegvizError
+
+    with pytest.raises(SegvizError, match="float16"):
+        write_bundle(tmp_path / "h.segviz", "arrays", {}, {"h": np.zeros(3, dtype=np.float16)})
+    assert not (tmp_path / "h.segviz").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_lm(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lm") / "tiny.lm"
+    assert main(["lm", "train", str(CHOI), "--out", str(path), "--vocab", "200", "--triggers", "50",
+                 "--trigger-vocab", "100", "--max-iter", "2"]) == 0
+    return path
+
+
+def test_a_float16_language_model_array_is_refused_at_load(tiny_lm, tmp_path, capsys):
+    """float16 trigger weights used to pass every check and break the trigger model's kernel later."""
+    import zipfile
+
+    with zipfile.ZipFile(tiny_lm) as archive:
+        members = {i.filename: archive.read(i.filename) for i in archive.infolist() if i.filename != "bundle.json"}
+    import io
+
+    import numpy as np
+
+    weights = np.load(io.BytesIO(members["lm/triggers/weights.npy"]))
+    buffer = io.BytesIO()
+    np.save(buffer, weights.astype(np.float16))
+    members["lm/triggers/weights.npy"] = buffer.getvalue()
+    crafted = _write_bundle(tmp_path / "half.lm", members, kind="language-models")
+    assert main(["lm", "eval", str(crafted), str(CHOI / "3-11_0.ref")]) == 2
+    _one_error_line(capsys.readouterr().err, "float16", "weights")
+
+
+def test_a_zip_bomb_is_refused_before_anything_is_unpacked(tmp_path, monkeypatch):
+    """A bundle of 300 MB of zeros (0.3 MB on disk) declares more than 100 times its size: refused on the
+    declared sizes, no member unpacked (it used to cost gigabytes before its refusal)."""
+    import hashlib
+    import json
+    import zipfile
+
+    from segviz import bundle as bundle_module
+    from segviz.errors import SegvizError
+
+    path = tmp_path / "bomb.segviz"
+    size, chunk = 300 * 1024 ** 2, bytes(1 << 20)
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("x.npy", "w", force_zip64=True) as member:
+            head = _npy("|u1", (size - 128,))
+            assert len(head) == 128
+            member.write(head)
+            digest.update(head)
+            for _ in range(size // len(chunk)):
+                member.write(chunk)
+                digest.update(chunk)
+        archive.writestr("bundle.json", json.dumps({"format": "segviz-bundle", "version": 1, "kind": "arrays",
+                                                    "members": {"x.npy": digest.hexdigest()}}))
+    assert path.stat().st_size < 2 * 1024 ** 2
+
+    def unpacked(*args):
+        raise AssertionError("a member was unpacked")
+
+    monkeypatch.setattr(bundle_module, "_unpack", unpacked)
+    with pytest.raises(SegvizError, match="times the file"):
+        bundle_module.read_bundle(path)
+
+
+def test_a_member_is_never_unpacked_beyond_its_declared_size(tmp_path):
+    """A member whose data runs on past the size its entry declares: zip stops at the declared size, and the
+    checksum (or the CRC) refuses it; nothing beyond the declared size is held."""
+    import zipfile
+
+    from segviz.bundle import read_bundle
+    from segviz.errors import SegvizError
+
+    import numpy as np
+
+    data = _npy("<f8", (4,), np.arange(4.0).tobytes())
+    path = _write_bundle(tmp_path / "a.segviz", {"x.npy": data}, compress=False)
+    raw = bytearray(path.read_bytes())
+    # shrink the declared size in both headers (local and central): the stream must stop there
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("x.npy")
+    old = len(data).to_bytes(4, "little")
+    new = (len(data) - 8).to_bytes(4, "little")
+    assert raw.count(old) >= 2
+    path.write_bytes(bytes(raw).replace(old + old, new + new))
+    assert info.file_size == len(data)
+    with pytest.raises(SegvizError) as caught:
+        read_bundle(path)
+    assert "\n" not in str(caught.value)
