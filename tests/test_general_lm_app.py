@@ -1,0 +1,55 @@
+"""The window's relevance trace and profile with a model that has no language models (the bundled default model):
+they come from the bundled general-English language models, computed in the background after the curve, and the
+window says so; a model's own language models win."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from segviz import read_corpus  # noqa: E402
+from segviz.app.general_relevance import general_relevance_task  # noqa: E402
+from segviz.general_lm import GENERAL_LM_LABEL, MODEL_LM_LABEL, general_language_models  # noqa: E402
+from segviz.relevance import sentence_relevance  # noqa: E402
+from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+
+ROOT = Path(__file__).resolve().parents[1]
+CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
+MODEL = ROOT / "resources" / "sample_model.segviz"
+
+
+def drain(gen):
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
+def test_the_task_scores_the_corpus_with_the_general_models():
+    corpus = read_corpus(str(CHOI))
+    result = drain(general_relevance_task(corpus))
+    np.testing.assert_allclose(result.relevance, sentence_relevance(general_language_models(), corpus.sentences()))
+    assert result.source == GENERAL_LM_LABEL and result.profile["offsets"][0] == -10
+
+
+def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qtbot):
+    with qtbot.waitSignal(window.modelApplied, timeout=120000):
+        assert window.open_corpus(str(CHOI))   # no model open: the bundled default model (no LMs) is applied
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    state = window.state
+    assert all(s.lms_ is None for s in state.opened_model.segmenters().values())
+    assert state.relevance is not None and state.relevance.shape == (state.n_sentences,)
+    assert state.relevance_source == GENERAL_LM_LABEL and state.relevance_profile
+    assert GENERAL_LM_LABEL in window.block_view.rel_flat_label.textItem.toPlainText()
+    assert GENERAL_LM_LABEL in window.profile.getPlotItem().titleLabel.text
+    # a model with its own language models replaces them, and the window says whose they are
+    with qtbot.waitSignal(window.modelApplied, timeout=120000):
+        assert window.open_model(str(MODEL))
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    assert state.relevance_source is None
+    np.testing.assert_allclose(state.relevance, sentence_relevance(state.segmenter.lms_, state.corpus.sentences()))
+    assert MODEL_LM_LABEL in window.block_view.rel_flat_label.textItem.toPlainText()
