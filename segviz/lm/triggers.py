@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import SegvizError
 from ..events import Progress
-from ._scan import trigger_scan
+from ._scan import frequent_histories, trigger_scan
 from .iis import IISIteration, _cross_fit_priors, iis_buckets, run_iis
 from .pairs import rank_by_gain, top_pairs_by_ami
 from .trigram import TokenStream, TrigramLM, _BITS, _lookup, _validate_sentences
@@ -162,12 +162,15 @@ class TriggerLM:
         tvmap = tables["tvmap"]
         lb3, lb2 = prior.context_backoff(stream.h2, stream.h1)
         rpos, rfound = _lookup(tables["ctx_keys"], (stream.h2 << _BITS) | stream.h1)
+        c2row = stream.h1.astype(np.int64)
+        freq = frequent_histories(c2row, tables["c2_ptr"], tables["c2_t"], tables["c2_c"], tables["n_tv"])
         return dict(
             wt=tvmap[stream.w],
             push=np.where(stream.is_word, tvmap[stream.w], -2).astype(np.int64),
             lb3=lb3, lb2=lb2,
             c3row=np.where(rfound, rpos, -1).astype(np.int64),
-            c2row=stream.h1.astype(np.int64),
+            c2row=c2row,
+            freq=freq,
         )
 
     def _pair_arrays(self, n_tv: int, tvmap: np.ndarray, lam: np.ndarray):
@@ -190,7 +193,7 @@ class TriggerLM:
             inputs["wt"], inputs["push"], inputs["lb3"], inputs["lb2"], inputs["c3row"], inputs["c2row"],
             pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], pairs["out_k"], pairs["in_ptr"],
             pairs["in_k"], tables["puni"], tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"],
-            tables["c2_t"], tables["c2_c"], int(self.window), accumulate, bucket, values.size,
+            tables["c2_t"], tables["c2_c"], int(self.window), accumulate, bucket, values.size, *inputs["freq"],
         )
 
     # ------------------------------------------------------------------ selection
