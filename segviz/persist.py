@@ -10,7 +10,14 @@ Writes
     * a read-only regular file, a symbolic link, a directory, a FIFO, a socket or a device is *refused* with one
       line (a symlink is refused rather than written through: the user names the file they mean);
     * a missing parent directory is refused unless the caller asks for it (``parents=True``, the CLI's
-      ``--parents``).
+      ``--parents``);
+    * a path that is one of the caller's ``inputs`` (the same file, also through a symbolic or hard link) is
+      refused: ``segviz train a.ref --out a.ref`` would turn the corpus into a model;
+    * a file name longer than the file system allows is refused before any work, and the temporary name is
+      never longer than the target's (``.NAME.XXXXXXXX.tmp`` with NAME shortened to fit).
+
+    A SIGTERM handled by the caller as an exception (the CLI does, :func:`segviz.cli.main`) removes the
+    temporary file like any other interruption; only a SIGKILL can leave one behind.
 
 Reads
     :func:`read_bytes_limited` refuses anything that is not a regular file (``/dev/zero`` is refused at once, a
@@ -19,12 +26,15 @@ Reads
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import stat
 import tempfile
+import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 
 from .errors import SegvizError
@@ -54,13 +64,49 @@ def _kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def check_output_path(path: str | os.PathLike, *, parents: bool = False) -> Path:
+#: the longest file name (in bytes) when the file system does not say
+DEFAULT_NAME_MAX = 255
+#: the part of a temporary name that is not the target's: ``.``, ``.``, mkstemp's 8 characters and ``.tmp``
+_TEMP_EXTRA = 1 + 1 + 8 + 4
+
+
+def _name_max(directory: Path) -> int:
+    try:
+        return os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return DEFAULT_NAME_MAX
+
+
+def _temp_prefix(name: str, name_max: int) -> str:
+    """``.NAME.`` with NAME shortened (by whole characters) so that the temporary name fits the file system: a
+    legal 250-character target must not fail after hours of training on its longer temporary name."""
+    room = max(1, name_max - _TEMP_EXTRA)
+    stem = name
+    while len(os.fsencode(stem)) > room:
+        stem = stem[:-1]
+    return f".{stem}."
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Are ``a`` and ``b`` one file (following symbolic links; hard links are one file too)?  False when either
+    is missing."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_output_path(path: str | os.PathLike, *, parents: bool = False,
+                      inputs: Iterable[str | os.PathLike] = ()) -> Path:
     """Refuse, with one line, an output path segviz must not write; return it as a :class:`Path`.
 
-    Checked before any work is done, so a long training run cannot fail at its very end on a bad ``--out``."""
+    Checked before any work is done, so a long training run cannot fail at its very end on a bad ``--out``.
+    ``inputs`` are the files the work reads (corpus files, models): the output may not be one of them."""
     path = Path(path)
     if not path.name or path.name in (".", ".."):
         raise SegvizError(f"{path}: not a file name")
+    _check_name_length(path)
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -76,6 +122,11 @@ def check_output_path(path: str | os.PathLike, *, parents: bool = False) -> Path
         # the mode bits, not os.access: root may write anything, yet a read-only file says "keep me"
         if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
             raise SegvizError(f"{path}: is read-only; not replacing it")
+        for source in inputs:
+            if same_file(path, source):
+                also = "" if os.fspath(source) == os.fspath(path) else f" ({source})"
+                raise SegvizError(f"{path}: is also an input{also}; segviz does not write over what it reads "
+                                  "(give another output path)")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.exists():
         if parent.is_symlink():
@@ -96,6 +147,19 @@ def check_output_path(path: str | os.PathLike, *, parents: bool = False) -> Path
     if not os.access(parent, os.W_OK | os.X_OK):
         raise SegvizError(f"{parent}: directory is not writable")
     return path
+
+
+def _check_name_length(path: Path) -> None:
+    """A name the file system cannot hold, refused before any work (not by the write after it)."""
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        name_max = _name_max(parent) if parent.is_dir() else DEFAULT_NAME_MAX
+    except OSError:   # a parent path that is itself too long, say
+        name_max = DEFAULT_NAME_MAX
+    size = len(os.fsencode(path.name))
+    if size > name_max:
+        raise SegvizError(f"{path.parent / (path.name[:40] + '...')}: a file name of {size} bytes, longer than the "
+                          f"{name_max} this file system allows")
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -119,11 +183,16 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, paren
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = _default_mode()
+    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise SegvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
+        # a signal turned into an exception (SIGINT, the CLI's SIGTERM) waits while the temporary file is being
+        # made and named, so that it is always removed below
+        with _signals_held():
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path.name, _name_max(directory)), suffix=".tmp",
+                                           dir=directory)
+            except OSError as exc:
+                raise SegvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
@@ -131,16 +200,34 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, paren
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         if isinstance(exc, OSError):
             raise SegvizError(f"{path}: cannot write ({exc.strerror or exc}); the previous file is untouched") \
                 from None
         raise
     _fsync_directory(directory)
     return path
+
+
+_HELD_SIGNALS = {getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)}
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM (delivered on leaving) in the main thread; elsewhere nothing to hold: Python runs
+    signal handlers in the main thread only."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, parents: bool = False) -> Path:

@@ -339,3 +339,159 @@ def test_a_member_is_never_unpacked_beyond_its_declared_size(tmp_path):
     with pytest.raises(SegvizError) as caught:
         read_bundle(path)
     assert "\n" not in str(caught.value)
+
+
+# --------------------------------------------------------------------------- item 2: an output that is an input
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "tiny.segviz"
+    assert main(["train", str(CHOI), "--heldout", str(CHOI), "--families", "vocabulary,cohesion", "--features", "2",
+                 "--vocabulary", "100", "--out", str(path), "--quiet", "--show", "0"]) == 0
+    return path
+
+
+@pytest.fixture
+def inputs(tmp_path, tiny_model, tiny_lm):
+    """Copies of two corpus files, a model and a language model, with a symbolic and a hard link to them."""
+    import shutil
+
+    files = {"A": tmp_path / "a.ref", "B": tmp_path / "b.ref", "MODEL": tmp_path / "m.segviz",
+             "LM": tmp_path / "l.lm"}
+    shutil.copy(CHOI / "3-11_0.ref", files["A"])
+    shutil.copy(CHOI / "3-11_1.ref", files["B"])
+    shutil.copy(tiny_model, files["MODEL"])
+    shutil.copy(tiny_lm, files["LM"])
+    (tmp_path / "link.ref").symlink_to(files["A"])
+    os.link(files["B"], tmp_path / "hard.ref")
+    files.update({"LINK": tmp_path / "link.ref", "HARD": tmp_path / "hard.ref", "DIR": tmp_path})
+    return {k: str(v) for k, v in files.items()}
+
+
+SAME_FILE = [
+    ["segment", "{A}", "-o", "{A}"],
+    ["segment", "{LINK}", "-o", "{A}"],                        # the input through a symbolic link
+    ["segment", "{A}", "--model", "{MODEL}", "-o", "{MODEL}"],
+    ["segment", "{DIR}/*.ref", "-o", "{B}"],                   # one of the files of a glob
+    ["train", "{A}", "{B}", "--out", "{A}", "--quiet"],
+    ["train", "{A}", "--heldout", "{B}", "--out", "{HARD}", "--quiet"],   # the held-out file by a hard link
+    ["train", "{A}", "{B}", "--lm", "{LM}", "--out", "{LM}", "--quiet"],
+    ["lm", "train", "{DIR}", "--out", "{B}"],                  # a file of the directory
+    ["lm", "export-arpa", "{LM}", "{LM}"],
+]
+
+
+@pytest.mark.parametrize("argv", SAME_FILE, ids=[" ".join(a) for a in SAME_FILE])
+def test_an_output_that_is_an_input_is_refused_before_any_work(argv, inputs, capsys):
+    before = {name: Path(p).read_bytes() for name, p in inputs.items() if name != "DIR"}
+    assert main([a.format(**inputs) for a in argv]) == 2
+    err = capsys.readouterr().err
+    # one line and no "read FILE as ...": refused before anything was read
+    _one_error_line(err, "is also an input")
+    assert {name: Path(p).read_bytes() for name, p in inputs.items() if name != "DIR"} == before
+    assert Path(inputs["LINK"]).is_symlink()
+
+
+def test_check_output_path_takes_the_inputs(tmp_path):
+    from segviz.errors import SegvizError
+    from segviz.persist import atomic_write_text, check_output_path
+
+    a = tmp_path / "a.txt"
+    a.write_text("keep")
+    with pytest.raises(SegvizError, match="is also an input"):
+        check_output_path(a, inputs=[tmp_path / "." / "a.txt"])
+    check_output_path(tmp_path / "b.txt", inputs=[a])         # a new file is never an input
+    atomic_write_text(a, "new")                               # without inputs, a file is replaced as before
+    assert a.read_text() == "new"
+
+
+# ------------------------------------------------------------------------- item 13: long names, short temps
+
+def test_a_legal_250_character_name_is_written(tiny_lm, tmp_path, capsys):
+    """The temporary file's name is the target's shortened so that it always fits (a 250-character --out used
+    to be refused after the work, on its 264-character temporary name)."""
+    target = tmp_path / ("m" * 246 + ".arpa")
+    assert len(target.name) == 251
+    assert main(["lm", "export-arpa", str(tiny_lm), str(target)]) == 0
+    assert target.read_text().lstrip().startswith("\\data\\")
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_the_longest_legal_name_is_written_and_a_longer_one_refused_before_work(tmp_path, capsys):
+    from segviz.persist import atomic_write_text
+
+    name_max = os.pathconf(tmp_path, "PC_NAME_MAX")
+    atomic_write_text(tmp_path / ("é" * (name_max // 2 - 1) + "x"), "fits")   # multi-byte: counted in bytes
+    assert len(list(tmp_path.iterdir())) == 1
+    too_long = tmp_path / ("n" * (name_max + 1))
+    assert main(["train", str(CHOI), "--heldout", str(CHOI), "--out", str(too_long), "--quiet"]) == 2
+    _one_error_line(capsys.readouterr().err, "longer than", str(name_max))
+
+
+# ------------------------------------------------------------------- items 5 and 12: signals, standard output
+
+_SLOW_SAVE = """
+import os, sys, time
+from segviz import persist
+from segviz.cli import main
+
+def fsync(fd):   # the moment of a save the parent interrupts: the temporary file is written, not yet renamed
+    print("saving", flush=True)
+    time.sleep(120)
+
+persist.os.fsync = fsync
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_during_a_save_removes_the_temporary_file(tiny_lm, tmp_path):
+    import signal
+
+    target = tmp_path / "out.arpa"
+    child = subprocess.Popen([sys.executable, "-c", _SLOW_SAVE, "lm", "export-arpa", str(tiny_lm), str(target)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert child.stdout.readline() == "saving\n"     # the temporary file exists now
+        assert any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=HANG_GUARD_SECONDS)
+    finally:
+        child.kill()
+    assert child.returncode == 143 and err == "segviz: terminated\n", err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("where", ["build_parser", "parse_args"])
+def test_ctrl_c_before_the_command_starts_is_one_line(monkeypatch, capsys, where):
+    """SIGINT in the first second (while the commands are imported and the arguments parsed) used to print a
+    KeyboardInterrupt traceback."""
+    import argparse
+
+    from segviz import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if where == "build_parser":
+        monkeypatch.setattr(cli, "build_parser", interrupted)
+    else:
+        monkeypatch.setattr(argparse.ArgumentParser, "parse_args", interrupted)
+    assert main(["baselines", str(CHOI / "3-11_0.ref")]) == 130
+    assert capsys.readouterr().err == "segviz: interrupted\n"
+
+
+@pytest.mark.parametrize("argv", [["baselines", "{REF}"], ["baselines", "{REF}", "--json"],
+                                  ["segment", "{REF}", "--quiet"], ["lm", "export-arpa", "{LM}", "-"]])
+def test_standard_output_that_cannot_be_written_is_one_line(argv, tiny_lm, tmp_path):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    argv = [a.format(REF=CHOI / "3-11_0.ref", LM=tiny_lm) for a in argv]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "segviz", *argv], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=tmp_path, timeout=HANG_GUARD_SECONDS,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("segviz: error:")]
+    assert errors == ["segviz: error: cannot write to standard output (No space left on device)"], proc.stderr
+    assert proc.stderr.endswith(errors[0] + "\n")

@@ -137,6 +137,24 @@ def read_input(paths, **params):
     return corpus
 
 
+def check_output(path, *, corpora=(), inputs=(), parents: bool = False):
+    """:func:`segviz.persist.check_output_path` before any work, with what the command reads: the files of
+    ``corpora`` (files, directories, globs, expanded as the readers will) and the ``inputs`` (models, language
+    models).  An output that is one of them (also through a link) is refused: ``segviz train a.ref --out a.ref``
+    would turn the corpus into a model."""
+    from ..errors import SegvizError
+    from ..persist import check_output_path
+    from ..readers.source import expand_paths
+
+    files = [p for p in inputs if p]
+    for corpus in corpora or ():
+        try:
+            files.extend(expand_paths(corpus))
+        except SegvizError:   # a missing corpus is reported when it is read, in the usual words
+            continue
+    return check_output_path(path, parents=parents, inputs=files)
+
+
 def load_language_models(path):
     """:meth:`segviz.lm.LanguageModels.load`, imported on use so that ``segviz --help`` stays fast."""
     from ..lm.models import LanguageModels

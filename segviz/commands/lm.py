@@ -5,9 +5,8 @@ import argparse
 import sys
 
 from ..errors import SegvizError
-from ..persist import check_output_path
 from .arguments import float_range, int_range, positive_float, positive_int
-from .common import load_language_models, print_json, read_input, run_with_progress
+from .common import check_output, load_language_models, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 
 #: the widest relevance profile (sentences each side of a boundary) the command draws
@@ -17,7 +16,7 @@ MAX_PROFILE_OFFSET = 10000
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..lm import LanguageModels
 
-    check_output_path(args.out, parents=args.parents)  # before minutes of training, not after
+    check_output(args.out, corpora=args.corpus, parents=args.parents)  # before minutes of training, not after
     lms = LanguageModels(
         vocab_size=args.vocab, window=args.window, n_triggers=args.triggers,
         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
@@ -53,7 +52,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     to_stdout = args.out == "-"
     if not to_stdout:
-        check_output_path(args.out, parents=args.parents)
+        check_output(args.out, inputs=[args.lm], parents=args.parents)
     lms = load_language_models(args.lm)
     if to_stdout:
         sys.stdout.write(lms.trigram_.to_arpa())

@@ -193,8 +193,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         names = (("scores.json", "scores.txt") if args.score else
                  ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.segviz" for p in which
                                                        for stop in ("", "-heldout-stop"))))
+        reads = [args.lm, *(path for _, path in args.score or ())]   # never written over
         for name in names:
-            check_output_path(out / name)
+            check_output_path(out / name, inputs=[p for p in reads if p])
     options = {"wiki": {"keep_titles": args.keep_titles},
                "longform": {"category": args.category, "split_seed": args.split_seed}}
     if args.score:

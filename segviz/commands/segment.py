@@ -19,10 +19,9 @@ from collections import Counter
 
 from ..domain import model_coverage
 from ..paths import DEFAULT_MODEL_SUMMARY, default_model
-from ..persist import check_output_path
 from ..segmented import segment_documents_iter
 from ..writers import OUTPUT_FORMATS, output_format_for, write_segmentation
-from .common import load_model, read_input, run_with_progress
+from .common import check_output, load_model, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 from .rule_options import add_rule_arguments, apply_rule_arguments
 
@@ -40,11 +39,11 @@ def describe_routes(model, experts) -> str | None:
 
 def _cmd_segment(args: argparse.Namespace) -> int:
     # everything that can be checked without reading is checked first
-    if args.output not in (None, "-"):
-        check_output_path(args.output, parents=args.parents)
-    out_format = output_format_for(args.output, args.output_format)
     default = not args.model
     model_path = str(default_model()) if default else args.model
+    if args.output not in (None, "-"):
+        check_output(args.output, corpora=args.inputs, inputs=[model_path], parents=args.parents)
+    out_format = output_format_for(args.output, args.output_format)
     seg = apply_rule_arguments(load_model(model_path), args)
     corpus = read_input(list(args.inputs), **reader_params(args))
     if default:

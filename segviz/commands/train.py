@@ -17,9 +17,8 @@ import sys
 from pathlib import Path
 
 from ..errors import SegvizError
-from ..persist import check_output_path
 from .arguments import family_names, non_negative_float, non_negative_int, positive_int, segmenter_param
-from .common import feature_lines, load_language_models, read_input, run_with_progress
+from .common import check_output, feature_lines, load_language_models, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 
 #: command-line option (dest) -> Segmenter parameter
@@ -58,7 +57,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from ..segmenter import Segmenter
     from ..selection import AUTO_PRESETS, PRESETS, select_iter
 
-    check_output_path(args.out, parents=args.parents)  # before minutes of training, not after
+    # before minutes of training, not after; never over what training reads
+    check_output(args.out, corpora=[*args.train, *(args.heldout or ())], inputs=[args.lm], parents=args.parents)
     if args.lm and not Path(args.lm).is_file():
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     params = segmenter_params(args)
