@@ -10,6 +10,8 @@ What is measured:
   two of its ticks is the longest time the event loop could not react.
 * each interaction's latency, from the action until its result is on screen: the state has changed and the
   window has then processed a repaint (the time is taken in a zero-timer after the next ``UpdateRequest``).
+* ``open_to_relevance_s``: from the start until the relevance trace is in the state (with a model without
+  language models, the bundled general-English ones score the corpus in the background after the curve).
 * ``close_exit_s``: from asking the window to close until the event loop has ended with no worker left (the
   process then exits).
 * ``peak_rss_mb``: the peak resident memory of this process (``peak_rss_children_mb``: of the training child).
@@ -115,6 +117,9 @@ class Benchmark(QObject):
             self.max_gap_after_first_ms = max(self.max_gap_after_first_ms, gap)
         if gap > LONG_GAP_MS:
             self.long_gaps.append((round(gap, 1), round(now - self.t0, 2), self.doing))
+        if "open_to_relevance_s" not in self.results and self.window.state.relevance is not None:
+            # the relevance trace (the model's LMs, or the general-English ones in the background) is in the state
+            self.results["open_to_relevance_s"] = round(now - self.t0, 3)
 
     # -- the script -----------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -286,6 +291,7 @@ class Benchmark(QObject):
             "sentences": self.results.get("sentences"),
             "documents": self.results.get("documents"),
             "open_to_segmentation_s": self.results.get("open_to_segmentation_s"),
+            "open_to_relevance_s": self.results.get("open_to_relevance_s"),
             "max_gap_ms": round(self.max_gap_ms, 1),
             "alpha_ms": summary(self.samples["alpha"]),
             "epsilon_ms": summary(self.samples["epsilon"]),
