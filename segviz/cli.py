@@ -54,11 +54,13 @@ def _raise_terminated(signum, frame):
     raise Terminated()
 
 
-def _install_sigterm() -> None:
+def _install_sigterm():
+    """Install the SIGTERM handler; the previous one, for :func:`main` to put back (main may be called from
+    Python, as the tests do)."""
     try:
-        signal.signal(signal.SIGTERM, _raise_terminated)
+        return signal.signal(signal.SIGTERM, _raise_terminated)
     except (ValueError, OSError, AttributeError):   # not the main thread (main() called from a thread): leave it
-        pass
+        return None
 
 
 class _StdoutError(OSError):
@@ -155,9 +157,12 @@ def _run(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    if args.command != "gui":   # the window has its own close path for SIGTERM
-        _install_sigterm()
-    return int(args.func(args) or 0)
+    previous = None if args.command == "gui" else _install_sigterm()   # the window has its own close path
+    try:
+        return int(args.func(args) or 0)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

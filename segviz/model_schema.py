@@ -26,12 +26,10 @@ from typing import Any
 
 from .errors import SegvizError
 from .features import FeatureSpec, resolve_families
+from .limits import MAX_ABS_LAMBDA, MAX_FEATURE_INTEGER, MAX_FEATURES, MAX_L2
 from .rules import rule_from_dict
 from .tuning import TUNING_METRICS, TUNING_UNITS
 
-MAX_FEATURES = 100_000
-MAX_FEATURE_INTEGER = 10_000
-MAX_ABS_LAMBDA = 100.0
 #: the version of a segmenter document this segviz reads and writes
 DOCUMENT_VERSION = 2
 
@@ -170,7 +168,7 @@ def _params(d: dict, source: str, template_sets) -> dict:
             except SegvizError as exc:
                 raise SegvizError(f"{source}: field params.families: {exc}") from None
         elif name == "l2":
-            out[name] = _float_param(value, name, source, 0.0, 1e6)
+            out[name] = _float_param(value, name, source, 0.0, MAX_L2)
         elif name in ("tuning_metric", "tuning_units"):
             allowed = TUNING_METRICS if name == "tuning_metric" else TUNING_UNITS
             if value not in allowed:

@@ -36,16 +36,13 @@ import numpy as np
 from .decode import DEFAULT_ALPHAS, DEFAULT_EPSILONS, check_probabilities, decode, greedy_order_keep
 from .errors import SegvizError
 from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
+# the largest ε and expected segment length a rule may hold: one source, shared with the CLI and the model schema
+from .limits import MAX_EPSILON, MAX_MEAN_LENGTH
 from .params import ParamsMixin
 from .tuning import tune_rule
 
 __all__ = ["DecisionRule", "ThresholdRule", "LengthPriorRule", "SegmentCountRule", "RULES", "rule_from_dict",
            "MAX_EPSILON", "MAX_MEAN_LENGTH"]
-
-#: the largest minimum separation a rule or a saved model may hold (sentences)
-MAX_EPSILON = 100_000
-#: the largest expected segment length a rule may hold (sentences)
-MAX_MEAN_LENGTH = 1_000_000.0
 #: the bias search of :class:`SegmentCountRule`: its bracket and how many halvings
 _COUNT_BIAS_RANGE = (-60.0, 60.0)
 _COUNT_BISECTIONS = 40

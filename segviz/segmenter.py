@@ -48,6 +48,7 @@ from segviz.features import (
 )
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
+from segviz.limits import MAX_ABS_LAMBDA, MAX_FEATURES, MAX_L2
 from segviz.lm.models import LanguageModels
 from segviz.model_protocol import AppliedDocument, ModelQueries, Route, as_corpus
 from segviz.model_schema import validate_model_document
@@ -179,6 +180,8 @@ class Segmenter(ParamsMixin, ModelQueries):
                 raise SegvizError(f"{name} must be an integer >= 1, got {value!r}")
 
         positive_int("n_features", self.n_features)
+        if self.n_features > MAX_FEATURES:
+            raise SegvizError(f"n_features must be at most {MAX_FEATURES:,}, got {self.n_features!r}")
         positive_int("min_support", self.min_support)
         if isinstance(self.vocabulary, (int, np.integer)):
             positive_int("vocabulary", self.vocabulary)
@@ -189,13 +192,15 @@ class Segmenter(ParamsMixin, ModelQueries):
             raise SegvizError(f"stopping must be 'last' or 'heldout', not {self.stopping!r}")
         if self.mu is not None and not (math.isfinite(self.mu) and self.mu > 0):
             raise SegvizError(f"mu must be a positive number, got {self.mu!r}")
-        if not (math.isfinite(self.lambda_max) and self.lambda_max > 0):
-            raise SegvizError(f"lambda_max must be a positive number, got {self.lambda_max!r}")
-        if not (math.isfinite(self.iis_tol) and self.iis_tol > 0):
-            raise SegvizError(f"iis_tol must be a positive number, got {self.iis_tol!r}")
+        # the limits a saved model is held to (segviz.limits): a model trained with lambda_max = 1e308 broke
+        # induction's arithmetic, and could not have been loaded again anyway
+        if not (math.isfinite(self.lambda_max) and 0 < self.lambda_max <= MAX_ABS_LAMBDA):
+            raise SegvizError(f"lambda_max must be a number in (0, {MAX_ABS_LAMBDA:g}], got {self.lambda_max!r}")
+        if not (math.isfinite(self.iis_tol) and 0 < self.iis_tol <= 1):
+            raise SegvizError(f"iis_tol must be a number in (0, 1], got {self.iis_tol!r}")
         if isinstance(self.l2, bool) or not isinstance(self.l2, (int, float, np.number)) or not (
-                math.isfinite(self.l2) and self.l2 >= 0):
-            raise SegvizError(f"l2 must be a number >= 0, got {self.l2!r}")
+                math.isfinite(self.l2) and 0 <= self.l2 <= MAX_L2):
+            raise SegvizError(f"l2 must be a number in [0, {MAX_L2:g}], got {self.l2!r}")
         if self.rule is not None:
             if not isinstance(self.rule, DecisionRule):
                 raise SegvizError(f"rule must be a decision rule (segviz.rules), not {type(self.rule).__name__}")

@@ -495,3 +495,45 @@ def test_standard_output_that_cannot_be_written_is_one_line(argv, tiny_lm, tmp_p
     errors = [line for line in proc.stderr.splitlines() if line.startswith("segviz: error:")]
     assert errors == ["segviz: error: cannot write to standard output (No space left on device)"], proc.stderr
     assert proc.stderr.endswith(errors[0] + "\n")
+
+
+# ------------------------------------------------------------------ items 5 and 10: one source of limits
+
+LIMITS = [
+    (["train", str(CHOI), "--heldout", str(CHOI), "--param", "lambda_max=1e308", "--out", "m.segviz", "--quiet"], "lambda_max"),
+    (["train", str(CHOI), "--heldout", str(CHOI), "--param", "l2=1e300", "--out", "m.segviz", "--quiet"], "l2"),
+    (["train", str(CHOI), "--heldout", str(CHOI), "--features", "1000000", "--out", "m.segviz", "--quiet"], "--features"),
+    (["reproduce", "choi", "--param", "lambda_max=1e308"], "lambda_max"),
+    (["segment", str(CHOI / "3-11_0.ref"), "--epsilon", "1000000000"], "--epsilon"),
+    (["evaluate", "--model", "{MODEL}", str(CHOI / "3-11_0.ref"), "--epsilon", "1000000000"], "--epsilon"),
+    (["compare", str(CHOI / "3-11_0.ref"), "--segments", "1000000000"], "--segments"),
+    (["lm", "train", str(CHOI), "--window", "1000000000", "--out", "l.lm"], "--window"),
+    (["lm", "train", str(CHOI), "--vocab", "1000000000", "--out", "l.lm"], "--vocab"),
+]
+
+
+@pytest.mark.parametrize("argv,word", LIMITS, ids=[" ".join(a[:1] + a[-3:]) for a, _ in LIMITS])
+def test_parameters_beyond_the_shared_limits_are_refused_before_work(argv, word, tiny_model, tmp_path,
+                                                                        monkeypatch, capsys):
+    """`--param lambda_max=1e308` used to end in a math domain error in induction; `--epsilon 10^9` cost 2 GB
+    and `lm train --window 10^9` about 4 GB.  Each is refused up front, nothing read or written."""
+    monkeypatch.chdir(tmp_path)
+    assert main([a.format(MODEL=tiny_model) for a in argv]) == 2
+    _one_error_line(capsys.readouterr().err, word)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_cli_the_estimators_and_the_schema_share_one_source_of_limits():
+    from segviz import limits, model_schema, rules
+    from segviz.errors import SegvizError
+    from segviz.segmenter import Segmenter
+
+    assert model_schema.MAX_FEATURES is limits.MAX_FEATURES and model_schema.MAX_ABS_LAMBDA is limits.MAX_ABS_LAMBDA
+    assert rules.MAX_EPSILON is limits.MAX_EPSILON and rules.MAX_MEAN_LENGTH is limits.MAX_MEAN_LENGTH
+    Segmenter(lambda_max=limits.MAX_ABS_LAMBDA, l2=limits.MAX_L2).check_params()        # the limits themselves
+    for params in ({"lambda_max": 1e308}, {"lambda_max": limits.MAX_ABS_LAMBDA * 1.01}, {"l2": limits.MAX_L2 * 2},
+                   {"n_features": limits.MAX_FEATURES + 1}, {"iis_tol": 2.0}):
+        with pytest.raises(SegvizError):
+            Segmenter(**params).check_params()
+    with pytest.raises(SegvizError):
+        rules.ThresholdRule(alpha=0.5, epsilon=limits.MAX_EPSILON + 1).check()

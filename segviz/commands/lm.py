@@ -5,7 +5,11 @@ import argparse
 import sys
 
 from ..errors import SegvizError
+from ..limits import MAX_LM_VOCABULARY, MAX_TRIGGER_WINDOW
 from .arguments import float_range, int_range, positive_float, positive_int
+
+#: the most words --vocab and --trigger-vocab may ask for (the three markers <unk> <s> </s> take ids too)
+MAX_VOCAB_WORDS = MAX_LM_VOCABULARY - 3
 from .common import check_output, load_language_models, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 
@@ -112,11 +116,12 @@ def register(subparsers) -> None:
     add_reader_arguments(t)
     t.add_argument("--out", required=True, metavar="LM", help="output file (both models in one file)")
     t.add_argument("--parents", action="store_true", help="create missing directories of --out")
-    t.add_argument("--vocab", type=positive_int, default=20000, help="trigram vocabulary size (default 20000)")
-    t.add_argument("--window", type=positive_int, default=500,
-                   help="trigger history length N in words (default 500)")
+    t.add_argument("--vocab", type=int_range(1, MAX_VOCAB_WORDS), default=20000,
+                   help="trigram vocabulary size (default 20000)")
+    t.add_argument("--window", type=int_range(1, MAX_TRIGGER_WINDOW), default=500,
+                   help=f"trigger history length N in words, 1..{MAX_TRIGGER_WINDOW:,} (default 500)")
     t.add_argument("--triggers", type=positive_int, default=20000, help="number of trigger pairs K (default 20000)")
-    t.add_argument("--trigger-vocab", type=positive_int, default=10000,
+    t.add_argument("--trigger-vocab", type=int_range(1, MAX_VOCAB_WORDS), default=10000,
                    help="trigger sources/targets among the top words (default 10000)")
     t.add_argument("--ranking", choices=("gain", "residual", "mi"), default="residual",
                    help="pair ranking: AMI of trigram-residual occurrences (default), likelihood gain over the trigram, or plain AMI")

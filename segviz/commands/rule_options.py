@@ -12,7 +12,8 @@ import argparse
 import sys
 
 from ..errors import SegvizError
-from .arguments import float_range, positive_int, probability
+from ..limits import MAX_EPSILON, MAX_MEAN_LENGTH, MAX_SEGMENTS
+from .arguments import float_range, int_range, probability
 
 __all__ = ["add_rule_arguments", "apply_rule_arguments", "rule_overridden"]
 
@@ -21,11 +22,11 @@ def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("decision rule (default: the model's own, tuned on held-out data)")
     group.add_argument("--alpha", type=probability, default=None,
                        help="threshold rule: a boundary where q(yes) > ALPHA (0..1)")
-    group.add_argument("--epsilon", type=positive_int, default=None,
-                       help="threshold rule: boundaries at least EPSILON sentences apart (>= 1)")
-    group.add_argument("--segments", type=positive_int, default=None, metavar="N",
+    group.add_argument("--epsilon", type=int_range(1, MAX_EPSILON), default=None,
+                       help=f"threshold rule: boundaries at least EPSILON sentences apart (1..{MAX_EPSILON:,})")
+    group.add_argument("--segments", type=int_range(1, MAX_SEGMENTS), default=None, metavar="N",
                        help="exactly N segments per document (e.g. --segments 30 for about 30 chapters)")
-    group.add_argument("--mean-length", type=float_range(1.0, 1e6), default=None, metavar="L",
+    group.add_argument("--mean-length", type=float_range(1.0, MAX_MEAN_LENGTH), default=None, metavar="L",
                        help="one segment per L sentences of each document (rounded)")
 
 

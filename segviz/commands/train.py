@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 
 from ..errors import SegvizError
-from .arguments import family_names, non_negative_float, non_negative_int, positive_int, segmenter_param
+from ..limits import MAX_FEATURES, MAX_L2, MAX_LM_VOCABULARY
+from .arguments import (family_names, float_range, int_range, non_negative_int, positive_int,
+                        segmenter_param)
 from .common import check_output, feature_lines, load_language_models, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 
@@ -62,6 +64,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.lm and not Path(args.lm).is_file():
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     params = segmenter_params(args)
+    Segmenter(**params).check_params()   # a value beyond the limits is the one line, before any note
     preset = args.preset
     own = sorted(set(params) & set(CONFIGURATION_PARAMS))
     if preset == "auto" and own:
@@ -128,13 +131,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
 def add_training_arguments(p: argparse.ArgumentParser) -> None:
     """The Segmenter's options, shared by ``train`` and ``reproduce``.  Unset options are None, so the
     Segmenter's (or the protocol's) own default applies."""
-    p.add_argument("--features", type=positive_int, default=None,
+    p.add_argument("--features", type=int_range(1, MAX_FEATURES), default=None,
                    help="features to induce (default 100, as in the paper)")
     p.add_argument("--vocabulary", type=positive_int, default=None,
                    help="candidate vocabulary: the N most frequent training words (default 30000)")
     p.add_argument("--stopping", choices=("last", "heldout"), default=None,
                    help="keep all induced features (last, default) or the round with the best held-out P_mu")
-    p.add_argument("--lm-vocab", type=positive_int, default=20000,
+    p.add_argument("--lm-vocab", type=int_range(1, MAX_LM_VOCABULARY - 3), default=20000,
                    help="trigram vocabulary when LMs are trained here (default 20000)")
     p.add_argument("--templates", choices=("paper", "extended"), default=None,
                    help="vocabulary questions: the paper's 15 plus next/previous 10 sentences and 2/3 words "
@@ -148,7 +151,7 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rule", choices=RULE_CHOICES, default=None,
                    help="the decision rule tuned on the held-out data: threshold (the paper's alpha/epsilon, "
                         "default), length_prior (for long segments) or segment_count")
-    p.add_argument("--l2", type=non_negative_float, default=None, metavar="PRECISION",
+    p.add_argument("--l2", type=float_range(0.0, MAX_L2), default=None, metavar="PRECISION",
                    help="Gaussian prior on the weights (precision; 0 = none, the paper's default)")
     p.add_argument("--param", action="append", type=segmenter_param, metavar="NAME=VALUE", default=None,
                    help="any other Segmenter parameter, VALUE read as JSON when it is JSON "
