@@ -160,12 +160,12 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
         return real_start(name, factory, **kwargs)
 
     monkeypatch.setattr(window.background, "start", spy)
-    with qtbot.waitSignal(window.modelApplied, timeout=60000, check_params_cb=lambda *a: True):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000, check_params_cb=lambda *a: True):
         assert window.open_corpus(str(SAMPLE))
         assert window.open_model(str(LM_MODEL))
     qtbot.waitUntil(lambda: window.state.probabilities is not None and window.state.relevance is not None,
-                    timeout=60000)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+                    timeout=300000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert model_control.EARLY_APPLY in started and "apply" not in started
     _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
     np.testing.assert_array_equal(window.state.probabilities, local.probabilities)
@@ -175,9 +175,9 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
 
 
 def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monkeypatch):
-    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         window.open_corpus(str(SAMPLE))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     jobs = []
     real_events = ApplyJob.events
 
@@ -187,24 +187,24 @@ def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monk
 
     monkeypatch.setattr(ApplyJob, "events", spy)
     window.open_model(str(LM_MODEL))
-    qtbot.waitUntil(lambda: window.state.probabilities is not None, timeout=60000)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: window.state.probabilities is not None, timeout=300000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert len(jobs) == 1 and jobs[0].paths == [os.path.abspath(SAMPLE)]
 
 
 def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, tmp_path):
     path = tmp_path / "c.sgm"
     path.write_bytes(SAMPLE.read_bytes())
-    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         window.open_corpus(str(path))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     shown = window.state.probabilities   # the bundled model's, applied on open
     assert shown is not None
     text = SAMPLE.read_text(encoding="latin-1")
     path.write_text(text[: len(text) // 2].rsplit("</REUTERS>", 1)[0] + "</REUTERS>\n", encoding="latin-1")
     window.open_model(str(LM_MODEL))
-    qtbot.waitUntil(lambda: bool(window.dialogs), timeout=60000)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: bool(window.dialogs), timeout=300000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert "changed since they were opened" in window.dialogs[-1][1]
     assert window.state.probabilities is shown and window.state.model_path != str(LM_MODEL)
 
@@ -247,8 +247,8 @@ def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, q
     bad.write_bytes(b"\x00\x01binary\x00" * 1000)
     assert window.open_corpus(str(bad))
     assert window.open_model(str(LM_MODEL))
-    qtbot.waitUntil(lambda: bool(window.dialogs), timeout=60000)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: bool(window.dialogs), timeout=300000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert not window.background.is_running(EARLY_APPLY)
     assert window.state.corpus is None and window.state.probabilities is None
     assert window.state.segmenter is not None          # the model itself is open, waiting for a corpus
@@ -256,13 +256,13 @@ def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, q
 
 def test_the_window_and_the_child_share_one_parse_that_ends_with_the_window(window, qtbot):
     cache = Path(window.reading_cache.name)
-    with qtbot.waitSignal(window.modelApplied, timeout=60000, check_params_cb=lambda *a: True):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000, check_params_cb=lambda *a: True):
         assert window.open_corpus(str(SAMPLE))
         assert window.open_model(str(LM_MODEL))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert len(list(cache.glob("*.jsonl"))) == 1 and not list(cache.glob("*.claim"))
     assert os.stat(cache).st_mode & 0o077 == 0   # private to the user
-    with qtbot.waitSignal(window.closed, timeout=120000):
+    with qtbot.waitSignal(window.closed, timeout=300000):
         window.close()
     assert not cache.exists()
 
@@ -277,11 +277,11 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
     router.thresholds_, router.tuning_, router.info_ = [8.0], {}, {}
     path = router.save(tmp_path / "router.segviz")
-    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         window.open_corpus(str(SAMPLE))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert window.open_model(str(path))
-    qtbot.waitUntil(lambda: window.state.route is not None and not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: window.state.route is not None and not window.busy, timeout=300000)
     state = window.state
     assert state.opened_model.segmenters().keys() == {"short", "long"} and state.route.expert == "short"
     assert state.segmenter is state.opened_model.experts_["short"] and state.epsilon == 2
@@ -295,8 +295,8 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     router.thresholds_ = [1.0]
     router.save(path)
     window.state.opened_model.thresholds_ = [1.0]
-    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         window.open_corpus(str(text))
     qtbot.waitUntil(lambda: state.route is not None and state.route.expert == "long" and not window.busy,
-                    timeout=60000)
+                    timeout=300000)
     assert state.segmenter is state.opened_model.experts_["long"] and state.epsilon == 4

@@ -41,7 +41,7 @@ def test_plots_are_held_back_at_the_first_show_and_revealed_one_per_pass(unshown
             QTimer.singleShot(0, watch)
 
     watch()
-    qtbot.waitUntil(lambda: bool(started), timeout=120000)
+    qtbot.waitUntil(lambda: bool(started), timeout=300000)
     assert all(p.opacity() == 1.0 for p in _plots(win))
     # revealed one at a time, over several passes
     assert len(set(seen)) >= 4
@@ -58,4 +58,4 @@ def test_an_export_does_not_wait_for_the_passes(unshown, qtbot, tmp_path):
     win.export_plot(str(tmp_path / "early.png"))   # no corpus: refused, but the plots are drawn from now on
     assert all(p.opacity() == 1.0 for p in _plots(win))
     assert started == [True]
-    qtbot.waitUntil(lambda: not win.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)

@@ -29,15 +29,15 @@ def first_rounds(model, k):
 
 
 def open_corpus(win, qtbot, path=CHOI):
-    with qtbot.waitSignal(win.corpusLoaded, timeout=60000):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=300000):
         assert win.open_corpus(str(path))
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
 
 
 def apply_model(win, qtbot, path=MODEL):
-    with qtbot.waitSignal(win.modelApplied, timeout=60000):
+    with qtbot.waitSignal(win.modelApplied, timeout=300000):
         assert win.open_model(str(path))
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
 
 
 def test_bundled_model_applies_engine_probabilities(window, qtbot):
@@ -86,7 +86,7 @@ def test_a_model_in_an_old_layout_shows_dialog(window, qtbot, tmp_path):
     bad.write_text(json.dumps({"format": "segviz-segmenter", "version": 1, "lm_dir": "model.lm", "alpha": 0.5}))
     before, segmenter = window.state.probabilities, window.state.segmenter
     window.open_model(str(bad))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert window.dialogs and "not a segviz model archive" in window.dialogs[-1][1]
     assert window.state.probabilities is before and window.state.segmenter is segmenter
 
@@ -99,7 +99,7 @@ def test_a_model_whose_weights_give_no_curve_is_refused_whole(window, qtbot, tmp
     broken = Segmenter.load(MODEL)
     broken.lambdas_ = np.full_like(broken.lambdas_, np.nan)
     window.apply_model(broken, "broken.segviz")
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert window.dialogs and window.dialogs[-1][0] == "Cannot apply model"
     assert (window.state.probabilities, window.state.segmenter, window.state.metrics["model"]) == before
 
@@ -109,10 +109,10 @@ def test_two_applies_do_not_race(window, qtbot):
     open_corpus(window, qtbot)
     first = Segmenter.load(MODEL)
     second = first_rounds(first, 5)
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
         window.apply_model(first, "first")
         window.apply_model(second, "second")
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert window.state.segmenter is second and window.state.model_path == "second"
     np.testing.assert_allclose(window.state.probabilities, second.boundary_probabilities(window.state.corpus))
 
@@ -124,26 +124,26 @@ def test_live_training_step_pause_run(window, qtbot):
     apply_model(window, qtbot)
     finished = []
     window.trainingFinished.connect(finished.append)
-    with qtbot.waitSignal(window.roundShown, timeout=120000):
+    with qtbot.waitSignal(window.roundShown, timeout=300000):
         worker = window.start_training(12, step=True)
         # the old model's curve, metrics and features go at once
         assert window.state.probabilities is None and "model" not in window.state.metrics
         assert window.features.model.rowCount() == 0
-    qtbot.waitUntil(lambda: window.features.run_button.isEnabled(), timeout=120000)   # paused, and shown so
+    qtbot.waitUntil(lambda: window.features.run_button.isEnabled(), timeout=300000)   # paused, and shown so
     assert worker.is_paused and window.features.model.rowCount() == 1
     assert window.state.probabilities is not None and window.state.relevance is not None
     window.features.run_button.click()
-    with qtbot.waitSignal(window.roundShown, timeout=120000):
+    with qtbot.waitSignal(window.roundShown, timeout=300000):
         pass
     window.features.pause_button.click()
     shown = window.features.model.rowCount()
-    qtbot.waitUntil(lambda: window.features.run_button.isEnabled() or bool(finished), timeout=60000)
+    qtbot.waitUntil(lambda: window.features.run_button.isEnabled() or bool(finished), timeout=300000)
     assert window.features.model.rowCount() <= shown + 1      # at most the round in progress
     if not finished:
         window.features.run_button.click()
-    qtbot.waitUntil(lambda: bool(finished), timeout=120000)
+    qtbot.waitUntil(lambda: bool(finished), timeout=300000)
     assert finished == ["done"]
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     seg = window.state.segmenter
     assert seg is not None and 1 <= len(seg.features_) <= 12 and seg.lms_ is not None
     # the curve after the last round is the trained segmenter's
@@ -156,14 +156,14 @@ def test_live_training_step_pause_run(window, qtbot):
 def test_stop_keeps_the_last_round_and_ends_the_child(window, qtbot):
     window.training.params = dict(lm_params=SMALL_LM)
     open_corpus(window, qtbot, CHOI_DIR)
-    with qtbot.waitSignal(window.roundShown, timeout=120000):
+    with qtbot.waitSignal(window.roundShown, timeout=300000):
         window.start_training(200)
     job = window.training.job
     pid = job.process_id
-    with qtbot.waitSignal(window.trainingFinished, timeout=120000) as done:
+    with qtbot.waitSignal(window.trainingFinished, timeout=300000) as done:
         window.features.stop_button.click()
     assert done.args == ["cancelled"]
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     rows = window.features.model.rowCount()
@@ -181,7 +181,7 @@ def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     apply_model(window, qtbot)
     probs = window.state.probabilities.copy()
     saved = tmp_path / "copy.segviz"
-    with qtbot.waitSignal(window.saved, timeout=60000):
+    with qtbot.waitSignal(window.saved, timeout=300000):
         assert window.save_model(str(saved))
     again = Segmenter.load(saved)   # one file: the language models travel inside it
     assert again.lms_ is not None
@@ -190,16 +190,16 @@ def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(saved))])
     event = QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
         window.dropEvent(event)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     np.testing.assert_allclose(window.state.probabilities, probs)
     files = [CHOI_DIR / "3-11_1.ref", CHOI_DIR / "3-11_2.ref"]
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
-    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         window.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     from segviz import read_corpus
 
     assert window.state.corpus_paths == tuple(str(f) for f in files)

@@ -27,13 +27,13 @@ CHOI2 = ROOT / "sample_corpora" / "choi" / "3-11_1.ref"
 
 def load_with_probs(win, qtbot, path=CHOI, seed=0):
     win.default_model = None   # these tests show probabilities of their own: no bundled model applied on open
-    with qtbot.waitSignal(win.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=300000):
         assert win.open_corpus(str(path))
-    qtbot.waitUntil(lambda: not win.busy, timeout=120000)  # peers run in the background
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)  # peers run in the background
     rng = np.random.default_rng(seed)
     probs = rng.random(win.state.n_sentences - 1) ** 3
     win.state.set_probabilities(probs)
-    qtbot.waitUntil(lambda: not win.busy, timeout=120000)   # the decision rule's passes are warmed in the background
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)   # the decision rule's passes are warmed in the background
     return probs
 
 
@@ -46,7 +46,7 @@ def test_slider_updates_ticks_and_metrics_to_engine_values(window, qtbot):
     probs = load_with_probs(window, qtbot)
     n = window.state.n_sentences
     for alpha in (0.05, 0.3, 0.62):
-        with qtbot.waitSignal(window.session.hypothesisChanged, timeout=60000):
+        with qtbot.waitSignal(window.session.hypothesisChanged, timeout=300000):
             window.decision.alpha_slider.setValue(round(alpha * SLIDER_STEPS))
         expected = decode(probs, alpha, window.state.epsilon)
         assert window.state.alpha == pytest.approx(alpha)
@@ -63,9 +63,9 @@ def test_slider_updates_ticks_and_metrics_to_engine_values(window, qtbot):
 
 def test_epsilon_and_dragging_the_alpha_line(window, qtbot):
     probs = load_with_probs(window, qtbot)
-    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=60000):
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=300000):
         window.decision.epsilon_spin.setValue(4)
-    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=60000):
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=300000):
         window.block_view.alpha_line.setValue(0.2)   # what a drag does: sigPositionChanged
     assert window.state.alpha == pytest.approx(0.2)
     assert window.state.epsilon == 4
@@ -79,7 +79,7 @@ def test_tune_sets_the_engines_best_values(window, qtbot):
     probs = load_with_probs(window, qtbot)
     best, pmu = ThresholdRule().tune(probs, read_corpus(CHOI).masses())
     alpha, epsilon = best.alpha, best.epsilon
-    with qtbot.waitSignal(window.tuned, timeout=120000):
+    with qtbot.waitSignal(window.tuned, timeout=300000):
         window.tune_action.trigger()
     assert (window.state.alpha, window.state.epsilon) == (pytest.approx(alpha), epsilon)
     assert window.state.metrics[MODEL_ROW]["p_mu"] == pytest.approx(pmu)
@@ -90,7 +90,7 @@ def test_block_navigation_and_jumps(window, qtbot):
     bv = window.block_view
     window.block_size_spin.setValue(50)
     assert bv.block_size == 50 and bv.n_blocks == -(-window.state.n_sentences // 50)
-    with qtbot.waitSignal(bv.blockChanged, timeout=60000) as blocker:
+    with qtbot.waitSignal(bv.blockChanged, timeout=300000) as blocker:
         window.next_action.trigger()
     assert blocker.args == [1]
     lo, hi = bv.plot.vb.viewRange()[0]
@@ -109,7 +109,7 @@ def test_block_navigation_and_jumps(window, qtbot):
 def test_hover_shows_sentences_around_the_position(window, qtbot):
     load_with_probs(window, qtbot)
     b = int(window.state.reference_boundaries[0])
-    with qtbot.waitSignal(window.block_view.positionClicked, timeout=60000):
+    with qtbot.waitSignal(window.block_view.positionClicked, timeout=300000):
         scene_pos = window.block_view.plot.vb.mapViewToScene(
             __import__("PySide6.QtCore", fromlist=["QPointF"]).QPointF(b, 0.5))
         event = type("E", (), {"scenePos": lambda self: scene_pos, "button": lambda self: Qt.LeftButton})()
@@ -137,11 +137,11 @@ def test_bad_corpus_shows_dialog_and_keeps_the_loaded_one(window, qtbot, tmp_pat
         assert not window.open_corpus(str(bad))   # a missing file is refused at once
     else:
         assert window.open_corpus(str(bad))
-        qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+        qtbot.waitUntil(lambda: not window.busy, timeout=300000)
         if window.state.corpus is not before:
             # a lenient reader may accept some text as one document; then it must be a real corpus
             pytest.skip(f"reader accepted the {label} file")
-        qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+        qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert len(window.dialogs) == 1
     title, message = window.dialogs[0]
     assert title == "Cannot open corpus" and str(bad.name) in message
@@ -158,7 +158,7 @@ def test_corrupt_and_foreign_models_show_dialog(window, qtbot, tmp_path):
     assert not window.open_model(str(tmp_path / "missing.json"))
     for path in (corrupt, foreign):
         window.open_model(str(path))
-        qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+        qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert len(window.dialogs) == 3
     assert all(title == "Cannot open model" for title, _ in window.dialogs)
     assert window.state.probabilities is probs
@@ -168,11 +168,11 @@ def test_export_hypothesis_choi_and_csv(window, qtbot, tmp_path):
     probs = load_with_probs(window, qtbot)
     window.state.set_decision(0.3, 2)
     choi = tmp_path / "hyp.ref"
-    with qtbot.waitSignal(window.exported, timeout=120000):
+    with qtbot.waitSignal(window.exported, timeout=300000):
         assert window.export_hypothesis(str(choi))
     assert read_corpus(choi).masses() == window.state.hypothesis_masses
     table = tmp_path / "hyp.csv"
-    with qtbot.waitSignal(window.exported, timeout=120000):
+    with qtbot.waitSignal(window.exported, timeout=300000):
         assert window.export_hypothesis(str(table))
     rows = list(csv.DictReader(table.open()))
     assert len(rows) == window.state.n_sentences - 1
@@ -184,13 +184,13 @@ def test_export_hypothesis_choi_and_csv(window, qtbot, tmp_path):
 def test_export_plot_png_and_svg(window, qtbot, tmp_path):
     load_with_probs(window, qtbot)
     png = tmp_path / "plot.png"
-    with qtbot.waitSignal(window.exported, timeout=120000):
+    with qtbot.waitSignal(window.exported, timeout=300000):
         assert window.export_plot(str(png))
     from PySide6.QtGui import QImage
     image = QImage(str(png))
     assert image.width() > 100 and image.height() > 100
     svg = tmp_path / "plot.svg"
-    with qtbot.waitSignal(window.exported, timeout=120000):
+    with qtbot.waitSignal(window.exported, timeout=300000):
         assert window.export_plot(str(svg)), window.dialogs
     assert "<svg" in svg.read_text()[:2000]
 
@@ -211,9 +211,9 @@ def test_recent_files_and_settings_persist(window, qtbot, app_settings):
 def test_peers_as_tick_rows_and_metrics(window, qtbot):
     load_with_probs(window, qtbot)
     state = window.state
-    with qtbot.waitSignal(window.peersComputed, timeout=60000):
+    with qtbot.waitSignal(window.peersComputed, timeout=300000):
         window.decision.peer_checks["c99"].setChecked(True)   # computed in a child process
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     from segviz.app.file_actions import as_list
 
     assert "c99" in state.peer_masses and as_list(window.settings.value("peers/shown")) == ["c99"]
@@ -242,13 +242,13 @@ def test_tune_on_heldout_documents_of_an_in_app_model(window, qtbot):
     start = sum(masses[:7])               # as if documents 1-7 were trained on, 8-10 held out
     window.heldout_start = start
     alpha, epsilon, pmu = tune(probs[start:], masses[7:])
-    with qtbot.waitSignal(window.tuned, timeout=120000):
+    with qtbot.waitSignal(window.tuned, timeout=300000):
         window.decision.tune_button.click()
     assert (window.state.alpha, window.state.epsilon) == (pytest.approx(alpha), epsilon)
     assert "held-out" in window.info_label.text() and f"{pmu:.3f}" in window.info_label.text()
     # the oracle action tunes on everything shown
     a2, e2, _ = tune(probs, masses)
-    with qtbot.waitSignal(window.tuned, timeout=120000):
+    with qtbot.waitSignal(window.tuned, timeout=300000):
         window.tune_oracle_action.trigger()
     assert (window.state.alpha, window.state.epsilon) == (pytest.approx(a2), e2)
 
@@ -257,7 +257,7 @@ def test_a_drag_is_decoded_once_per_event_loop_pass(window, qtbot):
     probs = load_with_probs(window, qtbot)
     seen = []
     window.session.hypothesisChanged.connect(lambda: seen.append(window.state.alpha))
-    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=60000):
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=300000):
         for value in (0.11, 0.37, 0.58):   # three pixels of a drag before the loop runs again
             window.block_view.alpha_line.setValue(value)
     assert seen == [pytest.approx(0.58)]
@@ -278,9 +278,9 @@ engines could not be kept warm, and the drivers refused the night runs.
 
 
 def open_and_wait(win, qtbot, paths, **options):
-    with qtbot.waitSignal(win.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=300000):
         assert win.open_corpus(paths, **options)
-    qtbot.waitUntil(lambda: not win.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
 
 
 def test_several_files_open_together_and_enter_the_recent_list(window, qtbot):
@@ -306,9 +306,9 @@ def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtb
     """Prose without a reference: the bundled model segments it; no reference row, no metric, and why."""
     text = tmp_path / "story.txt"
     text.write_text(PROSE)
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
         open_and_wait(window, qtbot, str(text), format="text")
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     state = window.state
     assert not state.has_reference and len(state.reference_boundaries) == 0
     assert state.probabilities is not None and state.segmenter is not None   # the bundled model's curve
@@ -322,7 +322,7 @@ def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtb
     assert "reference" not in legend
     probs = np.linspace(0.05, 0.95, state.n_sentences - 1)
     state.set_probabilities(probs)
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     np.testing.assert_array_equal(hyp_tick_positions(window), decode(probs, state.alpha, state.epsilon))
     assert MODEL_ROW not in state.metrics and window.decision.table.rowCount() == 0
     x, _ = window.block_view.ref_ticks.getData()
@@ -354,7 +354,7 @@ def test_page_keys_stay_in_the_focused_slider(window, qtbot):
     block = window.block_view.block
     qtbot.keyClick(slider, Qt.Key_PageUp)
     qtbot.keyClick(slider, Qt.Key_Right)
-    qtbot.waitUntil(lambda: window.state.alpha == pytest.approx(0.61), timeout=120000)
+    qtbot.waitUntil(lambda: window.state.alpha == pytest.approx(0.61), timeout=300000)
     assert window.block_view.block == block          # PgUp paged α (by 0.1), not the blocks; the arrow 0.01
     window.block_view.setFocus()
     window.next_action.trigger()
@@ -420,7 +420,7 @@ def test_extensionless_svg_from_the_dialog_is_written(window, qtbot, tmp_path, m
     svg_filter = next(f for f, s in PLOT_FILTERS.items() if s == ".svg")
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(tmp_path / "plot"),
                                                                                        svg_filter)))
-    with qtbot.waitSignal(window.exported, timeout=120000):
+    with qtbot.waitSignal(window.exported, timeout=300000):
         window.files.export_plot_dialog()
     assert (tmp_path / "plot.svg").read_text().lstrip().startswith("<?xml") and not window.dialogs
 
@@ -431,10 +431,10 @@ def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(win
     from segviz.models import load_model
     from segviz.paths import default_model
 
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
-        with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
+        with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
             assert window.open_corpus(str(CHOI))
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     state = window.state
     assert state.has_reference and state.model_path == str(default_model())
     expected = load_model(default_model()).boundary_probabilities(read_corpus(CHOI))
@@ -472,7 +472,7 @@ def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
         out += (state.rules["long"].decide(probs[half:n - 1]) + half).tolist()
         return sorted(out)
 
-    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=120000):
+    with qtbot.waitSignal(window.session.hypothesisChanged, timeout=300000):
         panel.setting_spins["bias"].setValue(3.0)
     assert state.rules["long"].bias == 3.0 and state.hypothesis_boundaries.tolist() == expected()
     assert state.metrics[MODEL_ROW] == score_row(state.reference_masses, state.hypothesis_masses)
@@ -482,6 +482,6 @@ def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
     panel.expert_combo.activated.emit(0)
     assert state.shown_expert == "short" and panel.threshold_box.isVisibleTo(window)
     panel.alpha_spin.setValue(0.05)   # applied on the next event-loop pass (a drag coalesces)
-    qtbot.waitUntil(lambda: state.rules["short"].alpha == pytest.approx(0.05), timeout=120000)
+    qtbot.waitUntil(lambda: state.rules["short"].alpha == pytest.approx(0.05), timeout=300000)
     assert state.hypothesis_boundaries.tolist() == expected()
     assert state.hypothesis_boundaries[state.hypothesis_boundaries > half].tolist() == before_long

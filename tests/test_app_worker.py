@@ -68,9 +68,9 @@ def loaded(window, qtbot, monkeypatch):
     monkeypatch.setattr(training_control, "TrainingJob", FakeJob)
     monkeypatch.setattr(FakeJob, "forever", False)
     monkeypatch.setattr(FakeJob, "broken", False)
-    with qtbot.waitSignal(window.corpusLoaded, timeout=120000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         assert window.open_corpus(str(CHOI))
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     return window
 
 
@@ -81,25 +81,25 @@ def rows(win) -> int:
 def test_step_adds_exactly_one_row(loaded, qtbot):
     win = loaded
     # signals are armed before the work starts (a queued emission is only delivered to earlier connections)
-    with qtbot.waitSignal(win.roundShown, timeout=60000) as shown:
+    with qtbot.waitSignal(win.roundShown, timeout=300000) as shown:
         worker = win.start_training(5, step=True)
     assert shown.args == [1]
-    qtbot.waitUntil(lambda: win.features.step_button.isEnabled(), timeout=60000)   # paused, and shown so
+    qtbot.waitUntil(lambda: win.features.step_button.isEnabled(), timeout=300000)   # paused, and shown so
     assert worker.is_paused and rows(win) == 1 and len(win.state.rounds) == 1
     assert win.state.segmenter is not None and len(win.state.segmenter.features_) == 1
     # the curve of round 1 is shown at once
     np.testing.assert_allclose(win.state.probabilities, 0.05)
     for expected in (2, 3):
-        with qtbot.waitSignal(win.roundShown, timeout=60000):
+        with qtbot.waitSignal(win.roundShown, timeout=300000):
             win.features.step_button.click()
-        qtbot.waitUntil(lambda: win.features.step_button.isEnabled(), timeout=60000)
+        qtbot.waitUntil(lambda: win.features.step_button.isEnabled(), timeout=300000)
         assert rows(win) == expected
     assert win.features.step_button.isEnabled() and not win.features.pause_button.isEnabled()
-    with qtbot.waitSignal(win.trainingFinished, timeout=60000) as done:
+    with qtbot.waitSignal(win.trainingFinished, timeout=300000) as done:
         win.features.run_button.click()
     assert done.args == ["done"]
     assert rows(win) == 5
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     # per-round plots received every round
     x, y = win.features.loglik_curve.getData()
     assert list(x) == [1, 2, 3, 4, 5] and list(y) == [-49.0, -48.0, -47.0, -46.0, -45.0]
@@ -127,40 +127,40 @@ def test_pause_stops_at_the_next_round_boundary(loaded, qtbot, monkeypatch, mid_
             yield event
 
     monkeypatch.setattr(FakeJob, "events", gated)
-    with qtbot.waitSignal(win.roundShown, timeout=60000):
+    with qtbot.waitSignal(win.roundShown, timeout=300000):
         worker = win.start_training(1000)
     if mid_round:
-        qtbot.waitUntil(computing.is_set, timeout=60000)
+        qtbot.waitUntil(computing.is_set, timeout=300000)
     else:
-        qtbot.waitUntil(lambda: rows(win) >= 2, timeout=60000)
+        qtbot.waitUntil(lambda: rows(win) >= 2, timeout=300000)
     at_click = rows(win)
     win.features.pause_button.click()
     gate.set()
-    qtbot.waitUntil(lambda: win.features.run_button.isEnabled(), timeout=60000)
+    qtbot.waitUntil(lambda: win.features.run_button.isEnabled(), timeout=300000)
     n = rows(win)
     assert worker.is_paused and at_click <= n <= at_click + 1
     if mid_round:
         assert n == 3   # the round being computed when Pause was pressed, and no more
     # paused: the generator was not asked for anything after the round shown last, so nothing more can arrive
     assert isinstance(produced[-1], CurveUpdate) and produced[-1].added.round == n
-    with qtbot.waitSignal(win.roundShown, timeout=60000):
+    with qtbot.waitSignal(win.roundShown, timeout=300000):
         win.features.run_button.click()   # Run continues from there
-    with qtbot.waitSignal(win.trainingFinished, timeout=60000) as done:
+    with qtbot.waitSignal(win.trainingFinished, timeout=300000) as done:
         win.features.stop_button.click()
     assert done.args == ["cancelled"]
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     assert win.state.segmenter is not None and win.training_worker is None
 
 
 def test_cancel_stops_a_running_worker(loaded, qtbot, monkeypatch):
     win = loaded
     monkeypatch.setattr(FakeJob, "forever", True)
-    with qtbot.waitSignal(win.roundShown, timeout=60000):
+    with qtbot.waitSignal(win.roundShown, timeout=300000):
         worker = win.start_training(10)
-    with qtbot.waitSignal(win.trainingFinished, timeout=60000) as done:
+    with qtbot.waitSignal(win.trainingFinished, timeout=300000) as done:
         win.cancel_button.click()
     assert done.args == ["cancelled"] and worker.is_aborted
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     assert win.training_worker is None
     assert win.features.train_button.isEnabled()
 
@@ -168,22 +168,22 @@ def test_cancel_stops_a_running_worker(loaded, qtbot, monkeypatch):
 def test_closing_the_window_stops_training(loaded, qtbot, monkeypatch):
     win = loaded
     monkeypatch.setattr(FakeJob, "forever", True)
-    with qtbot.waitSignal(win.roundShown, timeout=60000):
+    with qtbot.waitSignal(win.roundShown, timeout=300000):
         win.start_training(10)
-    with qtbot.waitSignal(win.busyChanged, timeout=60000, check_params_cb=lambda busy: not busy):
+    with qtbot.waitSignal(win.busyChanged, timeout=300000, check_params_cb=lambda busy: not busy):
         win.close()
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     assert not win.isVisible()
 
 
 def test_worker_errors_become_dialogs(loaded, qtbot, monkeypatch):
     win = loaded
     monkeypatch.setattr(FakeJob, "broken", True)
-    with qtbot.waitSignal(win.trainingFinished, timeout=60000) as done:
+    with qtbot.waitSignal(win.trainingFinished, timeout=300000) as done:
         win.start_training(3)
     assert "vocabulary is empty" in done.args[0]
     assert win.dialogs and win.dialogs[-1][0] == "Training failed"
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     assert win.state.corpus is not None
 
 
@@ -196,19 +196,19 @@ def test_generator_worker_signals_in_order(qtbot, no_leaked_workers):
     worker = GeneratorWorker(gen)
     seen = []
     worker.yielded.connect(seen.append)
-    with qtbot.waitSignals([worker.returned, worker.finished], order="strict", timeout=60000):
+    with qtbot.waitSignals([worker.returned, worker.finished], order="strict", timeout=300000):
         worker.start()
     assert seen == [0, 1, 2] and worker.result == "done"
 
 
 def test_feature_click_highlights_where_it_fires(loaded, qtbot):
     win = loaded
-    with qtbot.waitSignal(win.trainingFinished, timeout=60000):
+    with qtbot.waitSignal(win.trainingFinished, timeout=300000):
         win.start_training(2)
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     win.block_view.zoom_all()
     win.features.table.selectRow(1)
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)   # the model's columns are evaluated in the background
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)   # the model's columns are evaluated in the background
     seg = win.state.segmenter
     expected = seg.feature_matrix(win.state.corpus).tocsc()[:, 1].nonzero()[0] + 1
     x, _ = win.block_view.highlight.getData()
@@ -229,8 +229,8 @@ def test_the_leak_check_sees_a_running_worker(qtbot):
         yield 1
 
     worker = GeneratorWorker(blocked, name="blocked")
-    with qtbot.waitSignal(worker.started, timeout=60000):
+    with qtbot.waitSignal(worker.started, timeout=300000):
         worker.start()
     assert worker in _running_workers()
     gate.set()
-    qtbot.waitUntil(lambda: worker not in _running_workers(), timeout=60000)
+    qtbot.waitUntil(lambda: worker not in _running_workers(), timeout=300000)

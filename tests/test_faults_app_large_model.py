@@ -76,11 +76,11 @@ def test_the_window_opens_a_100000_feature_model(window, qtbot, tmp_path, large_
     path = tmp_path / "large.segviz"
     large_model.save(path)
     window.default_model = None
-    with qtbot.waitSignal(window.corpusLoaded, timeout=60000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         assert window.open_corpus(str(ROOT / "sample_corpora" / "choi" / "3-11_0.ref"))
-    with qtbot.waitSignal(window.modelApplied, timeout=120000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
         assert window.open_model(str(path))
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert not window.dialogs
     assert len(window.state.rounds) == N_FEATURES and len(window.state.current_weights()) == N_FEATURES
     assert window.features.table.model().rowCount() == N_FEATURES

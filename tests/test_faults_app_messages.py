@@ -184,16 +184,16 @@ from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: 
                                   "a profile of strings"])
 def test_the_window_shows_one_dialog_and_keeps_what_it_showed(window, qtbot, monkeypatch, tmp_path, name):
     window.default_model = None
-    with qtbot.waitSignal(window.corpusLoaded, timeout=60000):
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         assert window.open_corpus(str(CHOI))
-    with qtbot.waitSignal(window.modelApplied, timeout=120000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
         assert window.open_model(str(MODEL))
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     shown = window.state.probabilities.copy()
     fake_child(monkeypatch, tmp_path, [line({**MALFORMED_MESSAGES, **APPLY_RESULTS}[name])])
-    with qtbot.waitSignal(window.errorShown, timeout=120000):
+    with qtbot.waitSignal(window.errorShown, timeout=300000):
         assert window.open_model(str(MODEL))
-    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert len(window.dialogs) == 1 and "\n" not in window.dialogs[0][1]
     np.testing.assert_array_equal(window.state.probabilities, shown)
 

@@ -99,11 +99,11 @@ def test_the_screenshot_is_written_by_the_atomic_writer(qtbot, tmp_path):
 
 def load_with_probs(win, qtbot):
     win.default_model = None
-    with qtbot.waitSignal(win.corpusLoaded, timeout=60000):
+    with qtbot.waitSignal(win.corpusLoaded, timeout=300000):
         assert win.open_corpus(str(CHOI))
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
     win.state.set_probabilities(np.random.default_rng(0).random(win.state.n_sentences - 1) ** 3)
-    qtbot.waitUntil(lambda: not win.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not win.busy, timeout=300000)
 
 
 @pytest.mark.parametrize("kind", ["symlink", "read-only", "fifo"])
@@ -124,9 +124,9 @@ def test_the_window_refuses_to_save_a_model_through_a_link(window, qtbot, tmp_pa
 
     load_with_probs(window, qtbot)
     model = Segmenter.load(SAMPLE.parent / "resources" / "sample_model.segviz")
-    with qtbot.waitSignal(window.modelApplied, timeout=60000):
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
         window.apply_model(model, None)
-    qtbot.waitUntil(lambda: not window.busy, timeout=60000)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     for kind in ("symlink", "read-only"):
         path, keep = occupied(tmp_path, kind, f"{kind}.segviz")
         before = len(window.dialogs)
