@@ -223,7 +223,13 @@ def _signals_held():
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+    except BaseException:
+        # a signal that came just before is handled by the call itself, after the mask was set: never leave
+        # SIGINT and SIGTERM blocked behind an exception
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
+        raise
     try:
         yield
     finally:
