@@ -26,13 +26,10 @@ Reads
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import stat
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -185,14 +182,13 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, paren
         mode = _default_mode()
     tmp = None
     try:
-        # a signal turned into an exception (SIGINT, the CLI's SIGTERM) waits while the temporary file is being
-        # made and named, so that it is always removed below
-        with _signals_held():
-            try:
-                fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path.name, _name_max(directory)), suffix=".tmp",
-                                           dir=directory)
-            except OSError as exc:
-                raise SegvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        # inside the try: a signal turned into an exception (SIGINT, the CLI's SIGTERM) from here on removes the
+        # temporary file below
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path.name, _name_max(directory)), suffix=".tmp",
+                                       dir=directory)
+        except OSError as exc:
+            raise SegvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
@@ -211,29 +207,6 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, paren
         raise
     _fsync_directory(directory)
     return path
-
-
-_HELD_SIGNALS = {getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)}
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """Hold SIGINT and SIGTERM (delivered on leaving) in the main thread; elsewhere nothing to hold: Python runs
-    signal handlers in the main thread only."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
-    except BaseException:
-        # a signal that came just before is handled by the call itself, after the mask was set: never leave
-        # SIGINT and SIGTERM blocked behind an exception
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)
-        raise
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, parents: bool = False) -> Path:
