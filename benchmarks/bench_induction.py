@@ -198,8 +198,8 @@ def main(argv=None) -> int:
         "events": int(n), "iis_iterations": int(sum(iis)), "train_loglik": rounds[-1].train_loglik if rounds else None,
         "features_digest": digest, "first_columns": [e.column for e in rounds[:5]],
         "lm_train_s": None if lm_train_s is None else round(lm_train_s, 1), "lm": str(lm_path),
-        "load_average_before": [round(v, 2) for v in load0], "load_average_after": [round(v, 2) for v in os.getloadavg()],
-        "cpus": os.cpu_count(),
+        "load_average_before": [round(v, 2) for v in load0],
+        "load_average_after": [round(v, 2) for v in os.getloadavg()], "cpus": os.cpu_count(),
     }
     if args.json:
         print(json.dumps(result))

@@ -1,9 +1,10 @@
 """Greedy feature induction for the exponential boundary model (paper Section 4): the estimator.
 
-:class:`BoundaryModel` grows the model q(b | w) one feature per round -- the exact gains of all candidates,
-the best one added, every weight refitted by IIS -- and yields a :class:`FeatureAdded` event per round and an
-:class:`InductionFinished` at the end.  The mathematics (the model's form, the gains, the IIS refit) lives in
-pure functions in :mod:`segviz.induction_math`; the class coordinates them and keeps the state.
+:class:`BoundaryModel` grows the model q(b | w) one feature per round -- the candidate of largest exact gain
+(found by :class:`~segviz.induction_math.CandidateSearch`) added, every weight refitted by IIS -- and yields a
+:class:`FeatureAdded` event per round and an :class:`InductionFinished` at the end.  The mathematics (the model's
+form, the gains, the IIS refit) lives in :mod:`segviz.induction_math`; the class coordinates it and keeps the
+state.
 """
 from __future__ import annotations
 

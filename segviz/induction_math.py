@@ -1,7 +1,7 @@
 """The mathematics of feature induction (paper Section 4): exact candidate gains and the IIS refit.
 
-Pure functions, no state: :class:`segviz.induction.BoundaryModel` (the estimator) coordinates them
-round by round.
+Pure functions and one search helper (:class:`CandidateSearch`, which keeps the candidates' last weights
+between rounds): :class:`segviz.induction.BoundaryModel` (the estimator) coordinates them round by round.
 
 Model
 -----
@@ -36,7 +36,9 @@ The production path runs the same Newton per column in a numba kernel (parallel
 over candidates, warm-started from the previous round's optima, one ``exp`` per
 candidate and iteration thanks to the probability form
 ``r = p e^a / (1 + p (e^a - 1))``); the numpy path is the reference and the
-tests hold both to the slow definition.
+tests hold both to the slow definition.  Induction itself needs only the *best* candidate of a round:
+:class:`CandidateSearch` bounds every candidate's gain in one pass and computes exact gains only where the
+bound reaches the best exact gain found (the same answer as the argmax over all exact gains).
 
 Gaussian prior
 --------------
