@@ -704,7 +704,7 @@ def _patterns(Xa) -> tuple[np.ndarray, np.ndarray]:
 
     The rows, packed into 64-bit words, are sorted with ``np.lexsort`` (much faster than ``np.unique(...,
     axis=0)`` on the rows themselves)."""
-    n, k = Xa.shape
+    n = Xa.shape[0]
     bits = np.packbits(Xa.toarray() != 0, axis=1)
     words = -(-bits.shape[1] // 8)
     packed = np.zeros((n, words * 8), dtype=np.uint8)
