@@ -65,6 +65,28 @@ def test_gui_refuses_an_output_it_must_not_write_before_qt_starts(tmp_path, caps
         assert path.is_symlink()
 
 
+@pytest.mark.parametrize("how", ["same", "hard link", "in a folder read", "the model"])
+def test_gui_refuses_an_output_that_is_one_of_its_inputs(tmp_path, capsys, how):
+    corpus = tmp_path / "in.jsonl"
+    corpus.write_bytes(CHOI.read_bytes())
+    args = ["gui", str(corpus)]
+    out = corpus
+    if how == "hard link":
+        out = tmp_path / "other.jsonl"
+        os.link(corpus, out)
+    elif how == "in a folder read":
+        args = ["gui", str(tmp_path)]
+    elif how == "the model":
+        out = tmp_path / "model.segviz"
+        out.write_bytes(PRECIOUS)
+        args += ["--model", str(out)]
+    before = out.read_bytes()
+    assert main(args + ["--export-segments", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("segviz: error: ") and "is also an input" in err and err.count("\n") == 1
+    assert out.read_bytes() == before
+
+
 def test_a_missing_directory_is_named_without_offering_an_option_gui_lacks(tmp_path, capsys):
     assert main(["gui", "--screenshot", str(tmp_path / "no" / "shot.png")]) == 2
     err = capsys.readouterr().err

@@ -92,11 +92,11 @@ def _ensure_display(*, headless: bool) -> None:
     )
 
 
-def _check_output(path: str, suffix: str | None = None, what: str = "output") -> None:
+def _check_output(path: str, args: argparse.Namespace, suffix: str | None = None, what: str = "output") -> None:
     """The CLI's own check of an output path (:func:`segviz.persist.check_output_path`): a symbolic link, a
-    read-only file, a directory or a device there is refused now, before Qt starts, and the app writes through the
-    same atomic writer when it is done."""
-    from ..persist import check_output_path
+    read-only file, a directory, a device, or one of the files the window reads (the corpus, the model) there is
+    refused now, before Qt starts, and the app writes through the same atomic writer when it is done."""
+    from .common import check_output
 
     target = Path(path)
     if suffix is not None and target.suffix.lower() != suffix:
@@ -104,7 +104,7 @@ def _check_output(path: str, suffix: str | None = None, what: str = "output") ->
     parent = target.parent if str(target.parent) else Path(".")
     if not os.path.lexists(parent):   # said here: the persist message offers --parents, which gui has not
         raise SegvizError(f"{path}: directory {parent} does not exist")
-    check_output_path(target)
+    check_output(target, corpora=args.corpus, inputs=[args.model] if args.model else ())
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -115,15 +115,15 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.model is not None and not Path(args.model).is_file():
         raise SegvizError(f"{args.model}: no such model file")
     if args.screenshot is not None:
-        _check_output(args.screenshot, ".png", "screenshot")
+        _check_output(args.screenshot, args, ".png", "screenshot")
     if args.benchmark is not None:
-        _check_output(args.benchmark, ".json", "benchmark")
+        _check_output(args.benchmark, args, ".json", "benchmark")
     if args.export_segments is not None:
         if args.benchmark is not None:
             raise SegvizError("--export-segments and --benchmark are two different runs; give one")
         from ..writers import output_format_for
 
-        _check_output(args.export_segments)
+        _check_output(args.export_segments, args)
         output_format_for(args.export_segments, None)
     headless = args.screenshot is not None or args.benchmark is not None or args.export_segments is not None
     _ensure_display(headless=headless)
