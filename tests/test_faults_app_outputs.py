@@ -154,3 +154,21 @@ def test_the_window_refuses_to_save_a_model_through_a_link(window, qtbot, tmp_pa
         before = len(window.dialogs)
         assert not window.save_model(str(path))
         assert len(window.dialogs) == before + 1 and untouched(path, keep)
+
+
+def test_the_window_refuses_to_export_over_the_corpus_it_shows(window, qtbot, tmp_path):
+    corpus = tmp_path / "shown.ref"
+    corpus.write_bytes(CHOI.read_bytes())
+    link = tmp_path / "hard.ref"
+    os.link(corpus, link)
+    window.default_model = None
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
+        assert window.open_corpus(str(corpus))
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    before = corpus.read_bytes()
+    for export, path in ((window.export_hypothesis, corpus), (window.export_hypothesis, link),
+                         (window.export_plot, corpus)):
+        dialogs = len(window.dialogs)
+        assert not export(str(path))
+        assert len(window.dialogs) == dialogs + 1 and "is also an input" in str(window.dialogs[-1])
+    assert corpus.read_bytes() == before and not window.busy

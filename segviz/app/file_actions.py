@@ -23,6 +23,7 @@ from ..events import Progress
 from ..paths import bundled
 from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
+from ..readers.source import expand_paths
 from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
@@ -65,15 +66,21 @@ def with_suffix_of_filter(path: str, selected_filter: str, filters: dict[str, st
     return path + filters.get(selected_filter, next(iter(filters.values())))
 
 
-def check_output_directory(path: str) -> None:
+def check_output_directory(path: str, inputs: Sequence[str] = ()) -> None:
     """Refuse, before any work, what the writer would refuse at the end (:func:`segviz.persist.check_output_path`:
-    a symbolic link, a read-only file, a directory or device at the path); a missing directory is an error,
-    never created silently."""
+    a symbolic link, a read-only file, a directory or device at the path, or one of ``inputs``: the corpus files
+    shown, also through a link or a folder); a missing directory is an error, never created silently."""
     target = Path(path)
     parent = target.parent if str(target.parent) else Path(".")
     if not os.path.lexists(parent):
         raise SegvizError(f"{path}: the directory {parent} does not exist")
-    check_output_path(target)
+    files: list[Path] = []
+    for item in inputs:
+        try:
+            files.extend(expand_paths(item))
+        except SegvizError:   # a corpus file gone since it was read cannot be written over
+            continue
+    check_output_path(target, inputs=files)
 
 
 def png_bytes(image) -> bytes:
@@ -261,7 +268,8 @@ class FileActions:
             return False
         path = str(path)
         try:
-            check_output_directory(path)
+            # the corpus shown is not to be replaced; the model's own file is (that is what saving it means)
+            check_output_directory(path, win.state.corpus_paths)
         except SegvizError as exc:
             win.show_error("Cannot save model", str(exc))
             return False
@@ -288,12 +296,17 @@ class FileActions:
             self.save_model(path)
 
     # -- export -----------------------------------------------------------------------------------------------
+    def _inputs(self) -> tuple[str, ...]:
+        """What the window read: an export may replace none of it."""
+        state = self.window.state
+        return state.corpus_paths + ((state.model_path,) if state.model_path else ())
+
     def export_plot(self, path: str | os.PathLike) -> bool:
         """The block view's plots as PNG (or SVG when the suffix says so); the file is written in the background."""
         win = self.window
         path = str(path)
         try:
-            check_output_directory(path)
+            check_output_directory(path, self._inputs())
             if path.lower().endswith(".svg"):
                 data = win.block_view.svg_bytes()
             else:
@@ -328,7 +341,7 @@ class FileActions:
             win.show_error("Cannot export", "no corpus loaded")
             return False
         try:
-            check_output_directory(path)
+            check_output_directory(path, self._inputs())
         except SegvizError as exc:
             win.show_error("Cannot export", str(exc))
             return False
