@@ -347,7 +347,11 @@ def test_a_saved_rule_without_its_mean_length_refuses_or_works(model_file, corpo
 
 
 _SAVER = textwrap.dedent("""
+    import signal
     import sys
+    # a shell's background job inherits SIGINT ignored, and Python then keeps it ignored: take Ctrl-C as a user's
+    # terminal delivers it, whoever started the test run
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from segviz.segmenter import Segmenter
     model = Segmenter.load(sys.argv[1])
     model.info_["writer"] = sys.argv[3]
