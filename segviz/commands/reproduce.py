@@ -121,13 +121,7 @@ def _reproduce_default(args: argparse.Namespace) -> int:
     :mod:`segviz.default_model`), save it as OUT/default_model.segviz and print its held-out routing table."""
     from .. import default_model
 
-    if args.out is None:
-        raise SegvizError("reproduce default writes a model: give --out DIR")
-    data = Path(args.data) if args.data else DEFAULT_DATA
-    if not data.is_dir():
-        raise SegvizError(f"{data}: data directory not found (pass --data DIR)")
-    out = _output_directory(args.out, args.parents)
-    target = check_output_path(out / "default_model.segviz")
+    data, target = _data_and_target(args, "default", "default_model.segviz", "a model")
     model = run_with_progress(default_model.build_iter(data), quiet=args.json and not sys.stderr.isatty())
     model.save(target)
     rows = model.tuning_["domains"]
@@ -143,19 +137,23 @@ def _reproduce_default(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_and_target(args: argparse.Namespace, command: str, name: str, what: str) -> tuple[Path, Path]:
+    """The shared-data directory and OUT/``name``, both checked before the long build of ``reproduce COMMAND``."""
+    if args.out is None:
+        raise SegvizError(f"reproduce {command} writes {what}: give --out DIR")
+    data = Path(args.data) if args.data else DEFAULT_DATA
+    if not data.is_dir():
+        raise SegvizError(f"{data}: data directory not found (pass --data DIR)")
+    return data, check_output_path(_output_directory(args.out, args.parents) / name)
+
+
 def _reproduce_general_lm(args: argparse.Namespace) -> int:
     """``reproduce general-lm``: rebuild the bundled general-English language models (the recipe is
     :mod:`segviz.general_lm_recipe`), save them as OUT/general_english.segviz-lm and print their held-out
     perplexities per domain."""
     from .. import general_lm_recipe
 
-    if args.out is None:
-        raise SegvizError("reproduce general-lm writes language models: give --out DIR")
-    data = Path(args.data) if args.data else DEFAULT_DATA
-    if not data.is_dir():
-        raise SegvizError(f"{data}: data directory not found (pass --data DIR)")
-    out = _output_directory(args.out, args.parents)
-    target = check_output_path(out / "general_english.segviz-lm")
+    data, target = _data_and_target(args, "general-lm", "general_english.segviz-lm", "language models")
     lms, report = run_with_progress(general_lm_recipe.build_iter(data), quiet=args.json and not sys.stderr.isatty())
     lms.save(target)
     if args.json:
