@@ -537,3 +537,9 @@ def test_the_cli_the_estimators_and_the_schema_share_one_source_of_limits():
             Segmenter(**params).check_params()
     with pytest.raises(SegvizError):
         rules.ThresholdRule(alpha=0.5, epsilon=limits.MAX_EPSILON + 1).check()
+    # the language models from Python, not only `lm train` (nothing is read before the parameters are checked)
+    from segviz.lm import LanguageModels
+
+    with pytest.raises(SegvizError, match="window must be at most"):
+        for _ in LanguageModels(window=limits.MAX_TRIGGER_WINDOW + 1).fit_iter([["a", "b"]] * 50):
+            pass

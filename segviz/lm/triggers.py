@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import SegvizError
 from ..events import Progress
+from ..limits import MAX_TRIGGER_WINDOW
 from ._scan import frequent_histories, trigger_scan
 from .iis import IISIteration, _cross_fit_priors, iis_buckets, run_iis
 from .pairs import rank_by_gain, top_pairs_by_ami
@@ -100,6 +101,9 @@ class TriggerLM:
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise SegvizError(f"{name} must be a positive integer, got {v!r}")
+        # the same bound the CLI and a saved model's loader keep (segviz.limits): the history is a window of words
+        if self.window > MAX_TRIGGER_WINDOW:
+            raise SegvizError(f"window must be at most {MAX_TRIGGER_WINDOW:,} words, got {self.window!r}")
         if self.ranking not in ("gain", "residual", "mi"):
             raise SegvizError(f"ranking must be 'gain', 'residual' or 'mi', got {self.ranking!r}")
         if self.acceleration not in ("overrelaxed", "none"):
@@ -375,8 +379,8 @@ class TriggerLM:
                 raise SegvizError(f"{source}: trigger array {name!r} holds values that are not finite numbers")
         if arrays["weights"].size and np.abs(arrays["weights"]).max() > 100:
             raise SegvizError(f"{source}: trigger weights beyond |lambda| = 100 (a damaged file?)")
-        if lm.window < 1 or lm.window > 10 ** 6:
-            raise SegvizError(f"{source}: trigger window {lm.window} is outside 1..1000000")
+        if lm.window < 1 or lm.window > MAX_TRIGGER_WINDOW:
+            raise SegvizError(f"{source}: trigger window {lm.window} is outside 1..{MAX_TRIGGER_WINDOW}")
         lm.sources_, lm.targets_ = src.astype(np.int64), tgt.astype(np.int64)
         lm.weights_, lm.scores_ = arrays["weights"].astype(np.float64), arrays["scores"].astype(np.float64)
         lm.prior_ = prior
