@@ -662,6 +662,23 @@ def iis_refit(
     if _iis_eval_kernel is not None:
         return _iis_loop_compiled(Xa, yv, offset, lam, A, fsharp, mvals, lambda_max=lambda_max, l2=l2, tol=tol,
                                   max_iter=max_iter, overrelax=overrelax, ll_rtol=ll_rtol)
+    last = {}
+
+    def evaluate(lam):
+        last["s"] = offset + Xa @ lam
+        return penalised_log_likelihood(last["s"], yv > 0.5, lam, l2)
+
+    def counts():
+        p = logistic(last["s"])
+        return np.bincount(bucket, weights=p[nz_rows], minlength=k * (M + 1)).reshape(k, M + 1)
+
+    return _iis_iterate(evaluate, counts, A, mvals, lam, lambda_max=lambda_max, l2=l2, tol=tol,
+                        max_iter=max_iter, overrelax=overrelax, ll_rtol=ll_rtol)
+
+
+def _iis_iterate(evaluate, counts, A, mvals, lam, *, lambda_max, l2, tol, max_iter, overrelax, ll_rtol):
+    """The IIS iterations of :func:`iis_refit` over two passes it is given: ``evaluate(lam)`` (the penalised
+    log-likelihood at ``lam``) and ``counts()`` (the matrix ``C`` at the point evaluated last)."""
     w = 1.0
     lls: list[float] = []  # log-likelihood per iteration, for the stall test
     base_lam = None        # the point the current extrapolated step started from
@@ -669,22 +686,18 @@ def iis_refit(
     base_delta = None
     it = 0
     for it in range(1, max_iter + 1):
-        s = offset + Xa @ lam
-        ll = penalised_log_likelihood(s, yv > 0.5, lam, l2)
+        ll = evaluate(lam)
         if base_lam is not None and ll < base_ll:
             # the extrapolated step lost likelihood: take the plain IIS step from the base instead
             lam = np.clip(base_lam + base_delta, -lambda_max, lambda_max)
             w = 1.0
-            s = offset + Xa @ lam
-            ll = penalised_log_likelihood(s, yv > 0.5, lam, l2)
+            ll = evaluate(lam)
         lls.append(ll)
         # stall test: a feature that (nearly) separates the data drifts towards the cap with ever smaller
         # steps; once 20 iterations gain less than ll_rtol * |ll| in total, the fit is converged for any use
         if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
             break
-        p = logistic(s)
-        C = np.bincount(bucket, weights=p[nz_rows], minlength=k * (M + 1)).reshape(k, M + 1)
-        d = _iis_deltas(C, A, mvals, 2 * lambda_max, l2, lam)
+        d = _iis_deltas(counts(), A, mvals, 2 * lambda_max, l2, lam)
         # features pinned at the cap stay there (their delta points outwards)
         d = np.clip(lam + d, -lambda_max, lambda_max) - lam
         if np.max(np.abs(d)) < tol:
@@ -746,34 +759,12 @@ def _iis_loop_compiled(Xa, yv, offset, lam, A, fsharp, mvals, *, lambda_max, l2,
         ll = _iis_eval_kernel(gptr, gcol, group, lam, off, yb, sg, spg, pg, p, terms)
         return ll - 0.5 * l2 * float(lam @ lam)   # penalised_log_likelihood's expression
 
-    w = 1.0
-    lls: list[float] = []
-    base_lam = None
-    base_ll = -np.inf
-    base_delta = None
-    it = 0
-    for it in range(1, max_iter + 1):
-        ll = evaluate(lam)
-        if base_lam is not None and ll < base_ll:
-            lam = np.clip(base_lam + base_delta, -lambda_max, lambda_max)
-            w = 1.0
-            ll = evaluate(lam)
-        lls.append(ll)
-        if len(lls) > 20 and lls[-1] - lls[-21] < ll_rtol * max(1.0, abs(ll)):
-            break
-        _iis_counts_kernel(cptr, cidx, fs, p, C)
-        d = _iis_deltas(C, A, mvals, 2 * lambda_max, l2, lam)
-        d = np.clip(lam + d, -lambda_max, lambda_max) - lam
-        if np.max(np.abs(d)) < tol:
-            break
-        base_lam, base_ll, base_delta = lam, ll, d
-        if overrelax:
-            lam = np.clip(lam + w * d, -lambda_max, lambda_max)
-            w = min(w * 1.5, 64.0)
-        else:
-            lam = lam + d
-            base_lam = None
-    return lam, it
+    def counts():
+        _iis_counts_kernel(cptr, cidx, fs, p, C)   # p: the probabilities of the point evaluated last
+        return C
+
+    return _iis_iterate(evaluate, counts, A, mvals, lam, lambda_max=lambda_max, l2=l2, tol=tol,
+                        max_iter=max_iter, overrelax=overrelax, ll_rtol=ll_rtol)
 
 
 try:  # numba is optional: the numpy paths are the reference
