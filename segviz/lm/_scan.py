@@ -78,11 +78,13 @@ def cooccurrence_scan(x, r, window, n_vocab):
 
 
 @njit(cache=True, nogil=True)
-def _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap):
+def _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span):
     # Between two changes of t's state (Lambda(t), f#(t) and the set of active features into t are all
     # constant) every active feature into t receives the same expected count: the main term
-    # (B - B_last) p1(t) e^Lambda plus the pending continuation corrections, times e^Lambda.  We add it to the
-    # features only when the state changes, so the per-token cost does not depend on in-degrees.
+    # (B - B_last) p1(t) e^Lambda plus the pending continuation corrections, times e^Lambda.  That share is
+    # added once, to t's running totals per f# bucket (``cum[t]``, ``cum_obs[t]``); a feature's count is what
+    # those totals gained while it was active (:func:`_settle`), so a change of t's state costs O(1) whatever
+    # t's in-degree ("pct" has hundreds of sources, toggling all the time).
     # The bigram corrections of the frequent histories were summed per history (Wf); t's share of each since
     # its last flush is c2(h, t) (Wf[h] - Wf[h] then).
     for q in range(fc_ptr[t], fc_ptr[t + 1]):
@@ -92,33 +94,55 @@ def _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket, f
     dB = B - acc[0, t]
     acc[0, t] = B
     if nact[t] > 0:
-        val = (dB * puni[t] + acc[1, t]) * np.exp(Lam[t])
-        o = acc[2, t]
-        if val != 0.0 or o != 0.0:
-            m = bucket[nact[t]]
-            for q in range(in_ptr[t], in_ptr[t + 1]):
-                k = in_k[q]
-                if cnt[src[k]] > 0:
-                    E[k, m] += val
-                    obs[k] += o
+        m = bucket[nact[t]]
+        cum[t, m] += (dB * puni[t] + acc[1, t]) * np.exp(Lam[t])
+        cum_obs[t] += acc[2, t]
+        # the buckets t's totals used since they were last zeroed: the only ones a start or settle must read
+        span[0, t] = min(span[0, t], m)
+        span[1, t] = max(span[1, t], m)
     acc[1, t] = 0.0
     acc[2, t] = 0.0
 
 
 @njit(cache=True, nogil=True)
-def _toggle(s, sign, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-            accumulate, B, acc, E, obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f):
+def _settle(k, t, cum, cum_obs, start, start_obs, E, obs, span):
+    # Feature k (into t) goes inactive: it earned what t's totals gained since it went active.  t's totals were
+    # not zeroed while k was active (f#(t) >= 1), so the buckets used then are within today's span, and k's
+    # start is zero outside it (it is zeroed here, ready for the next activation).
+    for m in range(span[0, t], span[1, t] + 1):
+        E[k, m] += cum[t, m] - start[k, m]
+        start[k, m] = 0.0
+    obs[k] += cum_obs[t] - start_obs[k]
+
+
+@njit(cache=True, nogil=True)
+def _toggle(s, sign, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumulate, B, acc, E, obs, bucket,
+            fc_ptr, fc_h, fc_c, Wf, snap, z2f, cum, cum_obs, start, start_obs, span):
     # Source s enters (sign=+1, called while cnt[s] == 0) or leaves (sign=-1, called while cnt[s] > 0).
     for q in range(out_ptr[s], out_ptr[s + 1]):
         k = out_k[q]
         t = tgt[k]
         if accumulate:
-            _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap)
+            _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
+            if sign > 0:
+                for m in range(span[0, t], span[1, t] + 1):
+                    start[k, m] = cum[t, m]
+                start_obs[k] = cum_obs[t]
+            else:
+                _settle(k, t, cum, cum_obs, start, start_obs, E, obs, span)
         old_g = G[t]
         nact[t] += sign
         if nact[t] == 0:
             Lam[t] = 0.0  # exact reset: no drift accumulates in untriggered words
             G[t] = 0.0
+            if accumulate:
+                # no feature into t is active, so no start refers to t's totals: restart them at zero to keep
+                # the differences _settle takes small (their rounding is relative to the totals)
+                for m in range(span[0, t], span[1, t] + 1):
+                    cum[t, m] = 0.0
+                cum_obs[t] = 0.0
+                span[0, t] = cum.shape[1]
+                span[1, t] = -1
         else:
             Lam[t] += sign * lam[k]
             G[t] = np.expm1(Lam[t])
@@ -132,7 +156,7 @@ def _toggle(s, sign, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam
 
 @njit(cache=True, nogil=True)
 def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
-                 lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni,
+                 lam, src, tgt, out_ptr, out_k, puni,
                  c3_ptr, c3_t, c3_c, c2_ptr, c2_t, c2_c,
                  window, accumulate, bucket, M, freq_rank, freq_rows, fc_ptr, fc_h, fc_c):
     """One pass of the trigger model over an encoded stream.
@@ -169,9 +193,20 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
     if accumulate:
         E = np.zeros((K, M))
         obs = np.zeros(K)
+        cum = np.zeros((n_vocab, M))       # per target and f# bucket: expected count handed to its active features
+        cum_obs = np.zeros(n_vocab)
+        start = np.zeros((K, M))           # per feature: its target's totals when it went active
+        start_obs = np.zeros(K)
     else:
         E = np.zeros((1, M))
         obs = np.zeros(1)
+        cum = np.zeros((1, M))
+        cum_obs = np.zeros(1)
+        start = np.zeros((1, M))
+        start_obs = np.zeros(1)
+    span = np.empty((2, n_vocab), dtype=np.int64)  # per target: lowest and highest bucket in its totals (empty)
+    span[0] = M
+    span[1] = -1
     logZ = np.empty(n)
     lam_w = np.zeros(n)
     B = 0.0
@@ -243,17 +278,20 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
             # enter before leaving, so a word that re-enters as it leaves never toggles its pairs
             if p >= 0:
                 if cnt[p] == 0:
-                    _toggle(p, 1, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-                            accumulate, B, acc, E, obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f)
+                    _toggle(p, 1, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumulate, B, acc, E,
+                            obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f, cum, cum_obs, start, start_obs, span)
                 cnt[p] += 1
             if old >= 0:
                 if cnt[old] == 1:
-                    _toggle(old, -1, lam, src, tgt, out_ptr, out_k, in_ptr, in_k, puni, cnt, Lam, G, nact, S_box,
-                            accumulate, B, acc, E, obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f)
+                    _toggle(old, -1, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumulate, B, acc, E,
+                            obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f, cum, cum_obs, start, start_obs, span)
                 cnt[old] -= 1
     if accumulate:
         for t in range(n_vocab):
-            _flush(t, B, acc, Lam, nact, cnt, src, in_ptr, in_k, puni, E, obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap)
+            _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
+        for k in range(K):
+            if cnt[src[k]] > 0:
+                _settle(k, tgt[k], cum, cum_obs, start, start_obs, E, obs, span)
     return logZ, lam_w, E, obs
 
 

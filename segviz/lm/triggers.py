@@ -143,7 +143,7 @@ class TriggerLM:
         keep = tvmap[bw] >= 0
         c2 = np.exp(prior.bi_logp_[keep]) - np.exp(prior.uni_bow_[bh[keep]] + prior.uni_logp_[bw[keep]])
         ptr2, order2 = _csr(bh[keep], prior.n_ids)
-        c2_t = tvmap[bw[keep]][order2].astype(np.int64)
+        c2_t = tvmap[bw[keep]][order2].astype(np.int32)
         c2_c = c2[order2]
         # trigram continuations, rows = distinct trigram contexts
         ctx_keys, ctx = np.unique(prior.tri_keys_ >> _BITS, return_inverse=True)
@@ -154,7 +154,7 @@ class TriggerLM:
         cpos, _ = _lookup(prior.bi_keys_, ctx_keys[ctx[keep]])
         c3 = np.exp(prior.tri_logp_[keep]) - np.exp(prior.bi_bow_[cpos] + prior.bi_logp_[p2pos])
         ptr3, order3 = _csr(ctx[keep], ctx_keys.size)
-        c3_t = tvmap[tw[keep]][order3].astype(np.int64)
+        c3_t = tvmap[tw[keep]][order3].astype(np.int32)
         c3_c = c3[order3]
         puni = np.exp(prior.uni_logp_[_FIRST_WORD:_FIRST_WORD + n_tv])
         tables = dict(tvmap=tvmap, n_tv=n_tv, ctx_keys=ctx_keys, puni=puni,
@@ -181,23 +181,22 @@ class TriggerLM:
         src = tvmap[self.sources_]
         tgt = tvmap[self.targets_]
         out_ptr, out_k = _csr(src, n_tv)
-        in_ptr, in_k = _csr(tgt, n_tv)
+        # the largest number of sources into one target bounds f#, the number of features active at once
+        max_in = int(np.bincount(tgt, minlength=1).max()) if tgt.size else 1
         return dict(lam=np.ascontiguousarray(lam, dtype=np.float64), src=src, tgt=tgt, out_ptr=out_ptr,
-                    out_k=out_k, in_ptr=in_ptr, in_k=in_k)
+                    out_k=out_k, max_in=max_in)
 
     def _run(self, prior, stream, lam, *, accumulate: bool, inputs=None):
         tables = self._tables(prior)
         if inputs is None:
             inputs = self._stream_inputs(prior, stream, tables)
         pairs = self._pair_arrays(tables["n_tv"], tables["tvmap"], lam)
-        max_in = int(np.diff(pairs["in_ptr"]).max()) if lam.size else 1
-        values, bucket = iis_buckets(max_in)
+        values, bucket = iis_buckets(pairs["max_in"])
         self._bucket_values = values
         return trigger_scan(
             inputs["wt"], inputs["push"], inputs["lb3"], inputs["lb2"], inputs["c3row"], inputs["c2row"],
-            pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], pairs["out_k"], pairs["in_ptr"],
-            pairs["in_k"], tables["puni"], tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"],
-            tables["c2_t"], tables["c2_c"], int(self.window), accumulate, bucket, values.size, *inputs["freq"],
+            pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], pairs["out_k"], tables["puni"],
+            tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"], tables["c2_t"], tables["c2_c"], int(self.window), accumulate, bucket, values.size, *inputs["freq"],
         )
 
     # ------------------------------------------------------------------ selection
