@@ -8,7 +8,7 @@ from segviz.errors import SegvizError
 from segviz.lm._scan import cooccurrence_scan
 from segviz.lm.trigram import TrigramLM
 from segviz.lm.iis import _iis_deltas, iis_buckets
-from segviz.lm.pairs import average_mutual_information
+from segviz.lm.pairs import average_mutual_information, top_pairs_by_ami
 from segviz.lm.triggers import TriggerLM
 
 WINDOW = 7
@@ -103,11 +103,17 @@ def test_probabilities_normalised_at_every_position(fitted):
             history.append(stream.w[j])
 
 
-def test_cooccurrence_scan_counts():
+@pytest.mark.parametrize("n_parts", [1, 2, 4])
+def test_cooccurrence_scan_counts(n_parts):
     rng = np.random.default_rng(3)
     x = rng.integers(-1, 6, size=400)
     r = rng.random(400)
-    C, hist, target = cooccurrence_scan(x, r, 9, 6)
+    C = np.zeros((6, 6), dtype=np.float32)
+    # the parts fill disjoint rows of one matrix (they run on separate threads in selection)
+    results = [cooccurrence_scan(x, r, 9, C, part, n_parts) for part in range(n_parts)]
+    hist, target = results[0]
+    for other in results[1:]:
+        assert np.array_equal(other[0], hist) and np.array_equal(other[1], target)
     C_bf = np.zeros((6, 6))
     hist_bf = np.zeros(6)
     for i in range(400):
@@ -119,6 +125,35 @@ def test_cooccurrence_scan_counts():
     assert np.allclose(C, C_bf, atol=1e-4)
     assert np.allclose(hist, hist_bf)
     assert np.allclose(target, np.bincount(x[x >= 0], weights=r[x >= 0], minlength=6))
+
+
+def test_top_pairs_by_ami_matches_the_formula_on_every_pair():
+    # brute force: score every (s, t) with the numpy formula, keep the positive, frequent-enough ones, take the top k
+    rng = np.random.default_rng(8)
+    n_tv, window, k, min_co = 40, 15, 60, 2.0
+    x = rng.zipf(1.4, 5000) - 1
+    x[x >= n_tv] = -1
+    r = rng.random(x.size)
+    C = np.zeros((n_tv, n_tv), dtype=np.float32)  # summed in float32 in stream order, as the scan does
+    hist = np.zeros(n_tv)
+    for i in range(x.size):
+        H = set(v for v in x[max(0, i - window):i] if v >= 0)
+        for s in H:
+            hist[s] += 1
+            if x[i] >= 0:
+                C[x[i], s] += r[i]
+    target = np.bincount(x[x >= 0], weights=r[x >= 0], minlength=n_tv)
+    n = float(x.size)
+    C = C.astype(np.float64)
+    score = average_mutual_information(C, hist[None, :], target[:, None], n)
+    ok = (C * n > target[:, None] * hist[None, :]) & (C >= min_co)
+    score = np.where(ok, score, -np.inf).ravel()
+    best = np.argsort(-score, kind="stable")[:k]
+    best = best[np.isfinite(score[best])]
+    ss, tt, vv = top_pairs_by_ami(x, r, window, n_tv, k, min_co)
+    assert ss.size == best.size == k
+    np.testing.assert_allclose(vv, score[best], rtol=1e-12)
+    assert list(zip(tt.tolist(), ss.tolist())) == list(zip(*np.divmod(best, n_tv)))
 
 
 def test_average_mutual_information_matches_table():

@@ -26,16 +26,18 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def cooccurrence_scan(x, r, window, n_vocab):
+@njit(cache=True, nogil=True)
+def cooccurrence_scan(x, r, window, C, part, n_parts):
     """Counts for trigger selection over the word stream ``x`` (trigger-vocabulary index or -1).
 
-    Returns ``C[t, s]`` = sum of ``r[i]`` over positions i with ``x[i] = t`` and ``s`` among the previous
-    ``window`` words, ``hist[s]`` = number of positions whose history contains s, and ``target[t]`` = sum of
-    ``r[i]`` over positions with ``x[i] = t``.
+    Adds to ``C[t, s]`` (float32, vocabulary x vocabulary) the sum of ``r[i]`` over positions i with ``x[i] = t``
+    and ``s`` among the previous ``window`` words, for the targets ``t % n_parts == part`` only: the scans of the
+    parts write disjoint rows, so they can run at once on one matrix (the rows are most of the work; each
+    part slides the window itself).  Returns ``hist[s]`` = number of positions whose history contains s, and
+    ``target[t]`` = sum of ``r[i]`` over positions with ``x[i] = t`` (the same for every part).
     """
     n = x.shape[0]
-    C = np.zeros((n_vocab, n_vocab), dtype=np.float32)
+    n_vocab = C.shape[0]
     cnt = np.zeros(n_vocab, dtype=np.int32)
     active = np.empty(n_vocab, dtype=np.int32)
     where = np.full(n_vocab, -1, dtype=np.int32)
@@ -48,9 +50,10 @@ def cooccurrence_scan(x, r, window, n_vocab):
         if t >= 0:
             ri = r[i]
             target[t] += ri
-            row = C[t]
-            for a in range(n_active):
-                row[active[a]] += ri
+            if t % n_parts == part:
+                row = C[t]
+                for a in range(n_active):
+                    row[active[a]] += ri
         # slide the window for position i + 1 (history i + 1 - window .. i): x[i] enters, x[i - window] leaves
         if t >= 0:
             cnt[t] += 1
@@ -74,7 +77,7 @@ def cooccurrence_scan(x, r, window, n_vocab):
     for a in range(n_active):
         s = active[a]
         hist[s] += n - enter[s]
-    return C, hist, target
+    return hist, target
 
 
 @njit(cache=True, nogil=True)
@@ -116,11 +119,10 @@ def _settle(k, t, cum, cum_obs, start, start_obs, E, obs, span):
 
 
 @njit(cache=True, nogil=True)
-def _toggle(s, sign, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumulate, B, acc, E, obs, bucket,
+def _toggle(s, sign, lam, tgt, out_ptr, puni, Lam, G, nact, S_box, accumulate, B, acc, E, obs, bucket,
             fc_ptr, fc_h, fc_c, Wf, snap, z2f, cum, cum_obs, start, start_obs, span):
     # Source s enters (sign=+1, called while cnt[s] == 0) or leaves (sign=-1, called while cnt[s] > 0).
-    for q in range(out_ptr[s], out_ptr[s + 1]):
-        k = out_k[q]
+    for k in range(out_ptr[s], out_ptr[s + 1]):   # the pairs are numbered by source
         t = tgt[k]
         if accumulate:
             _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
@@ -156,7 +158,7 @@ def _toggle(s, sign, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumu
 
 @njit(cache=True, nogil=True)
 def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
-                 lam, src, tgt, out_ptr, out_k, puni,
+                 lam, src, tgt, out_ptr, puni,
                  c3_ptr, c3_t, c3_c, c2_ptr, c2_t, c2_c,
                  window, accumulate, bucket, M, freq_rank, freq_rows, fc_ptr, fc_h, fc_c):
     """One pass of the trigger model over an encoded stream.
@@ -164,7 +166,9 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
     Per predicted token j: ``wt[j]`` trigger index of the predicted word (-1 if none), ``push[j]`` what enters
     the cache after it (trigger index, -1 for a non-trigger word that still takes a window slot, -2 for
     ``</s>``, which takes none), ``lb3``/``lb2`` natural-log backoff weights, ``c3row`` the history's row in the
-    trigram-continuation table (-1 if none), ``c2row`` its row in the bigram-continuation table.
+    trigram-continuation table (-1 if none), ``c2row`` its row in the bigram-continuation table.  The pairs
+    (``lam``, ``src``, ``tgt``) are numbered by source: those of source s are ``out_ptr[s]:out_ptr[s + 1]``, so
+    that a change of the cache reads its pairs' weights and statistics in one run of memory.
 
     Returns ``logZ[j]``, ``lam_w[j]`` (= Lambda of the predicted word), and when ``accumulate`` the IIS
     statistics: ``E[k, b]`` expected count of feature k at events whose number of active features f# falls in
@@ -278,12 +282,12 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
             # enter before leaving, so a word that re-enters as it leaves never toggles its pairs
             if p >= 0:
                 if cnt[p] == 0:
-                    _toggle(p, 1, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumulate, B, acc, E,
+                    _toggle(p, 1, lam, tgt, out_ptr, puni, Lam, G, nact, S_box, accumulate, B, acc, E,
                             obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f, cum, cum_obs, start, start_obs, span)
                 cnt[p] += 1
             if old >= 0:
                 if cnt[old] == 1:
-                    _toggle(old, -1, lam, tgt, out_ptr, out_k, puni, Lam, G, nact, S_box, accumulate, B, acc, E,
+                    _toggle(old, -1, lam, tgt, out_ptr, puni, Lam, G, nact, S_box, accumulate, B, acc, E,
                             obs, bucket, fc_ptr, fc_h, fc_c, Wf, snap, z2f, cum, cum_obs, start, start_obs, span)
                 cnt[old] -= 1
     if accumulate:

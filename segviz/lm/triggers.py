@@ -178,13 +178,15 @@ class TriggerLM:
         )
 
     def _pair_arrays(self, n_tv: int, tvmap: np.ndarray, lam: np.ndarray):
+        """The pairs in the scan's order (by source, see :func:`segviz.lm._scan.trigger_scan`); ``order[i]`` is
+        the pair of ``sources_``/``targets_`` at scan position i."""
         src = tvmap[self.sources_]
-        tgt = tvmap[self.targets_]
-        out_ptr, out_k = _csr(src, n_tv)
+        out_ptr, order = _csr(src, n_tv)
+        tgt = tvmap[self.targets_][order]
         # the largest number of sources into one target bounds f#, the number of features active at once
         max_in = int(np.bincount(tgt, minlength=1).max()) if tgt.size else 1
-        return dict(lam=np.ascontiguousarray(lam, dtype=np.float64), src=src, tgt=tgt, out_ptr=out_ptr,
-                    out_k=out_k, max_in=max_in)
+        return dict(lam=np.ascontiguousarray(np.asarray(lam, dtype=np.float64)[order]), src=src[order], tgt=tgt,
+                    out_ptr=out_ptr, order=order, max_in=max_in)
 
     def _run(self, prior, stream, lam, *, accumulate: bool, inputs=None):
         tables = self._tables(prior)
@@ -193,11 +195,19 @@ class TriggerLM:
         pairs = self._pair_arrays(tables["n_tv"], tables["tvmap"], lam)
         values, bucket = iis_buckets(pairs["max_in"])
         self._bucket_values = values
-        return trigger_scan(
+        logZ, lam_w, E, obs = trigger_scan(
             inputs["wt"], inputs["push"], inputs["lb3"], inputs["lb2"], inputs["c3row"], inputs["c2row"],
-            pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], pairs["out_k"], tables["puni"],
-            tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"], tables["c2_t"], tables["c2_c"], int(self.window), accumulate, bucket, values.size, *inputs["freq"],
+            pairs["lam"], pairs["src"], pairs["tgt"], pairs["out_ptr"], tables["puni"],
+            tables["c3_ptr"], tables["c3_t"], tables["c3_c"], tables["c2_ptr"], tables["c2_t"], tables["c2_c"],
+            int(self.window), accumulate, bucket, values.size, *inputs["freq"],
         )
+        if accumulate:   # back to the model's pair order
+            E_model = np.empty_like(E)
+            E_model[pairs["order"]] = E
+            obs_model = np.empty_like(obs)
+            obs_model[pairs["order"]] = obs
+            E, obs = E_model, obs_model
+        return logZ, lam_w, E, obs
 
     # ------------------------------------------------------------------ selection
     def select_pairs(self, prior: TrigramLM, stream: TokenStream, lp_tri: np.ndarray | None = None,
