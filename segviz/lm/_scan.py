@@ -81,7 +81,7 @@ def cooccurrence_scan(x, r, window, C, part, n_parts):
 
 
 @njit(cache=True, nogil=True)
-def _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span):
+def _flush(t, B, acc, G, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span):
     # Between two changes of t's state (Lambda(t), f#(t) and the set of active features into t are all
     # constant) every active feature into t receives the same expected count: the main term
     # (B - B_last) p1(t) e^Lambda plus the pending continuation corrections, times e^Lambda.  That share is
@@ -98,7 +98,7 @@ def _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum
     acc[0, t] = B
     if nact[t] > 0:
         m = bucket[nact[t]]
-        cum[t, m] += (dB * puni[t] + acc[1, t]) * np.exp(Lam[t])
+        cum[t, m] += (dB * puni[t] + acc[1, t]) * (G[t] + 1.0)
         cum_obs[t] += acc[2, t]
         # the buckets t's totals used since they were last zeroed: the only ones a start or settle must read
         span[0, t] = min(span[0, t], m)
@@ -125,7 +125,7 @@ def _toggle(s, sign, lam, tgt, out_ptr, puni, Lam, G, nact, S_box, accumulate, B
     for k in range(out_ptr[s], out_ptr[s + 1]):   # the pairs are numbered by source
         t = tgt[k]
         if accumulate:
-            _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
+            _flush(t, B, acc, G, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
             if sign > 0:
                 for m in range(span[0, t], span[1, t] + 1):
                     start[k, m] = cum[t, m]
@@ -292,7 +292,7 @@ def trigger_scan(wt, push, lb3, lb2, c3row, c2row,
                 cnt[old] -= 1
     if accumulate:
         for t in range(n_vocab):
-            _flush(t, B, acc, Lam, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
+            _flush(t, B, acc, G, nact, puni, bucket, fc_ptr, fc_h, fc_c, Wf, snap, cum, cum_obs, span)
         for k in range(K):
             if cnt[src[k]] > 0:
                 _settle(k, tgt[k], cum, cum_obs, start, start_obs, E, obs, span)
