@@ -155,12 +155,16 @@ def test_corrupt_and_foreign_models_show_dialog(window, qtbot, tmp_path):
     corrupt.write_text("{ this is not json")
     foreign = tmp_path / "foreign.json"
     foreign.write_text('{"format": "something-else", "version": 1}')
+    binary = tmp_path / "binary.segviz"
+    binary.write_bytes(bytes(range(256)) * 4)
     assert not window.open_model(str(tmp_path / "missing.json"))
-    for path in (corrupt, foreign):
+    for path in (corrupt, foreign, binary):
         window.open_model(str(path))
         qtbot.waitUntil(lambda: not window.busy, timeout=300000)
-    assert len(window.dialogs) == 3
+    assert len(window.dialogs) == 4
     assert all(title == "Cannot open model" for title, _ in window.dialogs)
+    # a binary file named .segviz is not "corrupt JSON": the message says what a model file is
+    assert "JSON" not in window.dialogs[-1][1] and "not a segviz model" in window.dialogs[-1][1]
     assert window.state.probabilities is probs
 
 
@@ -369,8 +373,13 @@ def test_the_document_box_follows_navigation(window, qtbot):
     window.next_action.trigger()
     start = window.block_view.block_range()[0]
     assert start == 50 and window.doc_spin.value() == window.state.document_of(start) + 1
+    assert window.sentence_spin.value() == 50          # the sentence box follows too: the block's first
     window.prev_action.trigger()
-    assert window.doc_spin.value() == 1
+    assert window.doc_spin.value() == 1 and window.sentence_spin.value() == 0
+    window.sentence_spin.setValue(57)                   # a sentence typed in: its block is shown, the box keeps it
+    assert window.block_view.block == 1 and window.sentence_spin.value() == 57
+    window.next_action.trigger()                        # (the last block: nothing moves)
+    assert window.sentence_spin.value() == 57
 
 
 def test_counts_speak_english():
@@ -390,6 +399,61 @@ def test_the_alpha_label_is_not_under_the_legend(window, qtbot):
         label = window.block_view.alpha_line.label.sceneBoundingRect()
         legend = window.block_view.plot.legend.sceneBoundingRect()
         assert not label.intersects(legend), alpha
+
+
+def test_the_legend_is_outside_the_data(window, qtbot):
+    """The legend sits above the plot's view: it never covers the curve's peaks (at 1, top right)."""
+    load_with_probs(window, qtbot)
+    view = window.block_view.plot.vb.sceneBoundingRect()
+    legend = window.block_view.plot.legend.sceneBoundingRect()
+    assert legend.height() > 0 and not legend.intersects(view)
+    names = [label.text for _, label in window.block_view.plot.legend.items]
+    assert {"P(boundary)", "reference", "hypothesis"} <= set(names)
+
+
+def test_separation_counts_in_english(window, qtbot):
+    spin = window.decision.epsilon_spin
+    spin.setValue(1)
+    assert spin.text() == "1 sentence"
+    spin.setValue(2)
+    assert spin.text() == "2 sentences"
+
+
+def test_step_says_what_it_does_or_why_it_cannot(window, qtbot, tmp_path):
+    """Step starts a paused training on a labelled corpus; on unlabelled text it is off, and says why."""
+    load_with_probs(window, qtbot)
+    step = window.features.step_button
+    assert step.isEnabled() and "Start training" in step.toolTip()
+    text = tmp_path / "story.txt"
+    text.write_text(PROSE)
+    open_and_wait(window, qtbot, str(text), format="text")
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    assert not step.isEnabled() and "reference boundaries" in step.toolTip()
+    assert "reference boundaries" in window.features.train_button.toolTip()
+
+
+def test_feature_table_columns_hold_their_widest_numbers(window):
+    """Each fixed column is as wide as the widest text it can show (a 3-digit round, e^λ at its cap, a small
+    gain), measured in the table's font: nothing is cut to "105…"."""
+    from types import SimpleNamespace
+
+    from segviz.app.feature_panel import COLUMNS, FeatureTableModel
+
+    panel = window.features
+    texts = {0: [], 3: [], 4: []}
+    for number, factor, capped, gain in ((105, 1.2345e4, True, -1.234567e-5), (500, 9.87e-88, True, 123456.7),
+                                         (99, 0.0123, False, 1052.349)):
+        # the table's own formatting of one round, on a stand-in for the session
+        rows = SimpleNamespace(session=SimpleNamespace(state=SimpleNamespace(
+                                   rounds=[SimpleNamespace(round=number, gain=gain, feature=None)])),
+                               current_factor=lambda row, f=factor: f, is_capped=lambda row, c=capped: c)
+        for column in texts:
+            texts[column].append(FeatureTableModel._display(rows, 0, column))
+    metrics = panel.table.fontMetrics()
+    header = panel.table.horizontalHeader()
+    for column, shown in texts.items():
+        widest = max(metrics.horizontalAdvance(t) for t in shown + [COLUMNS[column]])
+        assert header.sectionSize(column) >= widest + 8, (column, shown)
 
 
 def test_export_names_take_the_chosen_filters_suffix():
@@ -442,6 +506,10 @@ def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(win
     # spliced Brown excerpts: the router's short-excerpt expert segments them, and the window says so
     assert state.route.expert == "excerpts" and state.segmenter is state.opened_model.experts_["excerpts"]
     assert MODEL_ROW in state.metrics and 0.0 <= state.metrics[MODEL_ROW]["p_k"] <= 1.0
+    # the status bar says what segments the corpus now, not what was about to
+    status = window.info_label.text()
+    assert "applying" not in status and "segmented by the bundled default model" in status
+    assert "'excerpts' expert" in status and status.startswith("read 3-11_0.ref")
 
 
 def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):

@@ -199,7 +199,11 @@ def test_training_records_history_and_errors():
     prior = TrigramLM(vocab_size=15).fit(sents)
     model = TriggerLM(window=WINDOW, n_triggers=30, trigger_vocab=10, min_cooccurrence=1, max_iter=3)
     events = list(model.fit_iter(sents[:180], prior=prior, heldout=sents[180:]))
-    assert any(getattr(e, "stage", "") == "triggers: IIS" for e in events)
+    iis = [e for e in events if getattr(e, "stage", "") == "triggers: IIS"]
+    # IIS stops on held-out data, long before max_iter: its progress counts iterations with no known end (total
+    # 0), then ends with the iterations it kept, complete (not "31 of 200")
+    assert [e.done for e in iis[:-1]] == list(range(len(iis) - 1)) and all(e.total == 0 for e in iis[:-1])
+    assert iis[-1].done == iis[-1].total == max(len(model.history_) - 1, 1)
     assert model.history_[0].iteration == 0 and model.history_[0].heldout_perplexity > 0
     table = model.pairs_table(5)
     assert len(table) == 5 and {"s", "t", "exp_lambda", "score"} <= set(table[0])

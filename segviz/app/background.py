@@ -110,11 +110,13 @@ class BackgroundWork(QObject):
 
     def _progress_event(self, event) -> None:
         if isinstance(event, Progress):
-            self.stage_label.setText(event.stage)
             if event.total > 0:
+                self.stage_label.setText(event.stage)
                 self.progress.setRange(0, event.total)
                 self.progress.setValue(event.done)
             else:
+                # an end nobody knows (IIS stops on held-out data): a busy bar, and the count done beside the stage
+                self.stage_label.setText(f"{event.stage} · {event.done:,}" if event.done > 0 else event.stage)
                 self.progress.setRange(0, 0)
 
     def _finished(self, worker: GeneratorWorker) -> None:

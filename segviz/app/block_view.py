@@ -220,8 +220,15 @@ class BlockView(QWidget):
         self.plot.setLabel("bottom", "sentence")
         self.plot.getAxis("left").setWidth(60)
         self.plot.hideButtons()
-        self.plot.addLegend(offset=(-10, 5), labelTextSize="8pt", colCount=4,
-                            brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen("#dddddd"))
+        # The legend sits above the data, in the plot's (unused) title row: inside the view it covered the curve's
+        # peaks.  Named items added to the plot enter it, as with addLegend.
+        legend = pg.LegendItem(offset=None, labelTextSize="8pt", colCount=6)
+        self.plot.layout.removeItem(self.plot.titleLabel)
+        self.plot.titleLabel.setVisible(False)
+        self.plot.layout.addItem(legend, 0, 1)
+        self.plot.layout.setRowMinimumHeight(0, 0)
+        self.plot.layout.setRowMaximumHeight(0, 10_000)
+        self.plot.legend = legend
         self.axis_line = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888888", width=1))
         self.plot.addItem(self.axis_line, ignoreBounds=True)
         # aliased 2 px line: antialiasing costs ~120 ms per repaint in the raster engine; zoomed out, the peak

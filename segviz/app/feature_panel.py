@@ -29,6 +29,16 @@ SPAN = 5.5   # least half-width of the glyph in window units (the paper's window
 COHESION_COLOR = QColor("#ef6c00")
 
 
+#: per fixed column, the widest text it shows: 500 rounds at most, e^λ to 3 digits (or at its cap), gain to 4
+WIDEST_TEXT = {0: "0000", 3: "8.88e+88 (cap)", 4: "-8.888e-88"}
+#: the window column is a drawn glyph, not text
+GLYPH_WIDTH = 140
+#: the cell's margins and the header's sort indicator
+CELL_PADDING = 18
+
+#: what Train does, in its tool tip
+TRAIN_TIP = "Train language models and induce features on this corpus (first 80% of documents; the rest is held out)"
+
 class FeatureTableModel(QAbstractTableModel):
     """Rows = ``session.state.rounds``; appended rows are announced with beginInsertRows (no full reset)."""
 
@@ -239,10 +249,8 @@ class FeaturePanel(QWidget):
         self.n_features.setPrefix("features: ")
         self.n_features.setObjectName("nFeatures")
         self.train_button = QPushButton("Train")
-        self.train_button.setToolTip("Train language models and induce features on this corpus "
-                                     "(first 80% of documents; the rest is held out)")
+        self.train_button.setToolTip(TRAIN_TIP)
         self.step_button = QPushButton("Step")
-        self.step_button.setToolTip("Induce exactly one more feature, then pause")
         self.run_button = QPushButton("Run")
         self.pause_button = QPushButton("Pause")
         self.stop_button = QPushButton("Stop")
@@ -277,10 +285,15 @@ class FeaturePanel(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         header = self.table.horizontalHeader()
         # fixed widths: ResizeToContents asks every row for its size on each change (1,400 data() calls per
-        # induced feature at 40 rows, a third of the frame)
-        for column, width in ((0, 36), (2, 140), (3, 104), (4, 64)):
+        # induced feature at 40 rows, a third of the frame).  Each is the widest text the column can show, in
+        # the table's own font, so that no number is cut to "105…"
+        metrics = self.table.fontMetrics()
+        for column, widest in WIDEST_TEXT.items():
             header.setSectionResizeMode(column, QHeaderView.Fixed)
-            header.resizeSection(column, width)
+            header.resizeSection(column, max(metrics.horizontalAdvance(widest), metrics.horizontalAdvance(
+                COLUMNS[column])) + CELL_PADDING)
+        header.setSectionResizeMode(WINDOW_COLUMN, QHeaderView.Fixed)
+        header.resizeSection(WINDOW_COLUMN, GLYPH_WIDTH)
         header.setSectionResizeMode(1, QHeaderView.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         left.addWidget(self.table, 1)
@@ -318,7 +331,19 @@ class FeaturePanel(QWidget):
         """Enable the buttons that make sense for the worker's state."""
         self.train_button.setEnabled(not running and can_train)
         self.reuse_lms.setEnabled(not running and has_lms)
-        self.step_button.setEnabled(running and paused)
+        # Step also starts a training (paused after its first feature); each state says what the button does, or
+        # why it cannot
+        self.step_button.setEnabled((running and paused) or (not running and can_train))
+        if running:
+            step_tip = ("Induce exactly one more feature, then pause" if paused else
+                        "Training is running: Pause it first, then step one feature at a time")
+        elif can_train:
+            step_tip = "Start training and pause after its first feature; each press then adds one"
+        else:
+            step_tip = "Training needs a corpus with reference boundaries (open one to train on)"
+        self.step_button.setToolTip(step_tip)
+        self.train_button.setToolTip(TRAIN_TIP if can_train or running else
+                                     "Training needs a corpus with reference boundaries (open one to train on)")
         self.run_button.setEnabled(running and paused)
         self.pause_button.setEnabled(running and not paused)
         self.stop_button.setEnabled(running)

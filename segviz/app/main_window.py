@@ -346,14 +346,18 @@ class MainWindow(QMainWindow):
         self.block_spin.blockSignals(False)
         self.block_count.setText(f" / {self.block_view.n_blocks} ")
         if self.state.corpus is not None:
-            # the document box follows navigation: the document the block starts in
-            start, _ = self.block_view.block_range()
-            doc = self.state.document_of(start) + 1
-            typing = self.doc_spin.hasFocus() and self.doc_spin.lineEdit().isModified()   # never under the user
-            if self.doc_spin.value() != doc and not typing:
-                self.doc_spin.blockSignals(True)
-                self.doc_spin.setValue(doc)
-                self.doc_spin.blockSignals(False)
+            # the document and sentence boxes follow navigation: the document the block starts in, and a sentence
+            # of the block (kept if it is in it, else the block's first); never under the user's typing
+            start, end = self.block_view.block_range()
+            follow = [(self.doc_spin, lambda value: self.state.document_of(start) + 1),
+                      (self.sentence_spin, lambda value: value if start <= value < end else start)]
+            for spin, shown in follow:
+                value = shown(spin.value())
+                typing = spin.hasFocus() and spin.lineEdit().isModified()
+                if spin.value() != value and not typing:
+                    spin.blockSignals(True)
+                    spin.setValue(value)
+                    spin.blockSignals(False)
 
     def _block_size_changed(self, size: int) -> None:
         self.block_view.set_block_size(size)
@@ -395,12 +399,19 @@ class MainWindow(QMainWindow):
             f"{name}: {plural(len(state.corpus), 'document')}, {plural(state.n_sentences, 'sentence')}")
         for reading in state.corpus.readings[:1]:   # the file's name is enough here; the tool tip has the paths
             summary = summary.replace(reading.path, Path(reading.path).name)
-        self.info_label.setText(summary + terms)
+        self.corpus_summary = summary + terms
+        self.info_label.setText(self.corpus_summary)
         self.info_label.setToolTip(state.prepared.readings_summary)
         self._block_changed(self.block_view.block)
         self.update_actions()
 
     corpus_label = ""
+    #: what the status bar says of the corpus shown; what is said of the model follows it (show_model_status)
+    corpus_summary = ""
+
+    def show_model_status(self, note: str) -> None:
+        """The status bar: the corpus summary, then ``note`` on the model (applying, applied, training)."""
+        self.info_label.setText(f"{self.corpus_summary}  ·  {note}" if self.corpus_summary else note)
 
     # -- the corpus -------------------------------------------------------------------------------------------
     def install_corpus(self, corpus, paths, label: str, *, prepared=None) -> None:
@@ -420,7 +431,7 @@ class MainWindow(QMainWindow):
                 and not self.background.is_running("load-model")):
             # no model open: segment with the bundled default model (trained on a mix of domains), so that any
             # corpus shows a segmentation beside its reference and the peers; Train replaces it
-            self.info_label.setText(f"{self.info_label.text()}  ·  no model open: applying the bundled model")
+            self.show_model_status("no model open: applying the bundled model")
             self.open_model(str(self.default_model))
         elif self.state.segmenter is None or not self.apply_model(self.state.opened_model or self.state.segmenter,
                                                                   self.state.model_path):

@@ -12,6 +12,7 @@ fire where: the context panel and the feature highlight) are evaluated in the ba
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QTimer
@@ -34,6 +35,18 @@ class ModelControl:
         self._columns_key = None       # (segmenter, corpus) the columns belong to
         self._columns_waiters: dict = {}   # who waits for the columns: the latest callback per asker
         self._early: dict | None = None    # an apply started while the corpus was being read (see apply_model)
+
+    def _applied_note(self, model, path: str | None, shown: str) -> str:
+        """What the status bar says once ``model`` segments the corpus: which model, and which expert of a router."""
+        default = self.window.default_model
+        if path and default is not None and Path(path).resolve() == Path(default).resolve():
+            name = "the bundled default model"
+        elif path:
+            name = Path(path).name
+        else:
+            name = "the model trained here"
+        experts = model.segmenters()
+        return f"segmented by {name}" + (f" (its {shown!r} expert)" if len(experts) > 1 else "")
 
     def apply_model(self, model, path: str | None = None) -> bool:
         """Apply ``model`` to the corpus in the background; nothing changes until it has succeeded.
@@ -107,6 +120,8 @@ class ModelControl:
                     state.load_history(segmenter)
                 if applied.coverage is not None and applied.coverage.out_of_domain:
                     win.info_label.setText(f"⚠ {applied.coverage.message()}")
+                else:
+                    win.show_model_status(self._applied_note(model, path, applied.shown))
                 win.modelApplied.emit()
                 win.update_actions()
                 win.compute_peers()   # the peers wait for the segmentation (they compete with it for the CPU)

@@ -13,6 +13,7 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from ..errors import SegvizError
+from .panels import plural
 from .training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
 from .worker import GeneratorWorker
 
@@ -73,6 +74,7 @@ class TrainingControl:
         state.reset_rounds()
         win.heldout_start = job.heldout_start
         n_train = job.train_documents
+        win.show_model_status(f"training a model on documents 1-{n_train} of this corpus (the rest held out)")
         note = (f"model trained on documents 1-{n_train} of this corpus (the rest held out): its scores here "
                 "are partly in-sample")
         self.job = job
@@ -93,6 +95,8 @@ class TrainingControl:
                     state.set_rule(event.model.rule_)
                 win.features.status.setText(f"done: {len(event.model.features_)} features "
                                             f"({event.reason.replace('_', ' ')})")
+                n_features = plural(len(event.model.features_), "feature")
+                win.show_model_status(f"segmented by the model trained here ({n_features})")
 
         def on_result(_):
             self._ended()
@@ -117,7 +121,10 @@ class TrainingControl:
                 except ValueError:
                     pass
             if partial is None and state.corpus is corpus:
-                win.info_label.setText("training stopped before its first feature: no model kept")
+                win.show_model_status("training stopped before its first feature: no model kept")
+            elif state.corpus is corpus and partial is not None:
+                win.show_model_status(f"training stopped: segmented by the model of its last round "
+                                      f"({plural(len(partial.features_), 'feature')})")
             win.update_actions()
             win.trainingFinished.emit("cancelled")
 
