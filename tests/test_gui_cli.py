@@ -125,6 +125,22 @@ def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
     assert not list(temporary.glob("segviz-reading-*"))   # the session's parses went with the session
 
 
+def test_benchmark_can_leave_out_its_training_step(tmp_path):
+    """`--train 0` with `--benchmark` (for corpora where training would take hours): the session runs to the
+    export and closes, and says the step was left out; no training was timed."""
+    out = tmp_path / "bench.json"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-m", "segviz", "gui", "--benchmark", str(out), "--train", "0"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    result = json.loads(out.read_text())
+    assert result["notes"] == ["training step left out (--train 0)"]
+    assert result["training_started_s"] is None and result["three_features_s"] is None
+    assert result["alpha_ms"]["n"] == 30 and result["export_png_ms"] is not None and result["close_exit_s"] is not None
+
+
 def test_benchmark_and_screenshot_arguments_are_checked_first(tmp_path):
     from segviz.cli import main
 
@@ -133,5 +149,6 @@ def test_benchmark_and_screenshot_arguments_are_checked_first(tmp_path):
     assert main(["gui", "--screenshot", str(tmp_path / "x.png"), "--size", "abc"]) == 2
     assert main(["gui", "--screenshot", str(tmp_path / "x.png"), "--size", "100000x100000"]) == 2
     assert main(["gui", "--train", "-1", "--screenshot", str(tmp_path / "x.png")]) == 2
+    assert main(["gui", "--train", "0", "--screenshot", str(tmp_path / "x.png")]) == 2   # 0: only for --benchmark
     assert main(["gui", str(tmp_path / "no-such-corpus"), "--screenshot", str(tmp_path / "x.png")]) == 2
     assert not (tmp_path / "x.png").exists()

@@ -74,8 +74,9 @@ class Benchmark(QObject):
 
     _pending: list["Benchmark"] = []
 
-    def __init__(self, window, out: str, *, status: dict):
+    def __init__(self, window, out: str, *, status: dict, train: int | None = None):
         super().__init__(window)
+        self.train = train   # the training step's features (None: the script's own number; 0: no training step)
         self.window = window
         self.out = str(out)
         self.status = status
@@ -211,7 +212,11 @@ class Benchmark(QObject):
     def _exported(self, start: float, path: str) -> None:
         self.results["export_png_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
         self.results["export_png_bytes"] = Path(path).stat().st_size if Path(path).exists() else None
-        self._train()
+        if self.train == 0:
+            self.notes.append("training step left out (--train 0)")
+            self._close()
+        else:
+            self._train()
 
     def _train(self) -> None:
         win = self.window
@@ -244,7 +249,9 @@ class Benchmark(QObject):
         win.features.reuse_lms.setChecked(win.features.reuse_lms.isEnabled())
         self.results["training_language_models"] = ("the model's" if win.features.reuse_lms.isChecked()
                                                     else "trained on the corpus")
-        if win.start_training(max(FEATURES_BEFORE_CLOSE + 5, win.features.n_features.value())) is None:
+        n_features = self.train if self.train is not None else max(FEATURES_BEFORE_CLOSE + 5,
+                                                                       win.features.n_features.value())
+        if win.start_training(n_features) is None:
             self.notes.append(f"training did not start: {win.last_error}")
             self._close()
             return

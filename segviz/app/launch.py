@@ -121,7 +121,9 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
     if benchmark is not None:
         from .benchmark import Benchmark
 
-        driver = Benchmark(window, benchmark, status=status)
+        # the script has its own training step: --train sets its features, and 0 leaves it out
+        driver = Benchmark(window, benchmark, status=status, train=train)
+        train = None
         window.corpusFailed.connect(lambda _m: driver.abandon())
         driver.start()
         if model is None:   # the benchmark times a segmentation: the bundled model when none is given

@@ -30,14 +30,22 @@ def window_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def positive_int(text: str) -> int:
+def _int_from(text: str, lowest: int) -> int:
     try:
         value = int(str(text).strip(), 10)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if not 1 <= value <= 10 ** 6:
-        raise argparse.ArgumentTypeError(f"must be an integer from 1 to 1000000, got {value}")
+    if not lowest <= value <= 10 ** 6:
+        raise argparse.ArgumentTypeError(f"must be an integer from {lowest} to 1000000, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _int_from(text, 1)
+
+
+def count_int(text: str) -> int:
+    return _int_from(text, 0)
 
 
 def register(subparsers) -> None:
@@ -58,8 +66,9 @@ def register(subparsers) -> None:
                    help="prose: chapter headings start reference segments (front matter and contents left out)")
     p.add_argument("--model", metavar="MODEL", help="a model file (.segviz) to apply to the corpus (default: the "
                                                   "bundled default model)")
-    p.add_argument("--train", type=positive_int, metavar="N", default=None,
-                   help="train language models and induce N features on the corpus in the app")
+    p.add_argument("--train", type=count_int, metavar="N", default=None,
+                   help="train language models and induce N features on the corpus in the app; with --benchmark, "
+                        "the features of its training step, and 0 leaves that step out (for very large corpora)")
     p.add_argument("--block", type=positive_int, default=None, metavar="K", help="show block K (1-based) first")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--screenshot", metavar="OUT.png", help="save a grab of the window when ready, then exit")
@@ -118,6 +127,9 @@ def run_gui(args: argparse.Namespace) -> int:
         _check_output(args.screenshot, args, ".png", "screenshot")
     if args.benchmark is not None:
         _check_output(args.benchmark, args, ".json", "benchmark")
+    elif args.train == 0:
+        raise SegvizError("--train 0 only means something with --benchmark (leave out its training step); "
+                          "to train, give a number of features")
     if args.export_segments is not None:
         if args.benchmark is not None:
             raise SegvizError("--export-segments and --benchmark are two different runs; give one")
