@@ -38,6 +38,8 @@ CELL_PADDING = 18
 
 #: what Train does, in its tool tip
 TRAIN_TIP = "Train language models and induce features on this corpus (first 80% of documents; the rest is held out)"
+#: why Train and Step are off
+NEEDS_REFERENCE_TIP = "Training needs a corpus with reference boundaries (open one to train on)"
 
 class FeatureTableModel(QAbstractTableModel):
     """Rows = ``session.state.rounds``; appended rows are announced with beginInsertRows (no full reset)."""
@@ -340,10 +342,9 @@ class FeaturePanel(QWidget):
         elif can_train:
             step_tip = "Start training and pause after its first feature; each press then adds one"
         else:
-            step_tip = "Training needs a corpus with reference boundaries (open one to train on)"
+            step_tip = NEEDS_REFERENCE_TIP
         self.step_button.setToolTip(step_tip)
-        self.train_button.setToolTip(TRAIN_TIP if can_train or running else
-                                     "Training needs a corpus with reference boundaries (open one to train on)")
+        self.train_button.setToolTip(TRAIN_TIP if can_train or running else NEEDS_REFERENCE_TIP)
         self.run_button.setEnabled(running and paused)
         self.pause_button.setEnabled(running and not paused)
         self.stop_button.setEnabled(running)

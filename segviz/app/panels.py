@@ -99,9 +99,11 @@ class DecisionPanel(QWidget):
         self.epsilon_spin.setRange(1, 200)
         self.epsilon_spin.setValue(state.epsilon)
         # "1 sentence", "2 sentences": the unit follows the number
-        self.epsilon_spin.valueChanged.connect(
-            lambda value: self.epsilon_spin.setSuffix(" sentence" if value == 1 else " sentences"))
-        self.epsilon_spin.setSuffix(" sentence" if state.epsilon == 1 else " sentences")
+        def unit(value: int) -> None:
+            self.epsilon_spin.setSuffix(" sentence" if value == 1 else " sentences")
+
+        self.epsilon_spin.valueChanged.connect(unit)
+        unit(state.epsilon)
         threshold_form.addRow("min. separation ε", self.epsilon_spin)
         form.addRow(self.threshold_box)
         # the settings of any other rule, one spin box each, built from the rule's own controls()

@@ -47,6 +47,12 @@ def average_mutual_information(c_st, c_s, c_t, n):
 
 
 @njit(cache=True, nogil=True)
+def _ami_term(joint, a, b, n):
+    # one cell of the 2x2 table, as average_mutual_information takes it (an empty cell adds exactly 0)
+    return joint / n * np.log(joint * n / (a * b)) if joint > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
 def _ami_block(C, t0, t1, hist, target, n, min_cooccurrence):
     """Scores of the targets ``t0:t1`` against every source: :func:`average_mutual_information` of each pair
     with enough positive co-occurrence, ``-inf`` for the others.
@@ -65,17 +71,10 @@ def _ami_block(C, t0, t1, hist, target, n, min_cooccurrence):
                 score[i, s] = -np.inf
                 continue
             total = 0.0
-            for cell in range(4):
-                if cell == 0:
-                    joint, a, b = c_st, c_s, c_t
-                elif cell == 1:
-                    joint, a, b = c_s - c_st, c_s, n - c_t
-                elif cell == 2:
-                    joint, a, b = c_t - c_st, n - c_s, c_t
-                else:
-                    joint, a, b = n - c_s - c_t + c_st, n - c_s, n - c_t
-                if joint > 0:
-                    total += joint / n * np.log(joint * n / (a * b))
+            total += _ami_term(c_st, c_s, c_t, n)
+            total += _ami_term(c_s - c_st, c_s, n - c_t, n)
+            total += _ami_term(c_t - c_st, n - c_s, c_t, n)
+            total += _ami_term(n - c_s - c_t + c_st, n - c_s, n - c_t, n)
             score[i, s] = total
     return score
 
