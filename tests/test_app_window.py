@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -197,6 +198,73 @@ def test_export_plot_png_and_svg(window, qtbot, tmp_path):
     with qtbot.waitSignal(window.exported, timeout=300000):
         assert window.export_plot(str(svg)), window.dialogs
     assert "<svg" in svg.read_text()[:2000]
+
+
+def test_svg_export_snapshots_on_the_gui_thread_and_builds_the_document_off_it(window, qtbot, tmp_path,
+                                                                                monkeypatch):
+    import threading
+    import xml.etree.ElementTree as ET
+
+    from segviz.app import file_actions
+
+    probs = load_with_probs(window, qtbot)
+    view = window.block_view
+    threads, figures = {}, []
+    take_snapshot, build_document = view.svg_snapshot, file_actions.svg_document
+
+    def snapshot():
+        threads["snapshot"] = threading.get_ident()
+        figures.append(take_snapshot())
+        return figures[-1]
+
+    def document(figure):
+        threads["document"] = threading.get_ident()
+        return build_document(figure)
+
+    monkeypatch.setattr(view, "svg_snapshot", snapshot)
+    monkeypatch.setattr(file_actions, "svg_document", document)
+    svg = tmp_path / "plot.svg"
+    with qtbot.waitSignal(window.exported, timeout=300000):
+        assert window.export_plot(str(svg))
+    assert threads["snapshot"] == threading.get_ident() != threads["document"]
+    assert not window.dialogs
+
+    root = ET.parse(svg).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = {t.text for t in root.iter(f"{ns}text")}
+    assert {"P(boundary)", "sentence", "relevance R", "reference", "hypothesis", "corpus", "ref"} <= texts
+    assert f"α = {window.state.alpha:.2f}" in texts
+    # the block plot (the second panel): the curve is the probabilities in view, at the panel's pixels
+    block = figures[0].panels[1]
+    groups = root.findall(f"{ns}g[@class='panel']")
+    assert len(groups) == len(figures[0].panels) == 3
+    curve = groups[1].find(f".//{ns}polyline")
+    points = np.array([[float(v) for v in p.split(",")] for p in curve.get("points").split()])
+    positions = np.arange(1, len(probs) + 1)
+    np.testing.assert_allclose(points[:, 0], block.x_px(positions), atol=0.01)
+    np.testing.assert_allclose(points[:, 1], block.y_px(probs), atol=0.01)
+    # one tick per hypothesised boundary, at its position, in the hypothesis colour
+    from segviz.app.block_view import HYP_COLOR
+    hyp = [p for p in groups[1].iter(f"{ns}path") if p.get("stroke") == HYP_COLOR]
+    assert len(hyp) == 1
+    xs = [float(x) for x in re.findall(r"M(-?[\d.]+) ", hyp[0].get("d"))]
+    np.testing.assert_allclose(xs, block.x_px(hyp_tick_positions(window)), atol=0.01)
+
+
+def test_a_failing_svg_build_ends_in_the_error_dialog(window, qtbot, tmp_path, monkeypatch):
+    from segviz.app import file_actions
+    from segviz.errors import SegvizError
+
+    def failing(figure):
+        raise SegvizError("the drawing could not be built")
+
+    load_with_probs(window, qtbot)
+    monkeypatch.setattr(file_actions, "svg_document", failing)
+    svg = tmp_path / "plot.svg"
+    assert window.export_plot(str(svg))
+    qtbot.waitUntil(lambda: bool(window.dialogs) and not window.busy, timeout=300000)
+    assert window.dialogs[-1][0] == "Cannot export" and "could not be built" in window.dialogs[-1][1]
+    assert not svg.exists()
 
 
 def test_recent_files_and_settings_persist(window, qtbot, app_settings):

@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from ..general_lm import MODEL_LM_LABEL
+from . import plot_svg as svg
 from .qt_session import QtSession
 
 # Row layout of the block plot, in data units (the probability lives in [0, 1]).
@@ -112,6 +113,170 @@ def bin_means(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarr
     return lo + 0.5 * (starts + ends) - 0.5, means
 
 
+# -- what the plots draw, as plain data for the SVG writer -----------------------------------------------------------
+
+#: approximate size of a tick label in pixels (pyqtgraph's axis font), to decide which tick levels get text
+TICK_CHAR_WIDTH_PX = 6.6
+TICK_TEXT_HEIGHT_PX = 11.0
+DASH_PATTERNS = {Qt.DashLine: (4.0, 2.0), Qt.DotLine: (1.0, 2.0), Qt.DashDotLine: (4.0, 2.0, 1.0, 2.0),
+                 Qt.DashDotDotLine: (4.0, 2.0, 1.0, 2.0, 1.0, 2.0)}
+
+
+def stroke_of(pen) -> svg.Stroke | None:
+    """The colour, width, opacity and dash of a pen (None for no pen)."""
+    pen = pg.mkPen(pen)
+    if pen.style() == Qt.NoPen:
+        return None
+    width = max(float(pen.widthF()), 1.0)   # a cosmetic pen of width 0 draws 1 px
+    dash = tuple(d * width for d in DASH_PATTERNS.get(pen.style(), ()))
+    color = pen.color()
+    return svg.Stroke(color.name(), width, round(color.alphaF(), 3), dash)
+
+
+def fill_of(brush) -> svg.Fill | None:
+    """The colour and opacity of a brush (None for no brush)."""
+    brush = pg.mkBrush(brush)
+    if brush.style() == Qt.NoBrush:
+        return None
+    color = brush.color()
+    return svg.Fill(color.name(), round(color.alphaF(), 3))
+
+
+def shown_slice(x: np.ndarray, lo: float, hi: float) -> slice:
+    """The part of ascending ``x`` inside [lo, hi] and one point more each side (a line reaches the edges)."""
+    i, j = np.searchsorted(x, [lo, hi])
+    return slice(max(int(i) - 1, 0), min(int(j) + 1, len(x)))
+
+
+def curve_data(item, lo: float, hi: float) -> list:
+    """A curve item's data in [lo, hi] (copies, x ascending as every curve of the view has it): a polyline, steps
+    (``stepMode="center"``: one more x than y), or segments (``connect="pairs"``)."""
+    if isinstance(item, pg.PlotDataItem):
+        x, y = item.getOriginalDataset()
+        brush = item.opts.get("fillBrush")
+    else:
+        x, y = item.getData()
+        brush = item.opts.get("brush")
+    stroke = stroke_of(item.opts["pen"])
+    if x is None or y is None or len(x) == 0 or stroke is None:
+        return []
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    connect = item.opts.get("connect")
+    if isinstance(connect, str) and connect == "pairs":
+        pairs = shown_slice(x[0::2], lo, hi)
+        part = slice(2 * pairs.start, 2 * pairs.stop)
+        return [svg.Segments(x[part].copy(), y[part].copy(), stroke)]
+    part = shown_slice(x, lo, hi)
+    steps = item.opts.get("stepMode") in ("center", True) and len(x) == len(y) + 1
+    values = y[part.start:max(part.stop - 1, part.start)] if steps else y[part]
+    fill_level = item.opts.get("fillLevel")
+    fill = fill_of(brush) if fill_level is not None and brush is not None else None
+    return [svg.Polyline(x[part].copy(), values.copy(), stroke, steps=steps, fill=fill,
+                         fill_level=float(fill_level or 0.0))]
+
+
+def markers_data(item, lo: float, hi: float) -> list:
+    x, y = item.getData()
+    fill = fill_of(item.opts["brush"])
+    if x is None or len(x) == 0 or fill is None:
+        return []
+    part = shown_slice(np.asarray(x, dtype=np.float64), lo, hi)
+    return [svg.Markers(np.array(x[part], dtype=np.float64), np.array(y[part], dtype=np.float64), fill,
+                        float(item.opts["size"]), str(item.opts["symbol"]))]
+
+
+def note_of(text_item, origin) -> svg.Note | None:
+    """A text item, placed relative to ``origin`` (the scene position of its panel's top-left corner)."""
+    text = text_item.toPlainText()
+    if not text or not text_item.isVisible():
+        return None
+    where = text_item.scenePos()
+    anchor = text_item.anchor
+    fill = fill_of(text_item.fill)
+    return svg.Note(text, where.x() - origin.x(), where.y() - origin.y(), text_item.color.name(),
+                    (float(anchor.x()), float(anchor.y())), background=fill if fill and fill.opacity > 0 else None)
+
+
+def plot_item_data(item, origin, lo: float, hi: float) -> list:
+    """What a plot item draws, as :mod:`segviz.app.plot_svg` items (none for an item it does not know)."""
+    if not item.isVisible():
+        return []
+    if isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)):
+        return curve_data(item, lo, hi)
+    if isinstance(item, pg.ScatterPlotItem):
+        return markers_data(item, lo, hi)
+    if isinstance(item, pg.InfiniteLine):
+        stroke = stroke_of(item.pen)
+        if stroke is None:
+            return []
+        value = float(item.value())
+        line = svg.HLine(value, stroke) if item.angle % 180 == 0 else svg.VLine(value, stroke)
+        label = note_of(item.label, origin) if getattr(item, "label", None) is not None else None
+        return [line] + ([label] if label is not None else [])
+    if isinstance(item, pg.LinearRegionItem):
+        x0, x1 = item.getRegion()
+        fill = fill_of(item.brush)
+        return [svg.Band(float(x0), float(x1), fill, stroke_of(item.lines[0].pen))] if fill is not None else []
+    if isinstance(item, pg.TextItem):
+        note = note_of(item, origin)
+        return [note] if note is not None else []
+    return []
+
+
+def axis_ticks(axis, lo: float, hi: float, length_px: float, explicit=None) -> tuple[tuple[float, str], ...]:
+    """An axis's ticks in [lo, hi] as (value, label): the levels given with ``setTicks`` (``explicit``), or the
+    axis's own levels with text on as many as pyqtgraph would write (an empty label: an unlabelled tick)."""
+    if explicit is not None:
+        return tuple((float(v), str(t)) for level in explicit for v, t in level if lo <= v <= hi)
+    if hi <= lo or length_px <= 0:
+        return ()
+    show_values = axis.style.get("showValues", True)
+    vertical = axis.orientation in ("left", "right")
+    ticks: list[tuple[float, str]] = []
+    written, text_px = 0, 0.0
+    labelling = show_values
+    for level, (spacing, values) in enumerate(axis.tickValues(lo, hi, length_px)):
+        values = [float(v) for v in values if lo <= v <= hi]
+        strings = axis.tickStrings(values, axis.autoSIPrefixScale * axis.scale, spacing) if labelling else []
+        size = text_px + sum(TICK_TEXT_HEIGHT_PX if vertical else TICK_CHAR_WIDTH_PX * len(s) for s in strings)
+        if labelling and level > 0:   # pyqtgraph's rule: no more text once the axis is this full
+            labelling = not any(written >= count and size / length_px >= limit
+                                for count, limit in axis.style["textFillLimits"])
+        if labelling:
+            ticks += zip(values, strings)
+            written, text_px = written + len(values), size
+        else:
+            ticks += ((v, "") for v in values)
+    return tuple(ticks)
+
+
+def axis_of(plot, name: str, lo: float, hi: float, length_px: float, explicit=None) -> svg.Axis | None:
+    """The ticks, title and grid of one of ``plot``'s axes (None when it is hidden)."""
+    axis = plot.getAxis(name)
+    if axis is None or not axis.isVisible():
+        return None
+    label = axis.labelText if axis.label.isVisible() else ""
+    if label and axis.labelUnits:
+        label = f"{label} ({axis.labelUnits})"
+    grid = 0.0 if axis.grid is False else float(axis.grid) / 255.0
+    return svg.Axis(axis_ticks(axis, lo, hi, length_px, explicit), label, grid)
+
+
+def legend_entries(legend) -> tuple[svg.LegendEntry, ...]:
+    entries = []
+    for sample, label in legend.items:
+        item = sample.item
+        if isinstance(item, pg.ScatterPlotItem):
+            fill = fill_of(item.opts["brush"])
+            marker = svg.Markers(np.zeros(0), np.zeros(0), fill, float(item.opts["size"]),
+                                 str(item.opts["symbol"])) if fill is not None else None
+            entries.append(svg.LegendEntry(label.text, marker=marker))
+        else:
+            entries.append(svg.LegendEntry(label.text, stroke=stroke_of(item.opts["pen"])))
+    return tuple(entries)
+
+
 class TickRow:
     """One row of boundaries (reference, hypothesis, a peer): ticks when zoomed in, density when zoomed out.
 
@@ -183,6 +348,7 @@ class BlockView(QWidget):
         self.block = 0
         self._updating_region = False
         self._highlight = np.zeros(0, dtype=np.float64)
+        self._explicit_ticks: dict = {}   # axis -> the tick levels given to it with setTicks
 
         # No antialiasing: antialiased wide paths are the slow path of Qt's raster engine (benchmarks/bench_app.py)
         pg.setConfigOptions(antialias=False, background="w", foreground="#333333")
@@ -199,7 +365,7 @@ class BlockView(QWidget):
         self.overview.hideButtons()
         self.overview.setMenuEnabled(False)
         self.overview.getAxis("left").setWidth(60)
-        self.overview.getAxis("left").setTicks([[(0.5, "corpus")]])
+        self._set_ticks(self.overview.getAxis("left"), [[(0.5, "corpus")]])
         self.overview.setYRange(-0.3, 1.05, padding=0)
         self.overview_curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=1))
         self.overview.addItem(self.overview_curve)
@@ -568,7 +734,7 @@ class BlockView(QWidget):
         bottom = REF_TICKS[0] if state.has_reference else 0.0
         ymin = min(y0 + PEER_ROW_GAP, bottom) - 0.04
         self.plot.setYRange(ymin, 1.06, padding=0)
-        self.plot.getAxis("left").setTicks([ticks, minor])
+        self._set_ticks(self.plot.getAxis("left"), [ticks, minor])
         self._place_empty_label()
 
     def _place_empty_label(self) -> None:
@@ -586,11 +752,53 @@ class BlockView(QWidget):
         self.highlight.setData([], [])
 
     # -- export -----------------------------------------------------------------------------------------------
-    def svg_bytes(self) -> bytes:
-        """The three plots as SVG (only what is drawn: the visible range, so the file stays small)."""
-        from pyqtgraph.exporters import SVGExporter
+    def _set_ticks(self, axis, levels: list) -> None:
+        """``axis.setTicks(levels)``, remembered for the SVG export (the axis keeps them privately)."""
+        self._explicit_ticks[axis] = levels
+        axis.setTicks(levels)
 
-        return SVGExporter(self.graphics.scene()).export(toBytes=True)
+    def svg_snapshot(self) -> svg.Figure:
+        """What the three plots draw now, as plain data for :func:`segviz.app.plot_svg.svg_document`.
+
+        Taken on the GUI thread, so it copies only what is in view (each item's data inside its plot's visible x
+        range, one point more each side), the pens and brushes, ticks, axis titles, legend and texts, and the
+        plots' places in the widget: a few milliseconds however long the corpus, while building the SVG text
+        from it runs in the background."""
+        view = self.graphics.viewRect()
+        panels = []
+        for plot in (self.overview, self.plot, self.rel_plot):
+            if not plot.isVisible():
+                continue
+            vb = plot.vb
+            area = vb.sceneBoundingRect()
+            (x_lo, x_hi), (y_lo, y_hi) = vb.viewRange()
+            origin = area.topLeft()
+            items: list = []
+            for item in sorted(plot.items, key=lambda it: it.zValue()):
+                items += plot_item_data(item, origin, x_lo, x_hi)
+            for child in vb.childItems():   # texts pinned to the view's corner rather than to data
+                if isinstance(child, pg.TextItem):
+                    note = note_of(child, origin)
+                    if note is not None:
+                        items.append(note)
+            legend = getattr(plot, "legend", None)
+            legend_box = None
+            if legend is not None and legend.items:
+                box = legend.sceneBoundingRect()
+                legend_box = (box.left() - view.left(), box.top() - view.top(), box.width(), box.height())
+            title = plot.titleLabel.text if plot.titleLabel.isVisible() else ""
+            left_ticks = self._explicit_ticks.get(plot.getAxis("left"))
+            panels.append(svg.Panel(
+                area.left() - view.left(), area.top() - view.top(), area.width(), area.height(),
+                (float(x_lo), float(x_hi)), (float(y_lo), float(y_hi)), tuple(items),
+                left_axis=axis_of(plot, "left", y_lo, y_hi, area.height(), left_ticks),
+                bottom_axis=axis_of(plot, "bottom", x_lo, x_hi, area.width()),
+                title=title, legend=legend_entries(legend) if legend is not None else (),
+                legend_box=legend_box))
+        lo, hi = self.plot.vb.viewRange()[0]
+        return svg.Figure(view.width(), view.height(), tuple(panels),
+                          title=f"segviz block view: sentences {max(lo, 0):,.0f} to {hi:,.0f}",
+                          foreground=pg.mkColor(pg.getConfigOption("foreground")).name())
 
     # -- mouse ------------------------------------------------------------------------------------------------
     def position_at_scene(self, scene_pos) -> int | None:

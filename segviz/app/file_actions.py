@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
@@ -24,6 +25,7 @@ from ..paths import bundled
 from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
 from ..readers.source import expand_paths
+from .plot_svg import svg_document
 from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
@@ -302,22 +304,22 @@ class FileActions:
         return state.corpus_paths + ((state.model_path,) if state.model_path else ())
 
     def export_plot(self, path: str | os.PathLike) -> bool:
-        """The block view's plots as PNG (or SVG when the suffix says so); the file is written in the background."""
+        """The block view's plots as PNG (or SVG when the suffix says so).
+
+        The GUI thread takes only a picture of the view (PNG) or a snapshot of what it draws (SVG: the data in
+        view, colours, ticks, legend); encoding the PNG or building the SVG document, and writing the file, happen
+        in the background."""
         win = self.window
         path = str(path)
         try:
             check_output_directory(path, self._inputs())
             if path.lower().endswith(".svg"):
-                data = win.block_view.svg_bytes()
+                encode = partial(svg_document, win.block_view.svg_snapshot())
             else:
-                image = win.block_view.graphics.grab().toImage()
-                data = None
+                encode = partial(png_bytes, win.block_view.graphics.grab().toImage())
         except SegvizError as exc:
             win.show_error("Cannot export plot", str(exc))
             return False
-
-        def encode():
-            return data if data is not None else png_bytes(image)
 
         def work():
             yield Progress("exporting the plot", 0, 1)
