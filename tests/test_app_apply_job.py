@@ -211,19 +211,19 @@ def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, t
 
 def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
     """Its imports are a second of CPU: at the window's priority they competed with the window's first paint."""
-    from segviz.app.child_process import CHILD_NICENESS, ChildProcess, child_command
+    from segviz.app.child_process import CHILD_NICENESS, child_command
+    from segviz.app.engine_process import EngineProcess
 
     def niceness(pid):
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
     bootstrap = child_command()[-1]
     assert bootstrap.index("os.nice") < bootstrap.index("import importlib")
-    workdir = tmp_path / "work"
-    workdir.mkdir()
     hang_guard = time.monotonic() + 120   # only so that a child that never answers cannot hang the suite
     with sample_held_by_this_process(tmp_path) as cache:
-        child = ChildProcess("a test child", lambda: time.monotonic() > hang_guard)
-        assert child.start(str(workdir))
+        engine = EngineProcess("a test engine")
+        child = engine.channel("a test job", lambda: time.monotonic() > hang_guard)
+        assert child.start()
         try:
             if not Path(f"/proc/{child.pid}/stat").exists():
                 pytest.skip("no /proc")
@@ -238,6 +238,7 @@ def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
         finally:
             child.terminate()
             child.end()
+            engine.close()
 
 
 def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, qtbot, tmp_path):

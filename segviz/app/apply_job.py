@@ -26,14 +26,13 @@ import scipy.sparse as sp
 from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
-from ..models import load_model
 from ..peers import preload_stemmer
 from ..model_protocol import Route
-from .child_process import (MALFORMED, ChildProcess, check_profile, decode_array, encode_array, reply_writer,
-                            send_progress, serve_guarded)
+from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
+from .engine_cache import shared_corpus, shared_model
+from .engine_process import EngineProcess
 from .state import PlanUnit, check_units
-from .temp_dirs import owned_temporary_directory
-from .tasks import AppliedModel, apply_model_task, read_corpus_task
+from .tasks import AppliedModel, apply_model_task
 
 
 class ApplyJob:
@@ -43,15 +42,17 @@ class ApplyJob:
     (None when closed first); :meth:`close` from any thread ends the child at once."""
 
     def __init__(self, model_path: str | os.PathLike, paths: Sequence[str | os.PathLike], *,
-                 read_options: dict | None = None, reading_cache: str | os.PathLike | None = None):
+                 read_options: dict | None = None, reading_cache: str | os.PathLike | None = None,
+                 engine: EngineProcess | None = None):
         self.model_path = os.path.abspath(os.fspath(model_path))
         self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not self.paths:
             raise SegvizError("applying a model in the background needs the corpus files")
         self.read_options = dict(read_options or {})
         self.reading_cache = None if reading_cache is None else os.fspath(reading_cache)
+        self.engine = engine
         self._cancel = threading.Event()
-        self._child: ChildProcess | None = None
+        self._child = None
 
     def close(self) -> None:
         self._cancel.set()
@@ -59,20 +60,22 @@ class ApplyJob:
             self._child.terminate()
 
     def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | None]:
-        child = ChildProcess("the model's process", self._cancel.is_set)
+        engine = self.engine if self.engine is not None else EngineProcess("the model's process")
+        child = engine.channel("the model's process", self._cancel.is_set)
         self._child = child
-        with owned_temporary_directory("segviz-apply-") as workdir:
-            try:
-                yield Progress("starting the model's process", 0, 0)
-                if not child.start(workdir):
-                    return None
-                if not child.send({"job": "apply", "model": self.model_path, "paths": self.paths,
-                                   "read_options": self.read_options, "reading_cache": self.reading_cache}):
-                    return None
-                message = yield from child.progress_until_result()
-                return None if message is None else applied_from_json(message)
-            finally:
-                child.end()
+        try:
+            yield Progress("starting the model's process", 0, 0)
+            if not child.start():
+                return None
+            if not child.send({"job": "apply", "model": self.model_path, "paths": self.paths,
+                               "read_options": self.read_options, "reading_cache": self.reading_cache}):
+                return None
+            message = yield from child.progress_until_result()
+            return None if message is None else applied_from_json(message)
+        finally:
+            child.end()
+            if engine is not self.engine:
+                engine.close()
 
 
 # -- the result as JSON ---------------------------------------------------------------------------------------
@@ -143,20 +146,19 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
 # -- the child's side -----------------------------------------------------------------------------------------
 
 def _child_result(config: dict):
-    model = load_model(config["model"])
+    model = shared_model(config["model"])
     # a model's peer-evidence questions (a router's gauges among them) ask C99's, whose first use imports nltk
     # (0.6-0.8 s): import it while the reading below waits for the files the window parses
     threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
-    corpus = yield from read_corpus_task(config["paths"], reading_cache=config.get("reading_cache"), backwards=True,
-                                         **(config.get("read_options") or {}))
+    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
+                                      reading_cache=config.get("reading_cache"))
     # two cores' worth: the window is idle by now, waiting for this
     applied = yield from apply_model_task(model, corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
     return corpus.n_sentences, applied
 
 
-def serve(config: dict, commands, replies) -> int:
-    """Child side: read, load, apply; stream progress, then the result."""
-    send = reply_writer(replies)
+def serve(config: dict, commands, send) -> int:
+    """Engine side: read, load, apply; stream progress, then the result (``send``: one reply message)."""
 
     def job() -> int:
         n, applied = send_progress(_child_result(config), send)

@@ -14,7 +14,7 @@ What is measured:
   language models, the bundled general-English ones score the corpus in the background after the curve).
 * ``close_exit_s``: from asking the window to close until the event loop has ended with no worker left (the
   process then exits).
-* ``peak_rss_mb``: the peak resident memory of this process (``peak_rss_children_mb``: of the training child).
+* ``peak_rss_mb``: the peak resident memory of this process (``peak_rss_children_mb``: of the engine process, the largest child).
 
 The training step induces features on the shown model's language models when it has some (the window's "keep
 the model's LMs"), so the script times the window while features arrive rather than minutes of language-model

@@ -204,13 +204,8 @@ def error_text(message: dict, what: str) -> str:
 
 # -- the child's side of every job ----------------------------------------------------------------------------
 
-def reply_writer(replies) -> Callable[[dict], None]:
-    """``send(message)``: one JSON line on the child's binary reply pipe, flushed at once."""
-    def send(message: dict) -> None:
-        replies.write(dumps(message).encode("utf-8") + b"\n")
-        replies.flush()
-
-    return send
+class JobCancelled(Exception):
+    """The window cancelled this job: raised by the job's ``send`` at its next message, so it stops there."""
 
 
 def progress_message(event) -> dict:
@@ -235,6 +230,8 @@ def serve_guarded(send: Callable[[dict], None], job: Callable[[], int]) -> int:
     is gone (status 0, nothing to say); anything else is a bug: its traceback goes to stderr, status 1."""
     try:
         return job()
+    except JobCancelled:
+        return 0
     except SegvizError as exc:
         send({"type": "error", "message": str(exc)})
         return 0

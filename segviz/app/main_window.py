@@ -29,6 +29,7 @@ from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
+from .engine_process import EngineProcess
 from .reading_cache import new_session_directory
 from .state import SessionState
 from .peers_job import PeersJob
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
         self.state = self.session.state
         # the session's parses of corpus files, shared with the engine children (each file is parsed once)
         self.reading_cache = new_session_directory()
+        self._engine: EngineProcess | None = None
         self.background = BackgroundWork(self)
         self.background.busyChanged.connect(self.busyChanged)
         self.background.allFinished.connect(self._background_done)
@@ -556,7 +558,7 @@ class MainWindow(QMainWindow):
 
         task = "peers" if names == sorted(self._wanted_peers) else f"peers:{'+'.join(names)}"
         # in a child process: C99 on a long stream would hold the GIL against the window for tens of seconds
-        job = PeersJob(names, pieces, n=n, groups=groups)
+        job = PeersJob(names, pieces, n=n, groups=groups, engine=self.engine)
         self.background.start(task, job.events, on_result=done, on_abort=job.close,
                               on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 
@@ -583,6 +585,17 @@ class MainWindow(QMainWindow):
         self.settings.setValue("view/block_size", int(self.block_view.block_size))
         self.settings.sync()
 
+    @property
+    def engine(self) -> EngineProcess:
+        """The window's engine process, shared by every background job (:mod:`segviz.app.engine_process`); a new
+        one when the last has ended (closed, or crashed: the next job starts afresh instead of failing)."""
+        engine = self._engine
+        if engine is None or engine.closed or (engine.started and not engine.running):
+            if engine is not None:
+                engine.close()
+            self._engine = engine = EngineProcess()
+        return engine
+
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt API
         """Stop everything running: cancel, hide, and close for real once the last worker has ended."""
         if not self.background.closing:
@@ -595,6 +608,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         event.accept()
+        if self._engine is not None:
+            self._engine.close()
         self.reading_cache.cleanup()
         self.closed.emit()
 

@@ -155,7 +155,7 @@ class ModelControl:
             # in a child process: the engine's numpy calls would hold the GIL against the window for up to a
             # third of a second each
             job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options,
-                           reading_cache=win.reading_cache.name)
+                           reading_cache=win.reading_cache.name, engine=win.engine)
             win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
         else:
             # a model with no file of its own (trained here): in a thread
@@ -187,7 +187,8 @@ class ModelControl:
         if key is None:
             return
         early = {"key": key, "outcome": None, "deliver": None}
-        job = ApplyJob(path, paths, read_options=read_options, reading_cache=win.reading_cache.name)
+        job = ApplyJob(path, paths, read_options=read_options, reading_cache=win.reading_cache.name,
+                       engine=win.engine)
 
         def outcome(kind, value):
             early["outcome"] = (kind, value)

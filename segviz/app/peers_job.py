@@ -15,10 +15,9 @@ from collections.abc import Generator, Sequence
 
 from ..errors import SegvizError
 from ..events import Progress
-from .child_process import (ChildProcess, decode_sentence, encode_sentences, reply_writer, send_progress,
-                            serve_guarded)
+from .child_process import decode_sentence, encode_sentences, send_progress, serve_guarded
+from .engine_process import EngineProcess
 from .tasks import PEER_CHUNK, peers_task
-from .temp_dirs import owned_temporary_directory
 
 class PeersJob:
     """Masses of each named peer over the stream; iterate :meth:`events`, :meth:`close` from any thread.
@@ -26,7 +25,7 @@ class PeersJob:
     ``sentences`` is the tokenised stream, or its :func:`encode_sentences` pieces with ``n`` sentences."""
 
     def __init__(self, names: Sequence[str], sentences, *, n: int | None = None,
-                 groups: Sequence[int] | None = None, chunk: int = PEER_CHUNK):
+                 groups: Sequence[int] | None = None, chunk: int = PEER_CHUNK, engine: EngineProcess | None = None):
         self.names = list(names)
         if n is None:
             n = len(sentences)
@@ -35,8 +34,9 @@ class PeersJob:
         self.n = int(n)
         self.groups = None if groups is None else [int(g) for g in groups]
         self.chunk = int(chunk)
+        self.engine = engine
         self._cancel = threading.Event()
-        self._child: ChildProcess | None = None
+        self._child = None
 
     def close(self) -> None:
         self._cancel.set()
@@ -44,24 +44,26 @@ class PeersJob:
             self._child.terminate()
 
     def events(self) -> Generator[Progress, None, dict[str, tuple[int, ...]] | None]:
-        child = ChildProcess("the peer segmenters' process", self._cancel.is_set)
+        engine = self.engine if self.engine is not None else EngineProcess("the peer segmenters' process")
+        child = engine.channel("the peer segmenters' process", self._cancel.is_set)
         self._child = child
-        with owned_temporary_directory("segviz-peers-") as workdir:
-            try:
-                yield Progress("starting the peer segmenters", 0, 0)
-                if not child.start(workdir):
+        try:
+            yield Progress("starting the peer segmenters", 0, 0)
+            if not child.start():
+                return None
+            n = self.n
+            if not child.send({"job": "peers", "names": self.names, "groups": self.groups,
+                               "chunk": self.chunk, "sentences": n}):
+                return None
+            for piece in self.pieces:
+                if not child.write_bytes(piece):
                     return None
-                n = self.n
-                if not child.send({"job": "peers", "names": self.names, "groups": self.groups,
-                                   "chunk": self.chunk, "sentences": n}):
-                    return None
-                for piece in self.pieces:
-                    if not child.write_bytes(piece):
-                        return None
-                message = yield from child.progress_until_result()
-                return None if message is None else self._masses(message.get("masses"), n)
-            finally:
-                child.end()
+            message = yield from child.progress_until_result()
+            return None if message is None else self._masses(message.get("masses"), n)
+        finally:
+            child.end()
+            if engine is not self.engine:
+                engine.close()
 
     def _masses(self, masses, n: int) -> dict[str, tuple[int, ...]]:
         if not isinstance(masses, dict) or set(masses) != set(self.names):
@@ -74,9 +76,8 @@ class PeersJob:
         return out
 
 
-def serve(config: dict, commands, replies) -> int:
-    """Child side: read the sentences, run the peers, stream progress and the masses."""
-    send = reply_writer(replies)
+def serve(config: dict, commands, send) -> int:
+    """Engine side: read the sentences, run the peers, stream progress and the masses (``send``: one reply)."""
 
     def job() -> int:
         n = int(config["sentences"])

@@ -24,7 +24,8 @@ from ..errors import SegvizError
 from ..persist import read_bytes_limited
 
 #: the name prefixes of every temporary directory a window makes
-PREFIXES = ("segviz-reading-", "segviz-apply-", "segviz-peers-", "segviz-train-", "segviz-shot-", "segviz-bench-")
+PREFIXES = ("segviz-reading-", "segviz-engine-", "segviz-apply-", "segviz-peers-", "segviz-train-", "segviz-shot-",
+            "segviz-bench-")
 #: the file in each that names the window process owning it
 OWNER_FILE = "owner.pid"
 #: the largest process-id file read (an owner, or a reading-cache claim)

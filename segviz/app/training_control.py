@@ -64,7 +64,8 @@ class TrainingControl:
             params["lms"] = state.segmenter.lms_
         try:
             job = TrainingJob(state.corpus, state.corpus_paths, read_options=win.files.read_options,
-                              n_features=int(n_features), reading_cache=win.reading_cache.name, **params)
+                              n_features=int(n_features), reading_cache=win.reading_cache.name, engine=win.engine,
+                              **params)
         except SegvizError as exc:
             win.show_error("Cannot train", str(exc))
             return None

@@ -39,9 +39,10 @@ from ..induction import FeatureAdded, InductionFinished
 from ..lm.models import LanguageModels
 from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
-from .child_process import (MALFORMED, ChildProcess, check_probabilities, check_profile, decode_array,
-                            encode_array, progress_from_message, progress_message, reply_writer, serve_guarded)
-from .tasks import read_corpus_task
+from .child_process import (MALFORMED, check_probabilities, check_profile, decode_array, encode_array,
+                            progress_from_message, progress_message, serve_guarded)
+from .engine_cache import shared_corpus
+from .engine_process import EngineProcess
 from .temp_dirs import owned_directory
 
 if TYPE_CHECKING:
@@ -206,8 +207,8 @@ def _child_events(config: dict):
     """Read the corpus again, here, by the same readers with the same options (so the child trains on exactly
     the documents the window shows, paragraphs and source files included, and only paths cross over), then
     train."""
-    corpus = yield from read_corpus_task(config["paths"], reading_cache=config.get("reading_cache"), backwards=True,
-                                         **(config.get("read_options") or {}))
+    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
+                                      reading_cache=config.get("reading_cache"))
     if corpus.n_sentences != int(config["sentences"]):
         raise SegvizError(f"the corpus files changed since they were opened ({corpus.n_sentences} sentences now, "
                           f"{config['sentences']} shown); open them again before training")
@@ -221,13 +222,10 @@ def _child_events(config: dict):
                                segmenter_params=config.get("segmenter_params") or {}, lms=lms)
 
 
-def serve(config: dict, commands, replies) -> int:
-    """Child side (``config``: the job line): answer each ``next`` on ``commands`` with one event.
-
-    ``commands`` and ``replies`` are binary files; one JSON object per line.  Returns the exit status.
+def serve(config: dict, commands, send) -> int:
+    """Engine side (``config``: the job line): answer each ``next`` line of ``commands`` (the job's input) with
+    one event, sent as one JSON message by ``send``.  Returns the exit status.
     """
-    send = reply_writer(replies)
-
     def job() -> int:
         events = _child_events(config)
         lm_path = Path(config["lm_path"])
@@ -269,7 +267,7 @@ class TrainingJob:
     def __init__(self, corpus: Corpus, paths, *, read_options: dict | None = None, n_features: int = 30,
                  heldout_fraction: float = HELDOUT_FRACTION, lm_params: dict | None = None,
                  segmenter_params: dict | None = None, lms: LanguageModels | None = None,
-                 reading_cache: str | os.PathLike | None = None):
+                 reading_cache: str | os.PathLike | None = None, engine: EngineProcess | None = None):
         """``corpus`` is the shown corpus, read from ``paths`` with ``read_options`` (the child reads it again).
 
         ``lms``: fitted language models to use instead of training new ones (e.g. the shown model's)."""
@@ -294,8 +292,9 @@ class TrainingJob:
         self.given_lms = lms
         self.lms: LanguageModels | None = None
         self.finished = False
+        self.engine = engine
         self._cancel = threading.Event()
-        self._child: ChildProcess | None = None
+        self._child = None
         self._lm_path: str | None = None
 
     @property
@@ -321,10 +320,11 @@ class TrainingJob:
             return
         workdir = owned_directory("segviz-train-")   # private (0700): the child saves its LMs here
         self._lm_path = os.path.join(workdir, "lm.segviz")
-        child = ChildProcess("the training process", self._cancel.is_set)
+        engine = self.engine if self.engine is not None else EngineProcess("the training process")
+        child = engine.channel("the training process", self._cancel.is_set)
         self._child = child
         try:
-            if not child.start(workdir):
+            if not child.start():
                 return
             lms_in = None
             if self.given_lms is not None:   # written here, on the caller's thread, for the child to read
@@ -350,6 +350,8 @@ class TrainingJob:
                     return
         finally:
             child.end()
+            if engine is not self.engine:
+                engine.close()
             shutil.rmtree(workdir, ignore_errors=True)
 
     def close(self) -> None:

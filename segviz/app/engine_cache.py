@@ -1,0 +1,75 @@
+"""What the engine process keeps between the window's jobs: the corpus it read and the model it loaded (Qt-free).
+
+Applying a model, training and the peers of one window all work on the corpus the window shows; each job used to
+read it again (and load the model again) in an interpreter of its own.  In the window's one engine process
+(:mod:`segviz.app.engine_process`) the first job reads it and the later ones take it from here.  An entry is
+keyed by the files' paths, their sizes and modification times and the reader options, so a file changed on disk
+is read again; only the latest corpus and the latest model are kept (a window shows one of each).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Generator, Sequence
+
+from ..events import Progress
+from ..models import load_model
+from .tasks import read_corpus_task
+
+__all__ = ["shared_corpus", "shared_model"]
+
+_lock = threading.Lock()
+_corpus: dict = {"key": None, "value": None, "lock": threading.Lock()}
+_model: dict = {"key": None, "value": None, "lock": threading.Lock()}
+
+
+def _signature(paths: Sequence[str]) -> tuple | None:
+    try:
+        return tuple((p, (st := os.stat(p)).st_size, st.st_mtime_ns) for p in paths)
+    except OSError:
+        return None
+
+
+def _entry(slot: dict, key) -> dict:
+    """The slot's entry for ``key``, a new empty one when the slot holds another key."""
+    with _lock:
+        if slot["key"] != key or key is None:
+            slot.update(key=key, value=None, lock=threading.Lock())
+        return dict(slot)
+
+
+def shared_corpus(paths: Sequence[str], *, read_options: dict | None = None, reading_cache: str | None = None
+                  ) -> Generator[Progress, None, object]:
+    """The corpus of ``paths`` read with ``read_options`` (through the session's reading cache), read once per
+    version of the files; a second job asking while the first reads waits for that reading."""
+    options = dict(read_options or {})
+    signature = _signature(paths)
+    key = None if signature is None else (signature, json.dumps(options, sort_keys=True, default=str))
+    entry = _entry(_corpus, key)
+    with entry["lock"]:
+        with _lock:
+            cached = _corpus["value"] if _corpus["key"] == key and key is not None else None
+        if cached is not None:
+            return cached
+        corpus = yield from read_corpus_task(list(paths), reading_cache=reading_cache, backwards=True, **options)
+        with _lock:
+            if _corpus["key"] == key:
+                _corpus["value"] = corpus
+        return corpus
+
+
+def shared_model(path: str):
+    """The model saved at ``path``, loaded once per version of the file."""
+    signature = _signature([path])
+    entry = _entry(_model, signature)
+    with entry["lock"]:
+        with _lock:
+            cached = _model["value"] if _model["key"] == signature and signature is not None else None
+        if cached is not None:
+            return cached
+        model = load_model(path)
+        with _lock:
+            if _model["key"] == signature:
+                _model["value"] = model
+        return model

@@ -1,0 +1,281 @@
+"""One engine process for the window, shared by every background job (Qt-free).
+
+Each job (applying a model, the peer segmenters, training) used to start an interpreter of its own, import the
+engine and load the model and the corpus again.  An :class:`EngineProcess` is started once (the first job
+starts it) and serves every job of the window on the same JSON-lines pipes, each job on a *channel*:
+
+* window to engine: a frame header ``{"id": N, "size": S}`` and S bytes of the job's own input (its job line,
+  then whatever lines the job reads), ``{"id": N, "cancel": true}`` (stop at the next event) or
+  ``{"id": N, "close": true}`` (the end of the job's input);
+* engine to window: the job's JSON lines with ``"id": N`` added, and ``{"id": N, "type": "ended"}`` when the
+  job has returned.
+
+The engine keeps what the jobs share: the corpus it read (one parse per session, not one per job) and the model
+it loaded last (:mod:`segviz.app.engine_cache`).  A :class:`Channel` has the interface of a
+:class:`~segviz.app.child_process.ChildProcess`, so a job runs the same on a private engine of its own (what it
+does when no engine is given, e.g. in a script or a test) as on the window's.  Cancelling a channel stops its job
+at its next event without ending the engine; closing the engine ends every job at once.
+"""
+from __future__ import annotations
+
+import queue
+import re
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+
+from ..errors import SegvizError
+from . import child_process
+from .child_process import ChildProcess, dumps
+from .temp_dirs import owned_temporary_directory
+
+__all__ = ["EngineProcess", "Channel", "ENDED"]
+
+#: the message type that ends a channel's replies
+ENDED = "ended"
+_ID = re.compile(rb'^\{"id":\s*(\d+)\s*,')
+_EOF = None
+
+
+class EngineProcess:
+    """The window's engine child: started on first use, one :class:`Channel` per job, :meth:`close` ends it."""
+
+    def __init__(self, what: str = "the engine process"):
+        self.what = what
+        self._closed = threading.Event()
+        self._child = ChildProcess(what, self._closed.is_set)
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._channels: dict[int, "Channel"] = {}
+        self._next_id = 1
+        self._reader: threading.Thread | None = None
+        self._workdir: tempfile.TemporaryDirectory | None = None
+        self._failure: str | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._child.pid
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    @property
+    def started(self) -> bool:
+        return self._child.process is not None
+
+    @property
+    def running(self) -> bool:
+        process = self._child.process
+        return process is not None and process.poll() is None
+
+    def channel(self, what: str, cancelled: Callable[[], bool]) -> "Channel":
+        """A new job's channel (not started: :meth:`Channel.start` starts the engine if need be)."""
+        with self._state_lock:
+            number = self._next_id
+            self._next_id += 1
+            channel = Channel(self, number, what, cancelled)
+            self._channels[number] = channel
+        return channel
+
+    def _ensure_started(self) -> bool:
+        with self._state_lock:
+            if self._closed.is_set():
+                return False
+            if self._child.process is not None:
+                return self._failure is None
+            self._workdir = owned_temporary_directory("segviz-engine-")
+            # the engine asks Linux to end it when its parent dies (PR_SET_PDEATHSIG), and for Linux the parent
+            # is the *thread* that started it: started from a job's worker thread, the engine was ended when that
+            # job's thread finished, under the next job.  So the reply reader, a thread that lives exactly as long
+            # as the engine's output, starts it.
+            started: list = []
+            ready = threading.Event()
+            self._reader = threading.Thread(target=self._start_and_read, args=(started, ready),
+                                            name="engine-replies", daemon=True)
+            self._reader.start()
+            ready.wait()
+            if started and isinstance(started[0], BaseException):
+                self._child.process = None
+                raise started[0]
+            return bool(started and started[0])
+
+    def _start_and_read(self, started: list, ready: threading.Event) -> None:
+        try:
+            started.append(self._child.start(self._workdir.name))
+        except BaseException as exc:   # handed to the caller, on its own thread
+            started.append(exc)
+        finally:
+            ready.set()
+        if started[0] is True:
+            self._read_replies()
+
+    def _write(self, header: dict, payload: bytes = b"") -> None:
+        data = (dumps(header) + "\n").encode("utf-8") + payload
+        with self._write_lock:
+            process = self._child.process
+            try:
+                process.stdin.write(data)
+                process.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                raise SegvizError(f"{self.what} ended unexpectedly") from None
+
+    def _read_replies(self) -> None:
+        """Route each reply line to its channel; when the engine ends, every open channel sees its end."""
+        stream = self._child.process.stdout
+        try:
+            while True:
+                limit = child_process.MAX_MESSAGE_BYTES   # read each time: a test lowers it
+                line = stream.readline(limit + 1)
+                if not line:
+                    break
+                if not line.endswith(b"\n"):
+                    self._fail(f"{self.what}: a message longer than {limit:,} bytes")
+                    break
+                match = _ID.match(line)
+                channel = None if match is None else self._channels.get(int(match.group(1)))
+                if match is None or int(match.group(1)) == 0:
+                    self._fail(f"{self.what}: malformed message (no channel)" if match is None
+                               else f"{self.what} refused a message from the window")
+                    break
+                if channel is not None:
+                    channel._deliver(line.rstrip(b"\n"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            with self._state_lock:
+                channels = list(self._channels.values())
+            for channel in channels:
+                channel._deliver(_EOF)
+
+    def _fail(self, text: str) -> None:
+        self._failure = text
+        with self._state_lock:
+            channels = list(self._channels.values())
+        for channel in channels:
+            channel._deliver(text.encode("utf-8"), failure=True)
+        self._child.terminate()
+
+    def _forget(self, number: int) -> None:
+        with self._state_lock:
+            self._channels.pop(number, None)
+
+    def close(self) -> None:
+        """End the engine and every job on it (any thread; a running job's channel reports the end as a cancel
+        when its own job was cancelled, as an error otherwise)."""
+        self._closed.set()
+        process = self._child.process
+        if process is not None:
+            try:
+                process.stdin.close()
+            except (OSError, ValueError):
+                pass
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(1.0)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            # the reply reader sees the end of the pipe now; its stream is closed only once it has let go of it
+            if self._reader is not None and self._reader is not threading.current_thread():
+                self._reader.join()
+            try:
+                process.stdout.close()
+            except (OSError, ValueError):
+                pass
+        if self._workdir is not None:
+            self._workdir.cleanup()
+            self._workdir = None
+
+
+class Channel(ChildProcess):
+    """One job's end of the shared engine, with the interface of a :class:`ChildProcess`."""
+
+    def __init__(self, engine: EngineProcess, number: int, what: str, cancelled: Callable[[], bool]):
+        super().__init__(what, cancelled)
+        self.engine = engine
+        self.number = number
+        self._replies: queue.SimpleQueue = queue.SimpleQueue()
+        self._started = False
+        self._ended = False
+
+    @property
+    def pid(self) -> int | None:
+        return self.engine.pid
+
+    @property
+    def process(self):
+        """The engine's process (shared with the other jobs)."""
+        return self.engine._child.process
+
+    @process.setter
+    def process(self, value) -> None:   # ChildProcess.__init__ sets it; a channel's is always the engine's
+        pass
+
+    def start(self, workdir: str | None = None) -> bool:
+        """Start the engine if it is not running yet; False when cancelled first.  (``workdir`` is accepted for
+        the interface: the engine has a working directory of its own.)"""
+        if self.cancelled() or not self.engine._ensure_started():
+            return False
+        self._started = True
+        return True
+
+    def write_bytes(self, data: bytes) -> bool:
+        if self.cancelled():
+            return False
+        try:
+            self.engine._write({"id": self.number, "size": len(data)}, data)
+            return True
+        except SegvizError:
+            if self.cancelled():
+                return False
+            raise
+
+    def _deliver(self, line: bytes | None, *, failure: bool = False) -> None:
+        self._replies.put((line, failure))
+
+    def _read_line(self) -> bytes | None:
+        while True:
+            if self.cancelled():
+                return None
+            try:
+                line, failure = self._replies.get(timeout=self.POLL_S)
+            except queue.Empty:
+                continue
+            if failure:
+                raise SegvizError(line.decode("utf-8", "replace"))
+            if line is _EOF or line == b'{"id":%d,"type":"%s"}' % (self.number, ENDED.encode()):
+                self._replies.put((_EOF, False))   # every later read sees the end too
+                return None
+            return line
+
+    def receive(self) -> dict | None:
+        message = super().receive()
+        if message is not None:
+            message.pop("id", None)
+        return message
+
+    def terminate(self) -> None:
+        """Stop the job at its next event (any thread; never blocks).  The engine goes on for the others."""
+        if not self._started or self._ended or not self.engine.running:
+            return
+        try:
+            self.engine._write({"id": self.number, "cancel": True})
+        except SegvizError:
+            pass
+
+    def end(self) -> None:
+        """The end of the job's input; a cancelled job is told to stop.  Never waits for the job."""
+        if self._ended:
+            return
+        self._ended = True
+        if self._started and self.engine.running:
+            try:
+                self.engine._write({"id": self.number, "cancel": True} if self.cancelled()
+                                   else {"id": self.number, "close": True})
+            except SegvizError:
+                pass
+        self.engine._forget(self.number)
+

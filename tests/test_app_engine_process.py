@@ -1,0 +1,139 @@
+"""The window's one engine process: every job on a channel of the same process, cancel stops one job and not the
+engine, the corpus and the model are read once per session (segviz.app.engine_process, engine_child,
+engine_cache)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from segviz import read_corpus
+from segviz.app.apply_job import ApplyJob
+from segviz.app.engine_child import Inbox
+from segviz.app.engine_process import EngineProcess
+from segviz.app.peers_job import PeersJob
+from segviz.app.training_job import TrainingFinished, TrainingJob
+from segviz.errors import SegvizError
+
+ROOT = Path(__file__).resolve().parents[1]
+CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
+MODEL = ROOT / "resources" / "sample_model.segviz"
+
+
+def drain(events):
+    stages = []
+    while True:
+        try:
+            stages.append(next(events))
+        except StopIteration as stop:
+            return stop.value, stages
+
+
+@pytest.fixture
+def engine():
+    engine = EngineProcess("a test engine")
+    yield engine
+    engine.close()
+
+
+def test_jobs_share_one_engine_process_and_its_reading(engine):
+    first, _ = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    pid = engine.pid
+    assert engine.running and pid is not None
+    second, stages = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    assert engine.pid == pid and engine.running        # the same process served both
+    # the second apply took the corpus the first one read: no reading stage reached the window
+    assert not [e for e in stages if e.stage.startswith("reading")], [e.stage for e in stages]
+    assert first[0] == second[0] == read_corpus(CHOI).n_sentences
+    assert (first[1].probabilities == second[1].probabilities).all()
+
+
+def test_the_engine_outlives_the_thread_of_the_job_that_started_it(engine):
+    # Linux ends a child whose parent *thread* exits (PR_SET_PDEATHSIG): the window runs each job on a worker
+    # thread of its own, so the engine started by the first job must not end with that job's thread
+    import threading
+
+    results = []
+    first = threading.Thread(target=lambda: results.append(drain(ApplyJob(MODEL, [CHOI], engine=engine).events())))
+    first.start()
+    first.join()
+    pid = engine.pid
+    corpus = read_corpus(ROOT / "sample_corpora" / "choi")
+    masses, _ = drain(PeersJob(["texttiling"], corpus.sentences(), engine=engine).events())
+    assert sum(masses["texttiling"]) == corpus.n_sentences
+    assert engine.pid == pid and engine.running and results[0][0] is not None
+
+
+def test_the_peers_and_a_training_run_on_the_same_engine(engine):
+    corpus = read_corpus(ROOT / "sample_corpora" / "choi")
+    masses, _ = drain(PeersJob(["texttiling"], corpus.sentences(), engine=engine).events())
+    assert sum(masses["texttiling"]) == corpus.n_sentences
+    pid = engine.pid
+    job = TrainingJob(corpus, [ROOT / "sample_corpora" / "choi"], n_features=2, engine=engine)
+    events = list(job.events())
+    assert isinstance(events[-1], TrainingFinished) and len(job.model.features_) >= 1
+    assert engine.pid == pid and engine.running
+
+
+def test_a_cancelled_job_leaves_the_engine_to_the_next(engine):
+    corpus = read_corpus(ROOT / "sample_corpora" / "choi")
+    job = TrainingJob(corpus, [ROOT / "sample_corpora" / "choi"], n_features=5, engine=engine)
+    events = job.events()
+    next(events)                 # the training runs on the engine
+    pid = engine.pid
+    job.close()
+    assert list(events) == []    # the job's events end at once
+    assert engine.running and engine.pid == pid
+    result, _ = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    assert result[0] == read_corpus(CHOI).n_sentences
+
+
+def test_a_job_on_its_own_ends_its_private_engine():
+    job = ApplyJob(MODEL, [CHOI])
+    drain(job.events())
+    process = job._child.process
+    assert process.poll() is not None   # ended with the job
+
+
+def test_a_closed_engine_fails_no_later_job_silently(engine):
+    drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    engine.close()
+    result, _ = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    assert result is None   # refused (the window makes a new engine instead)
+
+
+def test_an_engine_that_dies_mid_job_is_one_error(engine):
+    corpus = read_corpus(ROOT / "sample_corpora" / "choi")
+    job = TrainingJob(corpus, [ROOT / "sample_corpora" / "choi"], n_features=5, engine=engine)
+    events = job.events()
+    next(events)
+    engine._child.process.kill()
+    with pytest.raises(SegvizError, match="ended unexpectedly"):
+        for _ in events:
+            pass
+
+
+def test_the_inbox_gives_lines_until_closed_and_nothing_after_a_cancel():
+    inbox = Inbox()
+    inbox.feed(b"a\nb")
+    assert inbox.readline() == b"a\n"
+    inbox.feed(b"c\n")
+    assert inbox.readline() == b"bc\n"
+    inbox.feed(b"tail")
+    inbox.close()
+    assert inbox.readline() == b"tail" and inbox.readline() == b""
+    other = Inbox()
+    other.feed(b"x\ny\n")
+    other.cancel()
+    assert other.cancelled and other.readline() == b""
+
+
+def test_a_malformed_frame_is_refused_by_the_engine(engine):
+    channel = engine.channel("a test job", lambda: False)
+    assert channel.start()
+    engine._write({"id": "one", "size": 1}, b"\n")
+    deadline = time.monotonic() + 120   # only so that a broken engine cannot hang the suite
+    with pytest.raises(SegvizError, match="refused"):
+        while time.monotonic() < deadline:
+            channel.receive()
