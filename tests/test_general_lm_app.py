@@ -11,7 +11,10 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from segviz import read_corpus  # noqa: E402
-from segviz.app.general_relevance import general_relevance_task  # noqa: E402
+from segviz.app.engine_process import EngineProcess  # noqa: E402
+from segviz.app.general_relevance import (GeneralRelevanceJob, general_relevance_task,  # noqa: E402
+                                          relevance_from_json, relevance_to_json)
+from segviz.errors import SegvizError  # noqa: E402
 from segviz.general_lm import GENERAL_LM_LABEL, MODEL_LM_LABEL, general_language_models  # noqa: E402
 from segviz.relevance import sentence_relevance  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
@@ -34,6 +37,44 @@ def test_the_task_scores_the_corpus_with_the_general_models():
     result = drain(general_relevance_task(corpus))
     np.testing.assert_allclose(result.relevance, sentence_relevance(general_language_models(), corpus.sentences()))
     assert result.source == GENERAL_LM_LABEL and result.profile["offsets"][0] == -10
+
+
+def test_the_engine_gives_the_same_relevance_on_the_corpus_it_read():
+    corpus = read_corpus(str(CHOI))
+    engine = EngineProcess("a test engine")
+    try:
+        n, result = drain(GeneralRelevanceJob([CHOI], engine=engine).events())
+        pid = engine.pid
+        again = drain(GeneralRelevanceJob([CHOI], engine=engine).events())   # the engine's reading, kept
+        assert engine.pid == pid and engine.running
+    finally:
+        engine.close()
+    assert n == corpus.n_sentences and result.source == GENERAL_LM_LABEL
+    np.testing.assert_allclose(result.relevance, drain(general_relevance_task(corpus)).relevance)
+    np.testing.assert_array_equal(again[1].relevance, result.relevance)
+    assert result.profile == drain(general_relevance_task(corpus)).profile
+
+
+def test_a_cancelled_relevance_job_returns_nothing():
+    job = GeneralRelevanceJob([CHOI])
+    events = job.events()
+    job.close()
+    assert drain(events) is None
+
+
+@pytest.mark.parametrize("change", [
+    {"sentences": 3},                                   # the array's shape does not match
+    {"relevance": {"shape": [2], "f8": "AAAA"}},        # data of the wrong size
+    {"source": ["not", "text"]},
+    {"profile": {"offsets": [1], "mean": [0.1, 0.2], "count": [1]}},
+    {"sentences": "many"},
+])
+def test_a_malformed_relevance_result_is_one_error(change):
+    corpus = read_corpus(str(CHOI))
+    message = relevance_to_json(corpus.n_sentences, drain(general_relevance_task(corpus)))
+    message.update(change)
+    with pytest.raises(SegvizError, match="relevance process|malformed|does not match"):
+        relevance_from_json(message)
 
 
 def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qtbot):

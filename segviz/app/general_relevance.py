@@ -3,19 +3,29 @@
 When the model on screen carries no language models (the bundled default model has none), the window still shows
 the relevance trace and the relevance profile of Section 3.3: :func:`general_relevance_task` loads
 :func:`segviz.general_lm.general_language_models` (once per process) and scores the corpus with them.  The window
-runs it as a background task after the model's curve is on screen, so it never delays the first paint.
+asks for it after the model's curve is on screen, so it never delays the first paint, and it runs in the window's
+engine process (:class:`GeneralRelevanceJob`), on the corpus the engine has already read to apply the model: the
+trigger model's scoring is pure Python that would hold the GIL against the window in a thread, and the window
+need not load the language models at all.
 """
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Generator
 
 import numpy as np
 
 from ..corpus import Corpus
+from ..errors import SegvizError
 from ..events import Progress
 from ..general_lm import GENERAL_LM_LABEL, general_language_models
 from ..relevance import relevance_profile, sentence_relevance
+from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
+from .engine_cache import shared_corpus
+from .engine_process import EngineProcess
 
 #: the background task's name (a newer one supersedes an older one)
 TASK = "relevance (general LMs)"
@@ -41,3 +51,86 @@ def general_relevance_task(corpus: Corpus) -> Generator[Progress, None, GeneralR
         else None
     yield Progress(f"relevance from the {GENERAL_LM_LABEL}", 2, 2)
     return GeneralRelevance(relevance, profile)
+
+
+class GeneralRelevanceJob:
+    """:func:`general_relevance_task` on the corpus read from ``paths`` with ``read_options``, in the engine process.
+
+    Iterate :meth:`events` on a worker thread: it yields ``Progress`` and returns ``(n_sentences,
+    GeneralRelevance)`` (None when closed first); :meth:`close` from any thread stops it."""
+
+    WHAT = "the relevance process"
+
+    def __init__(self, paths: Sequence[str | os.PathLike], *, read_options: dict | None = None,
+                 engine: EngineProcess | None = None):
+        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
+        if not self.paths:
+            raise SegvizError("relevance in the background needs the corpus files")
+        self.read_options = dict(read_options or {})
+        self.engine = engine
+        self._cancel = threading.Event()
+        self._child = None
+
+    def close(self) -> None:
+        self._cancel.set()
+        if self._child is not None:
+            self._child.terminate()
+
+    def events(self) -> Generator[Progress, None, tuple[int, GeneralRelevance] | None]:
+        engine = self.engine if self.engine is not None else EngineProcess(self.WHAT)
+        child = engine.channel(self.WHAT, self._cancel.is_set)
+        self._child = child
+        try:
+            if not child.start():
+                return None
+            if not child.send({"job": "relevance", "paths": self.paths, "read_options": self.read_options}):
+                return None
+            message = yield from child.progress_until_result()
+            return None if message is None else relevance_from_json(message)
+        finally:
+            child.end()
+            if engine is not self.engine:
+                engine.close()
+
+
+def relevance_to_json(n: int, result: GeneralRelevance) -> dict:
+    return {"type": "result", "sentences": int(n), "relevance": encode_array(result.relevance),
+            "profile": result.profile, "source": result.source}
+
+
+def relevance_from_json(message: dict) -> tuple[int, GeneralRelevance]:
+    """``(n_sentences, GeneralRelevance)`` from :func:`relevance_to_json`, every field checked."""
+    what = GeneralRelevanceJob.WHAT
+    try:
+        n = int(message["sentences"])
+        if n < 1:
+            raise ValueError(f"{n} sentences")
+        relevance = decode_array(message["relevance"], shape=(n,))
+        if not np.all(np.isfinite(relevance)):
+            raise ValueError("relevance not finite")
+        source = message["source"]
+        if not isinstance(source, str) or len(source) > 200:
+            raise ValueError("the source is not a short string")
+        profile = check_profile(message["profile"], what)
+    except SegvizError:
+        raise
+    except MALFORMED as exc:
+        raise SegvizError(f"{what}: malformed result ({exc.__class__.__name__}: {exc!s:.200})") from None
+    return n, GeneralRelevance(relevance, profile, source)
+
+
+def serve(config: dict, commands, send) -> int:
+    """Engine side: the corpus (read once per session, :mod:`segviz.app.engine_cache`), then its relevance from
+    the bundled general-English LMs; progress, then the result (``send``: one reply message)."""
+
+    def job() -> int:
+        def work():
+            corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
+            result = yield from general_relevance_task(corpus)
+            return corpus.n_sentences, result
+
+        n, result = send_progress(work(), send)
+        send(relevance_to_json(n, result))
+        return 0
+
+    return serve_guarded(send, job)

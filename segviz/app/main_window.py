@@ -24,7 +24,7 @@ from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
 from .file_actions import SAMPLE_MODEL, FileActions, as_list
-from .general_relevance import TASK as GENERAL_RELEVANCE, general_relevance_task
+from .general_relevance import TASK as GENERAL_RELEVANCE, GeneralRelevanceJob
 from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
@@ -494,7 +494,14 @@ class MainWindow(QMainWindow):
             if pending:
                 pending.pop()()
 
-        def done(result):
+        def done(outcome):
+            if outcome is None:   # cancelled
+                once()
+                return
+            n, result = outcome
+            if n != corpus.n_sentences:
+                failed(f"the corpus files changed since they were opened ({n} sentences now)")
+                return
             if state.corpus is corpus and state.segmenter is segmenter:
                 state.set_relevance(result.relevance, result.profile, source=result.source)
             once()
@@ -503,8 +510,13 @@ class MainWindow(QMainWindow):
             self.info_label.setText(f"⚠ no relevance trace: {message}")
             once()
 
-        self.background.start(GENERAL_RELEVANCE, lambda: general_relevance_task(corpus), on_result=done,
-                              on_error=failed, on_aborted=once)
+        if not state.corpus_paths:
+            then()
+            return
+        # in the engine, which has read this corpus to apply the model: the scoring would hold the GIL here
+        job = GeneralRelevanceJob(state.corpus_paths, read_options=self.files.read_options, engine=self.engine)
+        self.background.start(GENERAL_RELEVANCE, job.events, on_result=done, on_error=failed, on_aborted=once,
+                              on_abort=job.close)
 
     def export_plot(self, path: str | os.PathLike) -> bool:
         """The block view's plots as PNG (or SVG when the suffix says so)."""
