@@ -66,7 +66,7 @@ def show(label: str, r: dict) -> None:
     h, t = r["training_round_handler_ms"], r["training_round_table_pass_ms"]
     print(f"  new feature: curve pass median {h['median']} max {h['max']} ms, table pass median {t['median']} "
           f"max {t['max']} ms; close_exit_s {r['close_exit_s']}; peak_rss_mb {r['peak_rss_mb']} "
-          f"(training child {r['peak_rss_children_mb']})")
+          f"(engine {r.get('peak_rss_engine_mb')})")
 
 
 def main() -> None:

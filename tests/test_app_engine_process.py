@@ -60,14 +60,14 @@ def test_the_engine_outlives_the_thread_of_the_job_that_started_it(engine):
     first.join()
     pid = engine.pid
     corpus = read_corpus(ROOT / "sample_corpora" / "choi")
-    masses, _ = drain(PeersJob(["texttiling"], corpus.sentences(), engine=engine).events())
+    masses, _ = drain(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"], engine=engine).events())
     assert sum(masses["texttiling"]) == corpus.n_sentences
     assert engine.pid == pid and engine.running and results[0][0] is not None
 
 
 def test_the_peers_and_a_training_run_on_the_same_engine(engine):
     corpus = read_corpus(ROOT / "sample_corpora" / "choi")
-    masses, _ = drain(PeersJob(["texttiling"], corpus.sentences(), engine=engine).events())
+    masses, _ = drain(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"], engine=engine).events())
     assert sum(masses["texttiling"]) == corpus.n_sentences
     pid = engine.pid
     job = TrainingJob(corpus, [ROOT / "sample_corpora" / "choi"], n_features=2, engine=engine)

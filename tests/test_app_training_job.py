@@ -254,7 +254,7 @@ def test_peers_in_the_child_equal_the_engine_run(corpus):
     from segviz.app.tasks import peers_task
 
     groups = corpus.source_groups()
-    job = PeersJob(["texttiling", "c99"], corpus.sentences(), groups=groups)
+    job = PeersJob(["texttiling", "c99"], [CHOI], n=corpus.n_sentences)
     events = job.events()
     seen = []
     while True:
@@ -274,14 +274,15 @@ def test_peers_in_the_child_equal_the_engine_run(corpus):
     assert got == want
 
 
-def test_closing_the_peers_job_ends_its_child(corpus):
+def test_closing_the_peers_job_ends_its_child(tmp_path):
     """Close while the child is computing (it has reported a piece of work): the job ends without a result and
-    the child is gone.  No clock is read: the input is long enough (hundreds of pieces) that the child is still
-    at work when it is told to stop, however busy the machine."""
+    the child is gone.  No clock is read: the input is long enough (30,000 sentences, 20 pieces of C99) that the
+    child is still at work when it is told to stop, however busy the machine."""
     from segviz.app.peers_job import PeersJob
 
-    long = corpus.sentences() * 200
-    job = PeersJob(["c99"], long)
+    long = tmp_path / "long.ref"
+    long.write_text((CHOI / "3-11_0.ref").read_text() * 500)
+    job = PeersJob(["c99"], [long])
     events = job.events()
     working = threading.Event()
     done = threading.Event()

@@ -165,8 +165,19 @@ def test_the_training_job_refuses_a_malformed_message_with_one_line(monkeypatch,
 @pytest.mark.parametrize("name", ["deep nesting", "a list", "progress of wrong types", "an error of wrong type"])
 def test_the_peers_job_refuses_a_malformed_message_with_one_line(monkeypatch, tmp_path, name):
     fake_child(monkeypatch, tmp_path, [line(MALFORMED_MESSAGES[name])])
-    sentences = [("a", "b")] * 10
-    run_job(PeersJob(["C99"], sentences).events())
+    run_job(PeersJob(["C99"], [CHOI]).events())
+
+
+@pytest.mark.parametrize("result, refused", [
+    ({"type": "result", "sentences": 61, "masses": {"C99": [61]}}, "changed since they were opened"),
+    ({"type": "result", "masses": {"C99": [60]}}, "no sentence count"),
+    ({"type": "result", "sentences": 60, "masses": {"C99": [30, 29]}}, "do not cover 60"),
+    ({"type": "result", "sentences": 60, "masses": {"TextTiling": [60]}}, "malformed result"),
+])
+def test_the_peers_job_refuses_a_result_that_is_not_the_shown_stream(monkeypatch, tmp_path, result, refused):
+    fake_child(monkeypatch, tmp_path, [line(result)])
+    error = run_job(PeersJob(["C99"], [CHOI], n=60).events())
+    assert refused in str(error)
 
 
 def test_an_endless_line_is_refused_at_the_bound(monkeypatch, tmp_path):

@@ -14,7 +14,9 @@ What is measured:
   language models, the bundled general-English ones score the corpus in the background after the curve).
 * ``close_exit_s``: from asking the window to close until the event loop has ended with no worker left (the
   process then exits).
-* ``peak_rss_mb``: the peak resident memory of this process (``peak_rss_children_mb``: of the engine process, the largest child).
+* ``peak_rss_mb``: the peak resident memory of this process; ``peak_rss_engine_mb``: of the window's engine
+  process, read from ``/proc`` just before the close (None where there is no ``/proc``); ``peak_rss_children_mb``:
+  the largest child ended and waited for (a private engine of a job).
 
 The training step induces features on the shown model's language models when it has some (the window's "keep
 the model's LMs"), so the script times the window while features arrive rather than minutes of language-model
@@ -55,6 +57,23 @@ def summary(samples: list[float]) -> dict:
     return {"median": round(float(np.median(a)), 2), "p95": round(float(np.percentile(a, 95)), 2),
             "max": round(float(a.max()), 2), "n": int(a.size)}
 
+
+
+def engine_peak_mb(window) -> float | None:
+    """The peak resident memory of the window's engine process (``VmHWM``), None without one or without
+    ``/proc``."""
+    engine = getattr(window, "_engine", None)
+    pid = None if engine is None else engine.pid
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024.0, 1)
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 class _Repaints(QObject):
     """Counts the window's repaint requests (the backing store paints every dirty widget on one)."""
@@ -269,6 +288,7 @@ class Benchmark(QObject):
             return
         self.closed_at = time.perf_counter()
         self.doing = "closing"
+        self.engine_peak_mb = engine_peak_mb(self.window)   # the engine's own peak: it is gone after the close
         self.window.close()
 
     def _wait(self, condition, then, *, timeout_s: float, what: str, started: float | None = None) -> None:
@@ -308,6 +328,7 @@ class Benchmark(QObject):
             "close_exit_s": None if self.closed_at is None else round(now - self.closed_at, 3),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
             "peak_rss_children_mb": round(children, 1),
+            "peak_rss_engine_mb": getattr(self, "engine_peak_mb", None),
             "max_gap_ms_by_phase": {k: round(v, 1) for k, v in self.gap_during.items()},
             "first_gap_ms": None if self.first_gap_ms is None else round(self.first_gap_ms, 1),
             "max_gap_after_first_ms": round(self.max_gap_after_first_ms, 1),

@@ -99,25 +99,6 @@ def decode_array(d: dict, *, shape: tuple[int, ...] | None = None, dtype: str = 
     return array.astype(np.float64) if dtype == "<f8" else array.copy()
 
 
-#: sentences per piece of an encoded stream
-SENTENCE_BATCH = 2000
-
-
-def encode_sentences(sentences) -> list[bytes]:
-    """A tokenised stream as a child reads it: one sentence per line, tokens separated by tabs (segviz's
-    tokeniser never makes a token with white space in it), in pieces of :data:`SENTENCE_BATCH` sentences.
-
-    Built once per corpus, where the corpus is read (in the background): building it when the peers start
-    competed with the window for the GIL right when a segmentation appeared."""
-    return ["".join("\t".join(s) + "\n" for s in sentences[lo:lo + SENTENCE_BATCH]).encode("utf-8")
-            for lo in range(0, len(sentences), SENTENCE_BATCH)]
-
-
-def decode_sentence(line: bytes) -> tuple[str, ...]:
-    text = line.decode("utf-8").rstrip("\n")
-    return tuple(text.split("\t")) if text else ()
-
-
 def dumps(message: dict) -> str:
     return json.dumps(message, separators=(",", ":"))
 

@@ -555,10 +555,8 @@ class MainWindow(QMainWindow):
         if not names:
             return
         corpus = self.state.corpus
-        # the stream as the peers' child reads it, encoded when the corpus was read
-        pieces, n = self.state.prepared.peer_input, self.state.n_sentences
-        # one input per source file (each Choi file on its own, as the literature runs the peers)
-        groups = self.state.prepared.source_groups
+        if not self.state.corpus_paths:
+            return
 
         def done(result):
             if result is None or self.state.corpus is not corpus:
@@ -569,8 +567,10 @@ class MainWindow(QMainWindow):
             self.peersComputed.emit()
 
         task = "peers" if names == sorted(self._wanted_peers) else f"peers:{'+'.join(names)}"
-        # in a child process: C99 on a long stream would hold the GIL against the window for tens of seconds
-        job = PeersJob(names, pieces, n=n, groups=groups, engine=self.engine)
+        # in the engine, on the corpus it read: C99 on a long stream would hold the GIL against the window for tens
+        # of seconds
+        job = PeersJob(names, self.state.corpus_paths, read_options=self.files.read_options,
+                       n=self.state.n_sentences, engine=self.engine)
         self.background.start(task, job.events, on_result=done, on_abort=job.close,
                               on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 

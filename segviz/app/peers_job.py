@@ -1,38 +1,41 @@
-"""The peer segmenters (TextTiling, C99) over the shown stream, in a child process (Qt-free).
+"""The peer segmenters (TextTiling, C99) over the shown stream, in the window's engine process (Qt-free).
 
 C99 on a long stream is tens of seconds of numpy and Python that would hold the GIL against the window in a
-thread; in a child (:mod:`segviz.app.child_process`) it costs the window nothing.  The parent sends the
-tokenised sentences as JSON lines in batches; the child runs :func:`segviz.app.tasks.peers_task` (each source file
-on its own, in pieces of at most 1,500 sentences) and streams its progress, then the masses.
-
-The sentences cross as text, one sentence per line with its tokens separated by tabs (a token never holds white
-space), encoded once when the corpus is read (:func:`segviz.app.child_process.encode_sentences`).
+thread; in the engine (:mod:`segviz.app.engine_process`) it costs the window nothing.  Only the corpus files and
+reader options cross over: the engine runs the peers on the corpus it has read (:mod:`segviz.app.engine_cache`,
+once per session for every job), each source file on its own and in pieces of at most 1,500 sentences
+(:func:`segviz.app.tasks.peers_task`), and streams its progress, then the masses and the sentence count, which
+the window checks against the stream it shows.
 """
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Generator, Sequence
 
 from ..errors import SegvizError
 from ..events import Progress
-from .child_process import decode_sentence, encode_sentences, send_progress, serve_guarded
+from .child_process import send_progress, serve_guarded
+from .engine_cache import shared_corpus
 from .engine_process import EngineProcess
-from .tasks import PEER_CHUNK, peers_task
+from .tasks import PEER_CHUNK, peer_groups, peers_task
+
+WHAT = "the peer segmenters' process"
+
 
 class PeersJob:
-    """Masses of each named peer over the stream; iterate :meth:`events`, :meth:`close` from any thread.
+    """Masses of each named peer over the corpus read from ``paths`` with ``read_options``; iterate
+    :meth:`events` on a worker thread (it returns ``{name: masses}``, None when closed first), :meth:`close` from
+    any thread.  ``n``: the sentences the window shows (a different count is refused: the files changed)."""
 
-    ``sentences`` is the tokenised stream, or its :func:`encode_sentences` pieces with ``n`` sentences."""
-
-    def __init__(self, names: Sequence[str], sentences, *, n: int | None = None,
-                 groups: Sequence[int] | None = None, chunk: int = PEER_CHUNK, engine: EngineProcess | None = None):
+    def __init__(self, names: Sequence[str], paths: Sequence[str | os.PathLike], *, read_options: dict | None = None,
+                 n: int | None = None, chunk: int = PEER_CHUNK, engine: EngineProcess | None = None):
         self.names = list(names)
-        if n is None:
-            n = len(sentences)
-            sentences = encode_sentences(sentences)
-        self.pieces: list[bytes] = list(sentences)
-        self.n = int(n)
-        self.groups = None if groups is None else [int(g) for g in groups]
+        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
+        if not self.paths:
+            raise SegvizError("the peer segmenters need the corpus files")
+        self.read_options = dict(read_options or {})
+        self.n = None if n is None else int(n)
         self.chunk = int(chunk)
         self.engine = engine
         self._cancel = threading.Event()
@@ -44,52 +47,53 @@ class PeersJob:
             self._child.terminate()
 
     def events(self) -> Generator[Progress, None, dict[str, tuple[int, ...]] | None]:
-        engine = self.engine if self.engine is not None else EngineProcess("the peer segmenters' process")
-        child = engine.channel("the peer segmenters' process", self._cancel.is_set)
+        engine = self.engine if self.engine is not None else EngineProcess(WHAT)
+        child = engine.channel(WHAT, self._cancel.is_set)
         self._child = child
         try:
             yield Progress("starting the peer segmenters", 0, 0)
             if not child.start():
                 return None
-            n = self.n
-            if not child.send({"job": "peers", "names": self.names, "groups": self.groups,
-                               "chunk": self.chunk, "sentences": n}):
+            if not child.send({"job": "peers", "names": self.names, "paths": self.paths,
+                               "read_options": self.read_options, "chunk": self.chunk}):
                 return None
-            for piece in self.pieces:
-                if not child.write_bytes(piece):
-                    return None
             message = yield from child.progress_until_result()
-            return None if message is None else self._masses(message.get("masses"), n)
+            return None if message is None else self._masses(message)
         finally:
             child.end()
             if engine is not self.engine:
                 engine.close()
 
-    def _masses(self, masses, n: int) -> dict[str, tuple[int, ...]]:
+    def _masses(self, message: dict) -> dict[str, tuple[int, ...]]:
+        n, masses = message.get("sentences"), message.get("masses")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise SegvizError(f"{WHAT}: malformed result (no sentence count)")
+        if self.n is not None and n != self.n:
+            raise SegvizError(f"the corpus files changed since they were opened ({n} sentences now, "
+                              f"{self.n} shown); open them again")
         if not isinstance(masses, dict) or set(masses) != set(self.names):
-            raise SegvizError("peer segmenters' process: malformed result")
+            raise SegvizError(f"{WHAT}: malformed result")
         out = {}
         for name, m in masses.items():
-            if not isinstance(m, list) or not all(isinstance(x, int) and x > 0 for x in m) or sum(m) != n:
-                raise SegvizError(f"peer segmenters' process: {name} gave masses that do not cover {n} sentences")
+            if not isinstance(m, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
+                                                  for x in m) or sum(m) != n:
+                raise SegvizError(f"{WHAT}: {name} gave masses that do not cover {n} sentences")
             out[name] = tuple(m)
         return out
 
 
 def serve(config: dict, commands, send) -> int:
-    """Engine side: read the sentences, run the peers, stream progress and the masses (``send``: one reply)."""
+    """Engine side: the corpus (read once per session), the peers on it; progress, then the masses."""
 
     def job() -> int:
-        n = int(config["sentences"])
-        sentences: list[tuple[str, ...]] = []
-        while len(sentences) < n:
-            line = commands.readline()
-            if not line:
-                return 0
-            sentences.append(decode_sentence(line))
-        masses = send_progress(peers_task([str(x) for x in config["names"]], sentences, groups=config.get("groups"),
-                                          chunk=int(config.get("chunk") or PEER_CHUNK)), send)
-        send({"type": "result", "masses": {k: list(v) for k, v in masses.items()}})
+        def work():
+            corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
+            masses = yield from peers_task([str(x) for x in config["names"]], corpus.sentences(),
+                                           groups=peer_groups(corpus), chunk=int(config.get("chunk") or PEER_CHUNK))
+            return corpus.n_sentences, masses
+
+        n, masses = send_progress(work(), send)
+        send({"type": "result", "sentences": n, "masses": {k: list(v) for k, v in masses.items()}})
         return 0
 
     return serve_guarded(send, job)

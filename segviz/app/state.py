@@ -27,7 +27,6 @@ from ..metrics import score_row
 from ..rules import DecisionRule, ThresholdRule
 from ..segmentation import boundaries_to_masses, default_mu, masses_to_boundaries, segment_starts
 from ..segmented import SegmentedDocument, reference_titles
-from .child_process import encode_sentences
 
 # Notification topics (one per kind of change, so views redraw only what changed).
 CORPUS = "corpus"            # corpus, reference, baselines replaced
@@ -591,8 +590,6 @@ class PreparedCorpus:
     texts: list[str] = field(repr=False)
     baseline_masses: dict = field(repr=False)
     baseline_metrics: dict = field(repr=False)
-    peer_input: list = field(repr=False)         # the tokenised stream as the peers' child reads it
-    source_groups: list[int] | None = field(repr=False)
     #: what the readers decided (``Corpus.summary()``; O(documents), so not on the window's thread), and each
     #: reading's own summary with its notes
     summary: str | None = field(repr=False, default=None)
@@ -610,13 +607,11 @@ def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> Prep
     baselines = ({name: tuple(baseline_masses(name, masses, seed=seed)) for name in BASELINES}
                  if has_reference and n >= 2 else {})
     metrics = {name: dict(score_row(masses, m)) for name, m in baselines.items()}
-    groups = corpus.source_groups() if len(set(corpus.files)) > 1 else None
     summary = corpus.summary() if corpus.readings else None
     readings = "\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes) for r in corpus.readings)
     units = tuple(corpus.source_groups())
     return PreparedCorpus(corpus, seed, has_reference, masses, boundaries, segment_starts(masses),
-                          corpus.sentence_texts(), baselines, metrics, encode_sentences(corpus.sentences()), groups,
-                          summary, readings, units)
+                          corpus.sentence_texts(), baselines, metrics, summary, readings, units)
 
 
 def check_units(units, n: int) -> None:

@@ -188,6 +188,12 @@ def peer_names() -> tuple[str, ...]:
     return tuple(PEERS)
 
 
+def peer_groups(corpus) -> list[int] | None:
+    """The sentence counts of the corpus's source files when it has several (each Choi file is a peer's input of
+    its own, as the literature runs the peers), else None (the stream is one input)."""
+    return corpus.source_groups() if len(set(corpus.files)) > 1 else None
+
+
 def peer_pieces(n: int, groups: Sequence[int] | None, chunk: int = PEER_CHUNK) -> list[tuple[int, int]]:
     """Sentence ranges a peer runs on: each source file on its own, cut into pieces of at most ``chunk``."""
     pieces: list[tuple[int, int]] = []
