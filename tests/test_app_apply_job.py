@@ -301,3 +301,59 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
     qtbot.waitUntil(lambda: state.route is not None and state.route.expert == "long" and not window.busy,
                     timeout=300000)
     assert state.segmenter is state.opened_model.experts_["long"] and state.epsilon == 4
+
+
+# -- a model with no file of its own (trained in the window) is applied in the engine too ------------------------
+
+def test_a_model_without_a_file_crosses_as_json_with_its_language_models_file(sample, tmp_path):
+    from segviz.app.engine_models import LanguageModelFiles
+    from segviz.app.engine_process import EngineProcess
+
+    trained = Segmenter.load(LM_MODEL)   # as a window holds a model it trained: in memory, with its LMs
+    files = LanguageModelFiles()
+    engine = EngineProcess("a test engine")
+    try:
+        _, (n, got) = events_and_value(ApplyJob(None, [SAMPLE], model=trained, lm_files=files,
+                                                engine=engine).events())
+        lm_file = files.path_for(trained.lms_, None)   # saved once in the engine's directory, and known
+        assert Path(lm_file).parent == Path(engine.workdir)
+        _, (_, again) = events_and_value(ApplyJob(None, [SAMPLE], model=trained, lm_files=files,
+                                                  engine=engine).events())
+        assert files.path_for(trained.lms_, None) == lm_file   # not saved again
+        _, (_, columns) = events_and_value(ApplyJob(None, [SAMPLE], model=trained, lm_files=files,
+                                                    columns_of="model", engine=engine).events())
+    finally:
+        engine.close()
+    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
+    assert n == sample.n_sentences
+    np.testing.assert_array_equal(got.probabilities, local.probabilities)
+    np.testing.assert_array_equal(again.probabilities, local.probabilities)
+    np.testing.assert_array_equal(got.relevance, local.relevance)
+    want = trained.feature_matrix(sample)
+    assert columns.shape == want.shape and (columns != want).nnz == 0
+
+
+def test_columns_of_a_segmenter_the_model_lacks_is_one_error():
+    with pytest.raises(SegvizError, match="no segmenter called"):
+        events_and_value(ApplyJob(LM_MODEL, [SAMPLE], columns_of="wiki").events())
+
+
+def test_a_router_whose_file_is_gone_is_refused_by_name(tmp_path):
+    from segviz.app.engine_models import LanguageModelFiles, model_source
+
+    router = load_model(SAMPLE_MODEL)
+    with pytest.raises(SegvizError, match="file is gone"):
+        model_source(router, str(tmp_path / "gone.segviz"), LanguageModelFiles(), str(tmp_path))
+    assert model_source(router, str(SAMPLE_MODEL), LanguageModelFiles(), None) == {"model": str(SAMPLE_MODEL)}
+
+
+@pytest.mark.parametrize("columns", [
+    {"shape": [3, 2], "indptr": None, "indices": None, "data": None},
+    {"shape": [10**6, 2], "indptr": {"shape": [1], "i4": "AAAAAA=="}, "indices": {"shape": [0], "i4": ""},
+     "data": None},
+])
+def test_a_malformed_columns_result_is_one_error(columns):
+    from segviz.app.apply_job import columns_from_json
+
+    with pytest.raises(SegvizError, match="malformed"):
+        columns_from_json({"type": "result", "sentences": 10, "columns": columns})

@@ -173,6 +173,34 @@ def test_stop_keeps_the_last_round_and_ends_the_job_not_the_engine(window, qtbot
     assert window.features.train_button.isEnabled()
 
 
+def test_a_model_trained_here_is_applied_in_the_engine_to_the_next_corpus(window, qtbot):
+    """No thread does the engine's work: the model trained in the window crosses to the engine as its JSON with
+    its language models' file, for the next corpus's curve and for the feature columns."""
+    window.training.params = dict(lm_params=SMALL_LM)
+    open_corpus(window, qtbot, CHOI_DIR)
+    with qtbot.waitSignal(window.trainingFinished, timeout=300000):
+        window.start_training(2)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    trained = window.state.segmenter
+    assert trained is not None and trained.lms_ is not None and window.state.model_path is None
+    # the rounds bring no feature columns: the context panel's are evaluated in the engine, from the model's JSON
+    assert window.model_control.feature_columns() is None
+    qtbot.waitUntil(lambda: window.model_control.feature_columns() is not None, timeout=300000)
+    want = trained.feature_matrix(window.state.corpus)
+    got = window.model_control.feature_columns()
+    assert got.shape == want.shape and (got != want).nnz == 0
+    pid = window.engine.pid
+    with qtbot.waitSignal(window.modelApplied, timeout=300000):
+        assert window.open_corpus(str(CHOI))
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    state = window.state
+    assert state.segmenter is not None and state.model_path is None and window.engine.pid == pid
+    np.testing.assert_allclose(state.probabilities, state.segmenter.boundary_probabilities(state.corpus), atol=1e-12)
+    want = state.segmenter.feature_matrix(state.corpus)   # with the apply's result
+    got = window.model_control.feature_columns()
+    assert got.shape == want.shape and (got != want).nnz == 0
+
+
 def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent

@@ -29,22 +29,38 @@ from ..events import Progress
 from ..peers import preload_stemmer
 from ..model_protocol import Route
 from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
-from .engine_cache import shared_corpus, shared_model
+from .engine_cache import shared_corpus, shared_lms, shared_model
+from .engine_models import LanguageModelFiles, model_source
 from .engine_process import EngineProcess
 from .state import PlanUnit, check_units
 from .tasks import AppliedModel, apply_model_task
+from .training_job import model_from_json
+
+WHAT = "the model's process"
 
 
 class ApplyJob:
-    """The model saved at ``model_path`` applied to the corpus read from ``paths`` with ``read_options``.
+    """A model applied to the corpus read from ``paths`` with ``read_options``, in the engine process.
 
-    Iterate :meth:`events` on a worker thread: it yields ``Progress`` and returns ``(n_sentences, AppliedModel)``
-    (None when closed first); :meth:`close` from any thread ends the child at once."""
+    The model is the one saved at ``model_path``, or ``model`` itself (one trained in the window, named to the
+    engine by its JSON and its language models' file, :mod:`segviz.app.engine_models`; ``lm_files`` keeps those
+    files).  With ``columns_of`` (a segmenter of the model, by name) only that segmenter's feature columns on the
+    whole stream are computed (what the context panel and the feature highlight read).
 
-    def __init__(self, model_path: str | os.PathLike, paths: Sequence[str | os.PathLike], *,
+    Iterate :meth:`events` on a worker thread: it yields ``Progress`` and returns ``(n_sentences, AppliedModel)``,
+    or ``(n_sentences, columns)`` with ``columns_of`` (None when closed first); :meth:`close` from any thread
+    stops it."""
+
+    def __init__(self, model_path: str | os.PathLike | None, paths: Sequence[str | os.PathLike], *,
+                 model=None, lm_files: LanguageModelFiles | None = None, columns_of: str | None = None,
                  read_options: dict | None = None, reading_cache: str | os.PathLike | None = None,
                  engine: EngineProcess | None = None):
-        self.model_path = os.path.abspath(os.fspath(model_path))
+        if model_path is None and model is None:
+            raise SegvizError("applying a model needs the model or its file")
+        self.model_path = None if model_path is None else os.path.abspath(os.fspath(model_path))
+        self.model = model
+        self.lm_files = lm_files if lm_files is not None else LanguageModelFiles()
+        self.columns_of = columns_of
         self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not self.paths:
             raise SegvizError("applying a model in the background needs the corpus files")
@@ -59,19 +75,23 @@ class ApplyJob:
         if self._child is not None:
             self._child.terminate()
 
-    def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | None]:
-        engine = self.engine if self.engine is not None else EngineProcess("the model's process")
-        child = engine.channel("the model's process", self._cancel.is_set)
+    def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | tuple[int, sp.csr_matrix] | None]:
+        engine = self.engine if self.engine is not None else EngineProcess(WHAT)
+        child = engine.channel(WHAT, self._cancel.is_set)
         self._child = child
         try:
             yield Progress("starting the model's process", 0, 0)
             if not child.start():
                 return None
-            if not child.send({"job": "apply", "model": self.model_path, "paths": self.paths,
-                               "read_options": self.read_options, "reading_cache": self.reading_cache}):
+            source = ({"model": self.model_path} if self.model is None
+                      else model_source(self.model, self.model_path, self.lm_files, engine.workdir))
+            if not child.send({"job": "apply", **source, "paths": self.paths, "read_options": self.read_options,
+                               "reading_cache": self.reading_cache, "columns_of": self.columns_of}):
                 return None
             message = yield from child.progress_until_result()
-            return None if message is None else applied_from_json(message)
+            if message is None:
+                return None
+            return columns_from_json(message) if self.columns_of is not None else applied_from_json(message)
         finally:
             child.end()
             if engine is not self.engine:
@@ -80,18 +100,51 @@ class ApplyJob:
 
 # -- the result as JSON ---------------------------------------------------------------------------------------
 
-def applied_to_json(n: int, applied: AppliedModel) -> dict:
-    columns = applied.columns.tocsr()
+def _columns_to_json(columns) -> dict:
+    columns = columns.tocsr()
     ones = columns.data.size == 0 or bool(np.all(columns.data == 1))
+    return {"shape": list(columns.shape), "indptr": encode_array(columns.indptr, "<i4"),
+            "indices": encode_array(columns.indices, "<i4"), "data": None if ones else encode_array(columns.data)}
+
+
+def _columns_from_json(c: dict, n: int) -> sp.csr_matrix:
+    """The (n - 1, k) CSR matrix of :func:`_columns_to_json`, its index arrays checked."""
+    rows, k = (int(x) for x in c["shape"])
+    indptr = decode_array(c["indptr"], dtype="<i4").astype(np.int64)
+    indices = decode_array(c["indices"], dtype="<i4").astype(np.int64)
+    nnz = indices.size
+    if rows != n - 1 or k < 0 or indptr.shape != (rows + 1,) or indptr[0] != 0 or indptr[-1] != nnz \
+            or np.any(np.diff(indptr) < 0) or (nnz and (indices.min() < 0 or indices.max() >= k)):
+        raise ValueError("inconsistent feature matrix")
+    data = np.ones(nnz) if c["data"] is None else decode_array(c["data"], shape=(nnz,))
+    return sp.csr_matrix((data, indices, indptr), shape=(rows, k))
+
+
+def columns_to_json(n: int, columns) -> dict:
+    return {"type": "result", "sentences": int(n), "columns": _columns_to_json(columns)}
+
+
+def columns_from_json(message: dict) -> tuple[int, sp.csr_matrix]:
+    """``(n_sentences, columns)`` from :func:`columns_to_json`, checked."""
+    try:
+        n = int(message["sentences"])
+        if n < 2:
+            raise ValueError(f"{n} sentences")
+        return n, _columns_from_json(message["columns"], n)
+    except SegvizError:
+        raise
+    except MALFORMED as exc:
+        raise SegvizError(f"{WHAT}: malformed result ({exc.__class__.__name__}: {exc!s:.200})") from None
+
+
+def applied_to_json(n: int, applied: AppliedModel) -> dict:
     coverage = applied.coverage
     return {
         "type": "result", "sentences": int(n),
         "probabilities": encode_array(applied.probabilities),
         "relevance": None if applied.relevance is None else encode_array(applied.relevance),
         "profile": applied.profile,
-        "columns": {"shape": list(columns.shape), "indptr": encode_array(columns.indptr, "<i4"),
-                    "indices": encode_array(columns.indices, "<i4"),
-                    "data": None if ones else encode_array(columns.data)},
+        "columns": _columns_to_json(applied.columns),
         "coverage": None if coverage is None else {"covered": coverage.covered, "words": coverage.words,
                                                    "vocabulary": coverage.vocabulary},
         "units": [[u.start, u.end, u.expert, None if u.route is None else u.route.to_dict()] for u in applied.units],
@@ -110,16 +163,7 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
             raise ValueError("probabilities outside [0, 1]")
         relevance = None if message["relevance"] is None else decode_array(message["relevance"], shape=(n,))
         profile = check_profile(message["profile"], "the model's process")
-        c = message["columns"]
-        rows, k = (int(x) for x in c["shape"])
-        indptr = decode_array(c["indptr"], dtype="<i4").astype(np.int64)
-        indices = decode_array(c["indices"], dtype="<i4").astype(np.int64)
-        nnz = indices.size
-        if rows != n - 1 or indptr.shape != (rows + 1,) or indptr[0] != 0 or indptr[-1] != nnz \
-                or np.any(np.diff(indptr) < 0) or (nnz and (indices.min() < 0 or indices.max() >= k)):
-            raise ValueError("inconsistent feature matrix")
-        data = np.ones(nnz) if c["data"] is None else decode_array(c["data"], shape=(nnz,))
-        columns = sp.csr_matrix((data, indices, indptr), shape=(rows, k))
+        columns = _columns_from_json(message["columns"], n)
         cov = message.get("coverage")
         coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
         raw_units = message["units"]
@@ -139,14 +183,35 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
     except SegvizError:
         raise
     except MALFORMED as exc:
-        raise SegvizError(f"the model's process: malformed result ({exc.__class__.__name__}: {exc!s:.200})") from None
+        raise SegvizError(f"{WHAT}: malformed result ({exc.__class__.__name__}: {exc!s:.200})") from None
     return n, AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown, coverage)
 
 
 # -- the child's side -----------------------------------------------------------------------------------------
 
+def model_from_source(config: dict):
+    """The model a job line names (:func:`segviz.app.engine_models.model_source`): a file's, loaded once, or a
+    segmenter rebuilt from its JSON document with the language models of its file."""
+    if config.get("segmenter") is not None:
+        lms = None if not config.get("lms") else shared_lms(str(config["lms"]))
+        return model_from_json(config["segmenter"], lms)
+    return shared_model(str(config["model"]))
+
+
+def _child_columns(config: dict):
+    model = model_from_source(config)
+    segmenters = model.segmenters()
+    if config["columns_of"] not in segmenters:
+        raise SegvizError(f"the model has no segmenter called {config['columns_of']!r:.80}")
+    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
+                                      reading_cache=config.get("reading_cache"))
+    yield Progress("evaluating the model's features", 0, 1)
+    columns = segmenters[config["columns_of"]].feature_matrix(corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
+    return corpus.n_sentences, columns
+
+
 def _child_result(config: dict):
-    model = shared_model(config["model"])
+    model = model_from_source(config)
     # a model's peer-evidence questions (a router's gauges among them) ask C99's, whose first use imports nltk
     # (0.6-0.8 s): import it while the reading below waits for the files the window parses
     threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
@@ -161,8 +226,12 @@ def serve(config: dict, commands, send) -> int:
     """Engine side: read, load, apply; stream progress, then the result (``send``: one reply message)."""
 
     def job() -> int:
-        n, applied = send_progress(_child_result(config), send)
-        send(applied_to_json(n, applied))
+        if config.get("columns_of") is not None:
+            n, columns = send_progress(_child_columns(config), send)
+            send(columns_to_json(n, columns))
+        else:
+            n, applied = send_progress(_child_result(config), send)
+            send(applied_to_json(n, applied))
         return 0
 
     return serve_guarded(send, job)

@@ -1,4 +1,5 @@
-"""What the engine process keeps between the window's jobs: the corpus it read and the model it loaded (Qt-free).
+"""What the engine process keeps between the window's jobs: the corpus it read, the model it loaded and the
+language models it trained or loaded last (Qt-free).
 
 Applying a model, training and the peers of one window all work on the corpus the window shows; each job used to
 read it again (and load the model again) in an interpreter of its own.  In the window's one engine process
@@ -13,15 +14,18 @@ import os
 import threading
 from collections.abc import Generator, Sequence
 
+from ..errors import SegvizError
 from ..events import Progress
+from ..lm.models import LanguageModels
 from ..models import load_model
 from .tasks import read_corpus_task
 
-__all__ = ["shared_corpus", "shared_model"]
+__all__ = ["shared_corpus", "shared_model", "shared_lms", "remember_lms"]
 
 _lock = threading.Lock()
 _corpus: dict = {"key": None, "value": None, "lock": threading.Lock()}
 _model: dict = {"key": None, "value": None, "lock": threading.Lock()}
+_lms: dict = {"key": None, "value": None, "lock": threading.Lock()}
 
 
 def _signature(paths: Sequence[str]) -> tuple | None:
@@ -73,3 +77,31 @@ def shared_model(path: str):
             if _model["key"] == signature:
                 _model["value"] = model
         return model
+
+
+def remember_lms(path: str, lms: LanguageModels) -> None:
+    """Language models this engine has just saved at ``path`` (a training's): a later job naming that file takes
+    them from memory instead of loading them again."""
+    signature = _signature([path])
+    with _lock:
+        _lms.update(key=signature, value=lms if signature is not None else None, lock=threading.Lock())
+
+
+def shared_lms(path: str) -> LanguageModels:
+    """The language models saved at ``path``, loaded once per version of the file (only the latest are kept)."""
+    signature = _signature([path])
+    if signature is None:
+        raise SegvizError("the language models of the model trained in this window are gone; train it again "
+                          "or open a saved copy")
+    entry = _entry(_lms, signature)
+    with entry["lock"]:
+        with _lock:
+            cached = _lms["value"] if _lms["key"] == signature else None
+        if cached is not None:
+            return cached
+        lms = LanguageModels.load(path)
+        with _lock:
+            if _lms["key"] == signature:
+                _lms["value"] = lms
+        return lms
+

@@ -58,6 +58,12 @@ class EngineProcess:
         return self._child.pid
 
     @property
+    def workdir(self) -> str | None:
+        """The engine's private working directory (its jobs save files the window reads there), None before the
+        engine has started."""
+        return None if self._workdir is None else self._workdir.name
+
+    @property
     def closed(self) -> bool:
         return self._closed.is_set()
 

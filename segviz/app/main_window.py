@@ -29,6 +29,7 @@ from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
+from .engine_models import LanguageModelFiles
 from .engine_process import EngineProcess
 from .reading_cache import new_session_directory
 from .state import SessionState
@@ -80,6 +81,8 @@ class MainWindow(QMainWindow):
         # the session's parses of corpus files, shared with the engine children (each file is parsed once)
         self.reading_cache = new_session_directory()
         self._engine: EngineProcess | None = None
+        # which file holds which language models, for the engine (a model trained here is applied there)
+        self.lm_files = LanguageModelFiles()
         self.background = BackgroundWork(self)
         self.background.busyChanged.connect(self.busyChanged)
         self.background.allFinished.connect(self._background_done)

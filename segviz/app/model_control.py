@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QTimer
 
+from ..segmenter import SEGMENTER_NAME
 from .apply_job import ApplyJob
-from .tasks import apply_model_task, feature_columns_task, tune_task
+from .tasks import tune_task
 
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
@@ -151,16 +152,16 @@ class ModelControl:
             self._deliver(early)
             return True
         win.background.cancel(EARLY_APPLY)
-        if key is not None:
-            # in a child process: the engine's numpy calls would hold the GIL against the window for up to a
-            # third of a second each
-            job = ApplyJob(path, state.corpus_paths, read_options=win.files.read_options,
-                           reading_cache=win.reading_cache.name, engine=win.engine)
-            win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
-        else:
-            # a model with no file of its own (trained here): in a thread
-            win.background.start("apply", lambda: apply_model_task(model, corpus), on_result=done,
-                                 on_error=failed)
+        if not state.corpus_paths:
+            failed("the shown corpus has no files the engine could read")
+            return False
+        # in the engine process, whatever the model: its numpy calls would hold the GIL against the window for up
+        # to a third of a second each.  A model with a file of its own is loaded there from the file; one trained
+        # here crosses as its JSON with its language models' file (segviz.app.engine_models)
+        job = ApplyJob(path if key is not None else None, state.corpus_paths, model=None if key is not None else model,
+                       lm_files=win.lm_files, read_options=win.files.read_options,
+                       reading_cache=win.reading_cache.name, engine=win.engine)
+        win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
         return True
 
     @staticmethod
@@ -233,11 +234,15 @@ class ModelControl:
         if self.window.background.is_running("columns") and self._pending_key == (seg, corpus):
             return None
         self._pending_key = (seg, corpus)
-        relevance = state.relevance
 
-        def done(columns):
+        def done(result):
             self._pending_key = None
-            if state.segmenter is seg and state.corpus is corpus:
+            if result is None:
+                return   # cancelled
+            n, columns = result
+            if n != corpus.n_sentences:
+                failed(f"the corpus files changed since they were opened ({n} sentences now)")
+            elif state.segmenter is seg and state.corpus is corpus:
                 self._set_columns(seg, corpus, columns)
                 waiters, self._columns_waiters = self._columns_waiters, {}
                 for waiter in waiters.values():
@@ -247,8 +252,18 @@ class ModelControl:
             self._pending_key = None
             self.window.info_label.setText(f"cannot evaluate the model's features here: {message}")
 
-        self.window.background.start("columns", lambda: feature_columns_task(seg, corpus, relevance),
-                                     on_result=done, on_error=failed, show_progress=False)
+        if not state.corpus_paths:
+            failed("the shown corpus has no files the engine could read")
+            return None
+        # in the engine, on the corpus it read: the shown segmenter of the shown model (its file's, or its JSON and
+        # language models' file when it was trained here)
+        model, path, win = state.opened_model, state.model_path, self.window
+        has_file = self._child_key(model, path, state.corpus_paths, win.files.read_options) is not None
+        job = ApplyJob(path if has_file else None, state.corpus_paths, model=None if has_file else seg,
+                       columns_of=state.shown_expert if has_file else SEGMENTER_NAME, lm_files=win.lm_files,
+                       read_options=win.files.read_options, reading_cache=win.reading_cache.name, engine=win.engine)
+        win.background.start("columns", job.events, on_result=done, on_error=failed, on_abort=job.close,
+                             show_progress=False)
         return None
 
     _pending_key = None

@@ -167,12 +167,6 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
                         model_coverage(segmenter, corpus))
 
 
-def feature_columns_task(segmenter, corpus: Corpus, relevance: np.ndarray | None):
-    """The induced features' 0/1 matrix on ``corpus`` (what the context panel and the highlight read)."""
-    yield Progress("evaluating the model's features", 0, 1)
-    return segmenter.feature_matrix(corpus, relevance=relevance).tocsr()
-
-
 # -- the decision rule ----------------------------------------------------------------------------------------
 
 def tune_task(rule, probabilities: np.ndarray, reference_masses: Sequence[int]):

@@ -65,7 +65,7 @@ class TrainingControl:
         try:
             job = TrainingJob(state.corpus, state.corpus_paths, read_options=win.files.read_options,
                               n_features=int(n_features), reading_cache=win.reading_cache.name, engine=win.engine,
-                              **params)
+                              lm_files=win.lm_files, **params)
         except SegvizError as exc:
             win.show_error("Cannot train", str(exc))
             return None

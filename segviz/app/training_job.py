@@ -23,7 +23,6 @@ so a consumer that stops pulling (the app's Pause, at a round boundary) stops th
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -41,9 +40,9 @@ from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
 from .child_process import (MALFORMED, check_probabilities, check_profile, decode_array, encode_array,
                             progress_from_message, progress_message, serve_guarded)
-from .engine_cache import shared_corpus
+from .engine_cache import remember_lms, shared_corpus
+from .engine_models import LanguageModelFiles
 from .engine_process import EngineProcess
-from .temp_dirs import owned_directory
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -242,6 +241,7 @@ def serve(config: dict, commands, send) -> int:
                     send({"type": "lms", "path": config["lms_in"]})   # the parent's own, unchanged
                 else:
                     event.lms.save(lm_path)
+                    remember_lms(str(lm_path), event.lms)   # a later apply of the trained model takes them here
                     send({"type": "lms", "path": str(lm_path)})
             elif isinstance(event, RelevanceReady):
                 send({"type": "relevance", "relevance": encode_array(event.relevance), "profile": event.profile})
@@ -267,10 +267,14 @@ class TrainingJob:
     def __init__(self, corpus: Corpus, paths, *, read_options: dict | None = None, n_features: int = 30,
                  heldout_fraction: float = HELDOUT_FRACTION, lm_params: dict | None = None,
                  segmenter_params: dict | None = None, lms: LanguageModels | None = None,
-                 reading_cache: str | os.PathLike | None = None, engine: EngineProcess | None = None):
+                 reading_cache: str | os.PathLike | None = None, engine: EngineProcess | None = None,
+                 lm_files: LanguageModelFiles | None = None):
         """``corpus`` is the shown corpus, read from ``paths`` with ``read_options`` (the child reads it again).
 
-        ``lms``: fitted language models to use instead of training new ones (e.g. the shown model's)."""
+        ``lms``: fitted language models to use instead of training new ones (e.g. the shown model's).
+        ``lm_files``: the window's record of which file holds which language models
+        (:mod:`segviz.app.engine_models`): the trained ones stay in the engine's working directory, so that the
+        model trained here can be applied in the engine later."""
         if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
             raise SegvizError(f"the number of features must be an integer >= 1, got {n_features!r}")
         # only the sizes here (on the window's thread): the child splits the documents themselves
@@ -293,6 +297,7 @@ class TrainingJob:
         self.lms: LanguageModels | None = None
         self.finished = False
         self.engine = engine
+        self.lm_files = lm_files if lm_files is not None else LanguageModelFiles()
         self._cancel = threading.Event()
         self._child = None
         self._lm_path: str | None = None
@@ -318,18 +323,18 @@ class TrainingJob:
         """Start the child, send it the job, and yield its events (decoded) until it finishes or is cancelled."""
         if self.cancelled:
             return
-        workdir = owned_directory("segviz-train-")   # private (0700): the child saves its LMs here
-        self._lm_path = os.path.join(workdir, "lm.segviz")
         engine = self.engine if self.engine is not None else EngineProcess("the training process")
         child = engine.channel("the training process", self._cancel.is_set)
         self._child = child
         try:
             if not child.start():
                 return
+            # the engine's working directory (private, 0700, removed with the engine): the LMs trained there stay
+            # there for later jobs of the window on the model trained with them
+            self._lm_path = os.path.join(engine.workdir, f"lm-train-{child.number}.segviz")
             lms_in = None
-            if self.given_lms is not None:   # written here, on the caller's thread, for the child to read
-                lms_in = os.path.join(workdir, "lm-in.segviz")
-                self.given_lms.save(lms_in)
+            if self.given_lms is not None:   # on the caller's thread (saved once), for the engine to read
+                lms_in = self.lm_files.path_for(self.given_lms, engine.workdir)
             config = {"job": "train", "paths": self.paths, "read_options": self.read_options, "lms_in": lms_in,
                       "reading_cache": self.reading_cache,
                       "sentences": self.corpus.n_sentences, "n_features": self.n_features,
@@ -352,7 +357,6 @@ class TrainingJob:
             child.end()
             if engine is not self.engine:
                 engine.close()
-            shutil.rmtree(workdir, ignore_errors=True)
 
     def close(self) -> None:
         """Cancel, and end the child at once if it is computing (any thread; never blocks)."""
@@ -382,6 +386,7 @@ class TrainingJob:
                 if message["path"] != self._lm_path:
                     raise SegvizError("training process: language models at a path it was not given")
                 self.lms = LanguageModels.load(self._lm_path)
+                self.lm_files.register(self.lms, self._lm_path)
             else:
                 self.lms = self.given_lms
             return LanguageModelsReady(self.lms)
