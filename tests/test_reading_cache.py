@@ -301,3 +301,18 @@ def test_a_killed_window_not_yet_collected_by_its_parent_counts_as_dead(tmp_path
         assert remove_abandoned_sessions(tmp_path) == [session]
     finally:
         child.wait()
+
+
+def test_an_entry_is_written_line_by_line_and_reads_back(tmp_path):
+    # each line encoded on its own (one encode of a whole 10^6-sentence entry held the GIL for 0.6 s): the lines
+    # end with their own line end, joined they are the entry, and the stored file is that entry
+    from segviz.app.reading_cache import entry_lines
+
+    corpus = read_corpus(CHOI[0])
+    lines = entry_lines(corpus, str(CHOI[0]))
+    assert len(lines) >= 2 and all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
+    assert b"".join(lines) == encode_entry(corpus, str(CHOI[0]))
+    cache = ReadingCache(tmp_path)
+    cache.store("k", str(CHOI[0]), corpus)
+    assert (tmp_path / "k.jsonl").read_bytes() == b"".join(lines)
+    assert same(cache.load("k", str(CHOI[0])), corpus)

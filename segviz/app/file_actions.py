@@ -25,6 +25,7 @@ from ..paths import bundled
 from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
 from ..readers.source import expand_paths
+from .gui_gc import held_while_reading
 from .plot_svg import svg_document
 from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
 
@@ -128,7 +129,10 @@ class FileActions:
             return False
         label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
 
+        reading = held_while_reading().hold()
+
         def done(result):
+            reading.release()
             corpus, prepared = result
             self.read_options = dict(read_options)
             win.install_corpus(corpus, paths, label, prepared=prepared)
@@ -136,12 +140,15 @@ class FileActions:
                 self.add_recent(path)
 
         def failed(message):
+            reading.release()
             win.show_error("Cannot open corpus", message)
             win.corpusFailed.emit(message)
 
         seed, cache = win.state.seed, win.reading_cache.name
-        win.background.start("open", lambda: open_corpus_task(paths, seed=seed, reading_cache=cache, **read_options),
-                             on_result=done, on_error=failed)
+        worker = win.background.start("open", lambda: open_corpus_task(paths, seed=seed, reading_cache=cache,
+                                                                       **read_options),
+                                      on_result=done, on_error=failed)
+        worker.finished.connect(reading.release)   # whatever the end: superseded, cancelled, failed
         return True
 
     def format_choices(self) -> list[tuple[str, str]]:
