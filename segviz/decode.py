@@ -23,7 +23,8 @@ from numba import njit
 
 from segviz.errors import SegvizError
 
-__all__ = ["decode", "greedy_order_keep", "check_probabilities", "DEFAULT_ALPHAS", "DEFAULT_EPSILONS"]
+__all__ = ["decode", "greedy_order_keep", "greedy_order", "greedy_keep_in_order", "check_probabilities", "DEFAULT_ALPHAS",
+           "DEFAULT_EPSILONS"]
 
 DEFAULT_ALPHAS = tuple(np.round(np.arange(0.02, 0.99, 0.02), 2))
 DEFAULT_EPSILONS = (1, 2, 3, 4, 5, 6, 8)
@@ -47,8 +48,24 @@ def greedy_order_keep(probs: np.ndarray, epsilon: int) -> np.ndarray:
         raise SegvizError(f"epsilon must be >= 1 sentence, got {epsilon}")
     if eps == 1:
         return np.ones(p.size, dtype=bool)
-    order = np.argsort(-p, kind="stable")  # stable: equal probabilities -> earlier position first
-    return _greedy_keep(order, p.size, eps)
+    return greedy_keep_in_order(greedy_order(p), eps)
+
+
+def greedy_order(probs: np.ndarray) -> np.ndarray:
+    """The order in which the greedy pass visits the positions: by decreasing probability, equal probabilities
+    earliest first.  It does not depend on epsilon, so a caller moving epsilon can sort once."""
+    return np.argsort(-np.asarray(probs, dtype=np.float64), kind="stable")
+
+
+def greedy_keep_in_order(order: np.ndarray, epsilon: int) -> np.ndarray:
+    """:func:`greedy_order_keep` from the visiting order :func:`greedy_order` gave for the same probabilities."""
+    eps = int(epsilon)
+    if eps < 1:
+        raise SegvizError(f"epsilon must be >= 1 sentence, got {epsilon}")
+    order = np.asarray(order, dtype=np.int64)
+    if eps == 1:
+        return np.ones(order.size, dtype=bool)
+    return _greedy_keep(order, order.size, eps)
 
 
 def _greedy_keep_python(order: np.ndarray, n: int, eps: int) -> np.ndarray:

@@ -128,7 +128,8 @@ def drive(gen):
 
 def test_alpha_reuses_the_greedy_pass_of_its_epsilon():
     """Moving alpha recomputes no greedy pass: the kept boundaries at alpha are the threshold-0 ones above it
-    (the threshold rule's preparation, segviz.rules.ThresholdRule.prepare, is kept per epsilon)."""
+    (the threshold rule's preparation, segviz.rules.ThresholdRule.prepare, is kept per epsilon); a new epsilon
+    is one pass and no new sort (the visiting order is kept in the rule's scratch while the probabilities stay)."""
     import segviz.rules as rules
 
     rng = np.random.default_rng(7)
@@ -136,24 +137,27 @@ def test_alpha_reuses_the_greedy_pass_of_its_epsilon():
     state.set_corpus(tiny_corpus((40, 60, 25, 75)))
     probs = rng.random(state.n_sentences - 1)
     state.set_probabilities(probs)
-    calls = []
-    real = rules.greedy_order_keep
-    rules.greedy_order_keep = lambda p, e: calls.append(e) or real(p, e)
+    passes, sorts = [], []
+    real_pass, real_sort = rules.greedy_keep_in_order, rules.greedy_order
+    rules.greedy_keep_in_order = lambda order, e: passes.append(e) or real_pass(order, e)
+    rules.greedy_order = lambda p: sorts.append(p.size) or real_sort(p)
     try:
         for alpha in np.linspace(0, 1, 21):
             state.set_alpha(alpha)
             np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, 3))
-        assert calls == []
+        assert passes == [] and sorts == []
         state.set_epsilon(5)
         state.set_epsilon(3)
         state.set_epsilon(5)
-        assert calls == [5]
-        np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, 5))
-        # new probabilities: the kept passes belong to the old ones
+        state.set_epsilon(7)
+        assert passes == [5, 7] and sorts == []   # the sort made for epsilon 3 serves the new epsilons
+        np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, state.alpha, 7))
+        # new probabilities: the kept passes and order belong to the old ones
         state.set_probabilities(probs[::-1].copy())
-        assert calls == [5, 5]
+        assert passes == [5, 7, 7] and len(sorts) == 1
+        np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs[::-1], state.alpha, 7))
     finally:
-        rules.greedy_order_keep = real
+        rules.greedy_keep_in_order, rules.greedy_order = real_pass, real_sort
 
 
 @pytest.mark.parametrize("alpha,epsilon", [(float("nan"), 2), (5.0, 2), (-0.1, 2), (0.3, 0), (0.3, -3),

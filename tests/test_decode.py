@@ -136,3 +136,14 @@ def test_compiled_greedy_pass_matches_the_python_reference():
             p[rng.random(n) < 0.3] = 0.5          # ties: the earlier position first
             order = np.argsort(-p, kind="stable")
             np.testing.assert_array_equal(_greedy_keep(order, n, eps), _greedy_keep_python(order, n, eps))
+
+
+def test_the_greedy_pass_from_a_kept_order_is_the_greedy_pass():
+    from segviz.decode import greedy_keep_in_order, greedy_order, greedy_order_keep
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = np.round(rng.random(rng.integers(2, 300)), 1)   # ties
+        order = greedy_order(p)
+        for eps in (1, 2, 3, 7, 40):
+            np.testing.assert_array_equal(greedy_keep_in_order(order, eps), greedy_order_keep(p, eps))

@@ -133,6 +133,9 @@ class SessionState:
         self._n = 0
         self._starts = np.zeros(0, dtype=np.int64)
         self._prepared_rules: dict[tuple[Any, str], Any] = {}
+        # per segmenter, what its rule may keep while the probabilities and documents stay (DecisionRule
+        # .prepare_documents' scratch): emptied with the preparations
+        self._rule_scratch: dict[Any, dict] = {}
         self._spans: dict | None = None
 
     # -- notification ---------------------------------------------------------------------------------------
@@ -181,6 +184,7 @@ class SessionState:
         self.peer_masses = {}
         self.probabilities = None
         self._prepared_rules = {}
+        self._rule_scratch = {}
         self._spans = None
         self.units = self._default_units()
         self.relevance = None
@@ -231,6 +235,7 @@ class SessionState:
         self.probabilities = probs
         self.units = plan
         self._prepared_rules = {}
+        self._rule_scratch = {}
         self._spans = None
         if rel is not None:
             self.relevance = rel
@@ -263,6 +268,7 @@ class SessionState:
         """Forget the model's curve, hypothesis, metrics row and relevance (e.g. when training starts anew)."""
         self.probabilities = None
         self._prepared_rules = {}
+        self._rule_scratch = {}
         self._spans = None
         self.relevance = None
         self.relevance_profile = None
@@ -303,6 +309,7 @@ class SessionState:
         self.segmenter = segmenters[shown]
         self.model_path = path
         self._prepared_rules = {}
+        self._rule_scratch = {}
         self._spans = None
         self._notify(MODEL)
 
@@ -419,7 +426,8 @@ class SessionState:
         key = (expert, rule.preparation_key())
         prepared = self._prepared_rules.get(key)
         if prepared is None:
-            prepared = rule.prepare_documents(self.probabilities, spans)
+            prepared = rule.prepare_documents(self.probabilities, spans,
+                                              scratch=self._rule_scratch.setdefault(expert, {}))
             if len(self._prepared_rules) >= MAX_CACHED_PREPARATIONS:
                 self._prepared_rules.pop(next(iter(self._prepared_rules)))
             self._prepared_rules[key] = prepared
