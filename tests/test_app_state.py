@@ -244,3 +244,30 @@ def test_non_finite_probabilities_are_refused():
     with pytest.raises(ValueError, match="finite"):
         state.set_probabilities(bad)
     assert state.probabilities is None
+
+
+def test_on_the_longest_streams_a_moved_rules_metrics_follow_the_hypothesis(monkeypatch):
+    """From state.DEFER_METRICS_FROM sentences (lowered here) and with a scheduler, a new α shows its hypothesis
+    at once and scores it when the scheduler calls back; a later inline score makes the pending one moot."""
+    import segviz.app.state as st
+
+    monkeypatch.setattr(st, "DEFER_METRICS_FROM", 100)
+    state = SessionState(alpha=0.5, epsilon=3)
+    state.set_corpus(tiny_corpus((40, 60, 25, 75)))
+    probs = np.random.default_rng(2).random(state.n_sentences - 1)
+    state.set_probabilities(probs)
+    before = dict(state.metrics[MODEL_ROW])
+    pending = []
+    state.metrics_scheduler = pending.append
+    topics = []
+    state.subscribe(topics.append)
+    state.set_alpha(0.9)
+    np.testing.assert_array_equal(state.hypothesis_boundaries, decode(probs, 0.9, 3))
+    assert state.metrics[MODEL_ROW] == before and len(pending) == 1 and "metrics" not in topics
+    pending.pop()()
+    assert state.metrics[MODEL_ROW] == score_row(state.reference_masses, state.hypothesis_masses)
+    assert topics[-1] == "metrics"
+    # below the threshold, or without a scheduler: scored at once
+    monkeypatch.setattr(st, "DEFER_METRICS_FROM", 10**9)
+    state.set_alpha(0.2)
+    assert not pending and state.metrics[MODEL_ROW] == score_row(state.reference_masses, state.hypothesis_masses)

@@ -5,6 +5,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from . import state as st
 
+#: how long after a rule's last move its metrics row is scored on the longest streams (after the repaint)
+METRICS_DELAY_MS = 15
+
 
 class QtSession(QObject):
     """Qt face of a :class:`~segviz.app.state.SessionState`; views connect to these signals."""
@@ -39,6 +42,24 @@ class QtSession(QObject):
         self._alpha_timer.setSingleShot(True)
         self._alpha_timer.setInterval(0)
         self._alpha_timer.timeout.connect(self._apply_alpha)
+        # On the longest streams a moved rule's metrics row is scored after the hypothesis has been drawn
+        # (state.DEFER_METRICS_FROM): a short single-shot timer, restarted by every move, so a zero-timer's repaint
+        # comes first and a drag is scored once it rests
+        self._metrics_callback = None
+        self._metrics_timer = QTimer(self)
+        self._metrics_timer.setSingleShot(True)
+        self._metrics_timer.setInterval(METRICS_DELAY_MS)
+        self._metrics_timer.timeout.connect(self._score_metrics)
+        state.metrics_scheduler = self._schedule_metrics
+
+    def _schedule_metrics(self, callback) -> None:
+        self._metrics_callback = callback
+        self._metrics_timer.start()
+
+    def _score_metrics(self) -> None:
+        callback, self._metrics_callback = self._metrics_callback, None
+        if callback is not None:
+            callback()
 
     def request_alpha(self, alpha: float) -> None:
         """Coalescing ``state.set_alpha``: applied on the next event-loop pass with the latest value."""
