@@ -1,11 +1,11 @@
 """Leftovers of a window that was stopped: SIGTERM and SIGINT take the normal close path (steps cancelled, children
 ended, every temporary directory removed, exit status 128 + the signal); after SIGKILL, the next window removes
-every ``segviz-reading-*``, ``-apply-*``, ``-peers-*``, ``-train-*``, ``-shot-*`` and ``-bench-*`` directory of
-this user whose owner process is gone, and nothing else.
+every ``segviz-reading-*``, ``-engine-*``, ``-shot-*`` and ``-bench-*`` directory of this user whose owner
+process is gone, and nothing else.
 
-No clock: each run is stopped once the evidence of the state it must be in is on disk (the training child's
-working directory exists), and waits only for the process to end (the bound keeps a broken run from hanging the
-suite).
+No clock: each run is stopped once the evidence of the state it must be in is on disk (the language models the
+training fitted are in the engine's working directory: feature induction is under way), and waits only for the
+process to end (the bound keeps a broken run from hanging the suite).
 """
 from __future__ import annotations
 
@@ -35,13 +35,14 @@ def wait_for(condition, what: str, process=None, timeout: float = 300.0) -> None
 
 def window_training(tmp_path) -> tuple[subprocess.Popen, Path]:
     """An interactive window (offscreen) training on the Choi sample, with its own temporary directory; returns
-    once the training child's working directory exists (training has started)."""
+    once the training's language models are in the engine's working directory (induction has started)."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     env = {**os.environ, "TMPDIR": str(temporary), "QT_QPA_PLATFORM": "offscreen"}
     process = subprocess.Popen([sys.executable, "-m", "segviz", "gui", str(CHOI_DIR), "--train", "50"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: any(p.name.startswith("segviz-train-") for p in temporary.iterdir()),
+    wait_for(lambda: any(p.name.startswith("segviz-engine-") and any(p.glob("lm-train-*.segviz"))
+                         for p in temporary.iterdir()),
              "the training to start", process)
     return process, temporary
 
@@ -61,7 +62,7 @@ def test_the_next_window_removes_what_a_killed_one_left(tmp_path):
     process.kill()
     process.communicate(timeout=300)
     left = sorted(p.name.split("-")[1] for p in temporary.iterdir())
-    assert "reading" in left and "train" in left   # SIGKILL cannot be cleaned up after...
+    assert "reading" in left and "engine" in left   # SIGKILL cannot be cleaned up after...
     assert all((p / OWNER_FILE).read_text() == str(process.pid) for p in temporary.iterdir())
     assert remove_abandoned(temporary) and list(temporary.iterdir()) == []   # ...the next window does it
 
@@ -85,9 +86,9 @@ def test_every_abandoned_directory_of_a_window_is_removed_and_nothing_else(tmp_p
     abandoned = [directory(prefix + "dead", dead) for prefix in PREFIXES]
     kept = [directory(PREFIXES[0] + "alive", str(os.getppid())), directory(PREFIXES[1] + "ours", str(os.getpid())),
             directory(PREFIXES[2] + "no-owner"), directory(PREFIXES[3] + "garbled", "not a pid"),
-            directory(PREFIXES[4] + "negative", "-5"), directory("segviz-other-dead", dead),
+            directory(PREFIXES[0] + "negative", "-5"), directory("segviz-other-dead", dead),
             directory("unrelated", dead)]
-    fifo_owner = directory(PREFIXES[5] + "fifo-owner")
+    fifo_owner = directory(PREFIXES[1] + "fifo-owner")
     os.mkfifo(fifo_owner / OWNER_FILE)
     zero_owner = directory(PREFIXES[0] + "zero-owner")
     (zero_owner / OWNER_FILE).symlink_to("/dev/zero")
@@ -107,7 +108,7 @@ def test_a_window_leaving_in_a_hurry_removes_the_directories_it_made(tmp_path, m
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    made = [owned_directory(prefix) for prefix in ("segviz-train-", "segviz-apply-")]
+    made = [owned_directory(prefix) for prefix in ("segviz-engine-", "segviz-shot-")]
     assert all((Path(d) / OWNER_FILE).read_text() == str(os.getpid()) for d in made)
     remove_owned()
     assert list(tmp_path.iterdir()) == []

@@ -31,7 +31,7 @@ from ..model_protocol import Route
 from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
 from .engine_cache import shared_corpus, shared_lms, shared_model
 from .engine_models import LanguageModelFiles, model_source
-from .engine_process import EngineProcess
+from .engine_process import EngineProcess, EngineRequest
 from .state import PlanUnit, check_units
 from .tasks import AppliedModel, apply_model_task
 from .training_job import model_from_json
@@ -39,7 +39,7 @@ from .training_job import model_from_json
 WHAT = "the model's process"
 
 
-class ApplyJob:
+class ApplyJob(EngineRequest):
     """A model applied to the corpus read from ``paths`` with ``read_options``, in the engine process.
 
     The model is the one saved at ``model_path``, or ``model`` itself (one trained in the window, named to the
@@ -51,10 +51,13 @@ class ApplyJob:
     or ``(n_sentences, columns)`` with ``columns_of`` (None when closed first); :meth:`close` from any thread
     stops it."""
 
+    what = WHAT
+
     def __init__(self, model_path: str | os.PathLike | None, paths: Sequence[str | os.PathLike], *,
                  model=None, lm_files: LanguageModelFiles | None = None, columns_of: str | None = None,
                  read_options: dict | None = None, reading_cache: str | os.PathLike | None = None,
                  engine: EngineProcess | None = None):
+        super().__init__(engine)
         if model_path is None and model is None:
             raise SegvizError("applying a model needs the model or its file")
         self.model_path = None if model_path is None else os.path.abspath(os.fspath(model_path))
@@ -66,36 +69,19 @@ class ApplyJob:
             raise SegvizError("applying a model in the background needs the corpus files")
         self.read_options = dict(read_options or {})
         self.reading_cache = None if reading_cache is None else os.fspath(reading_cache)
-        self.engine = engine
-        self._cancel = threading.Event()
-        self._child = None
 
-    def close(self) -> None:
-        self._cancel.set()
-        if self._child is not None:
-            self._child.terminate()
+    def _config(self, engine: EngineProcess) -> dict:
+        # on the worker thread, with the engine running: naming a trained model may save its language models there
+        source = ({"model": self.model_path} if self.model is None
+                  else model_source(self.model, self.model_path, self.lm_files, engine.workdir))
+        return {"job": "apply", **source, "paths": self.paths, "read_options": self.read_options,
+                "reading_cache": self.reading_cache, "columns_of": self.columns_of}
 
     def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | tuple[int, sp.csr_matrix] | None]:
-        engine = self.engine if self.engine is not None else EngineProcess(WHAT)
-        child = engine.channel(WHAT, self._cancel.is_set)
-        self._child = child
-        try:
-            yield Progress("starting the model's process", 0, 0)
-            if not child.start():
-                return None
-            source = ({"model": self.model_path} if self.model is None
-                      else model_source(self.model, self.model_path, self.lm_files, engine.workdir))
-            if not child.send({"job": "apply", **source, "paths": self.paths, "read_options": self.read_options,
-                               "reading_cache": self.reading_cache, "columns_of": self.columns_of}):
-                return None
-            message = yield from child.progress_until_result()
-            if message is None:
-                return None
-            return columns_from_json(message) if self.columns_of is not None else applied_from_json(message)
-        finally:
-            child.end()
-            if engine is not self.engine:
-                engine.close()
+        message = yield from self._request(self._config, starting="starting the model's process")
+        if message is None:
+            return None
+        return columns_from_json(message) if self.columns_of is not None else applied_from_json(message)
 
 
 # -- the result as JSON ---------------------------------------------------------------------------------------

@@ -23,14 +23,15 @@ import re
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 
 from ..errors import SegvizError
+from ..events import Progress
 from . import child_process
 from .child_process import ChildProcess, dumps
 from .temp_dirs import owned_temporary_directory
 
-__all__ = ["EngineProcess", "Channel", "ENDED"]
+__all__ = ["EngineProcess", "Channel", "EngineRequest", "ENDED"]
 
 #: the message type that ends a channel's replies
 ENDED = "ended"
@@ -285,3 +286,41 @@ class Channel(ChildProcess):
                 pass
         self.engine._forget(self.number)
 
+
+
+class EngineRequest:
+    """A job that sends one request line and waits for one result, with progress meanwhile (applying a model,
+    the peers, the general relevance): the channel, the cancel and the private engine a job given none uses.
+
+    A subclass sets :attr:`what` (for messages) and calls :meth:`_request` from its ``events`` generator; any
+    thread may :meth:`close` it."""
+
+    what = "the engine process"
+
+    def __init__(self, engine: "EngineProcess | None"):
+        self.engine = engine
+        self._cancel = threading.Event()
+        self._child: Channel | None = None
+
+    def close(self) -> None:
+        self._cancel.set()
+        if self._child is not None:
+            self._child.terminate()
+
+    def _request(self, config: Callable[["EngineProcess"], dict], *, starting: str | None = None
+                 ) -> Generator[Progress, None, dict | None]:
+        """Send ``config(engine)`` (built once the engine runs: it may use its working directory), yield the
+        progress, return the result message (None when closed first)."""
+        engine = self.engine if self.engine is not None else EngineProcess(self.what)
+        child = engine.channel(self.what, self._cancel.is_set)
+        self._child = child
+        try:
+            if starting is not None:
+                yield Progress(starting, 0, 0)
+            if not child.start() or not child.send(config(engine)):
+                return None
+            return (yield from child.progress_until_result())
+        finally:
+            child.end()
+            if engine is not self.engine:
+                engine.close()

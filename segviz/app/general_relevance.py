@@ -11,7 +11,6 @@ need not load the language models at all.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Generator
@@ -25,7 +24,7 @@ from ..general_lm import GENERAL_LM_LABEL, general_language_models
 from ..relevance import relevance_profile, sentence_relevance
 from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
 from .engine_cache import shared_corpus
-from .engine_process import EngineProcess
+from .engine_process import EngineProcess, EngineRequest
 
 #: the background task's name (a newer one supersedes an older one)
 TASK = "relevance (general LMs)"
@@ -53,44 +52,26 @@ def general_relevance_task(corpus: Corpus) -> Generator[Progress, None, GeneralR
     return GeneralRelevance(relevance, profile)
 
 
-class GeneralRelevanceJob:
+class GeneralRelevanceJob(EngineRequest):
     """:func:`general_relevance_task` on the corpus read from ``paths`` with ``read_options``, in the engine process.
 
     Iterate :meth:`events` on a worker thread: it yields ``Progress`` and returns ``(n_sentences,
     GeneralRelevance)`` (None when closed first); :meth:`close` from any thread stops it."""
 
-    WHAT = "the relevance process"
+    what = WHAT = "the relevance process"
 
     def __init__(self, paths: Sequence[str | os.PathLike], *, read_options: dict | None = None,
                  engine: EngineProcess | None = None):
+        super().__init__(engine)
         self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not self.paths:
             raise SegvizError("relevance in the background needs the corpus files")
         self.read_options = dict(read_options or {})
-        self.engine = engine
-        self._cancel = threading.Event()
-        self._child = None
-
-    def close(self) -> None:
-        self._cancel.set()
-        if self._child is not None:
-            self._child.terminate()
 
     def events(self) -> Generator[Progress, None, tuple[int, GeneralRelevance] | None]:
-        engine = self.engine if self.engine is not None else EngineProcess(self.WHAT)
-        child = engine.channel(self.WHAT, self._cancel.is_set)
-        self._child = child
-        try:
-            if not child.start():
-                return None
-            if not child.send({"job": "relevance", "paths": self.paths, "read_options": self.read_options}):
-                return None
-            message = yield from child.progress_until_result()
-            return None if message is None else relevance_from_json(message)
-        finally:
-            child.end()
-            if engine is not self.engine:
-                engine.close()
+        message = yield from self._request(lambda engine: {"job": "relevance", "paths": self.paths,
+                                                           "read_options": self.read_options})
+        return None if message is None else relevance_from_json(message)
 
 
 def relevance_to_json(n: int, result: GeneralRelevance) -> dict:

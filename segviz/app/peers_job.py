@@ -10,26 +10,28 @@ the window checks against the stream it shows.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Generator, Sequence
 
 from ..errors import SegvizError
 from ..events import Progress
 from .child_process import send_progress, serve_guarded
 from .engine_cache import shared_corpus
-from .engine_process import EngineProcess
+from .engine_process import EngineProcess, EngineRequest
 from .tasks import PEER_CHUNK, peer_groups, peers_task
 
 WHAT = "the peer segmenters' process"
 
 
-class PeersJob:
+class PeersJob(EngineRequest):
     """Masses of each named peer over the corpus read from ``paths`` with ``read_options``; iterate
     :meth:`events` on a worker thread (it returns ``{name: masses}``, None when closed first), :meth:`close` from
     any thread.  ``n``: the sentences the window shows (a different count is refused: the files changed)."""
 
+    what = WHAT
+
     def __init__(self, names: Sequence[str], paths: Sequence[str | os.PathLike], *, read_options: dict | None = None,
                  n: int | None = None, chunk: int = PEER_CHUNK, engine: EngineProcess | None = None):
+        super().__init__(engine)
         self.names = list(names)
         self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not self.paths:
@@ -37,32 +39,13 @@ class PeersJob:
         self.read_options = dict(read_options or {})
         self.n = None if n is None else int(n)
         self.chunk = int(chunk)
-        self.engine = engine
-        self._cancel = threading.Event()
-        self._child = None
-
-    def close(self) -> None:
-        self._cancel.set()
-        if self._child is not None:
-            self._child.terminate()
 
     def events(self) -> Generator[Progress, None, dict[str, tuple[int, ...]] | None]:
-        engine = self.engine if self.engine is not None else EngineProcess(WHAT)
-        child = engine.channel(WHAT, self._cancel.is_set)
-        self._child = child
-        try:
-            yield Progress("starting the peer segmenters", 0, 0)
-            if not child.start():
-                return None
-            if not child.send({"job": "peers", "names": self.names, "paths": self.paths,
-                               "read_options": self.read_options, "chunk": self.chunk}):
-                return None
-            message = yield from child.progress_until_result()
-            return None if message is None else self._masses(message)
-        finally:
-            child.end()
-            if engine is not self.engine:
-                engine.close()
+        message = yield from self._request(
+            lambda engine: {"job": "peers", "names": self.names, "paths": self.paths,
+                            "read_options": self.read_options, "chunk": self.chunk},
+            starting="starting the peer segmenters")
+        return None if message is None else self._masses(message)
 
     def _masses(self, message: dict) -> dict[str, tuple[int, ...]]:
         n, masses = message.get("sentences"), message.get("masses")

@@ -2,10 +2,10 @@
 owners that are gone (Qt-free).
 
 A window makes several private directories under the system's temporary directory: the session's reading cache
-(``segviz-reading-*``), the model's and the peers' children's working directories (``segviz-apply-*``,
-``segviz-peers-*``), the training child's (``segviz-train-*``, with its language models), a headless run's
-throw-away settings (``segviz-shot-*``) and the benchmark's exports (``segviz-bench-*``).  Each is removed when its
-step ends or the window closes -- SIGTERM and SIGINT take the window's normal close path -- but a window killed
+(``segviz-reading-*``), its engine process's working directory (``segviz-engine-*``, with the language models a
+training fitted), a headless run's throw-away settings (``segviz-shot-*``) and the benchmark's exports
+(``segviz-bench-*``).  Each is removed when its step ends or the window closes -- SIGTERM and SIGINT take the
+window's normal close path -- but a window killed
 outright (SIGKILL, a crash) cannot remove them.  So every one holds :data:`OWNER_FILE`, the id of the window
 process, and :func:`remove_abandoned` (run as each window starts) removes the directories of this user whose
 owner no longer runs.
@@ -24,8 +24,7 @@ from ..errors import SegvizError
 from ..persist import read_bytes_limited
 
 #: the name prefixes of every temporary directory a window makes
-PREFIXES = ("segviz-reading-", "segviz-engine-", "segviz-apply-", "segviz-peers-", "segviz-train-", "segviz-shot-",
-            "segviz-bench-")
+PREFIXES = ("segviz-reading-", "segviz-engine-", "segviz-shot-", "segviz-bench-")
 #: the file in each that names the window process owning it
 OWNER_FILE = "owner.pid"
 #: the largest process-id file read (an owner, or a reading-cache claim)
