@@ -226,6 +226,17 @@ def serve_guarded(send: Callable[[dict], None], job: Callable[[], int]) -> int:
         return 1
 
 
+def terminate_and_wait(process: subprocess.Popen) -> None:
+    """End ``process`` if it still runs: SIGTERM, a second to go, then SIGKILL; returns once it has ended."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(1.0)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()   # a killed process always ends; a bound here only failed on a loaded machine
+
+
 class ChildProcess:
     """The parent's end of one child job: start, JSON lines each way, and an end that never hangs.
 
@@ -348,13 +359,7 @@ class ChildProcess:
         deadline = time.monotonic() + (0.0 if self.cancelled() else 0.5)
         while process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(1.0)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()   # a killed process always ends; a bound here only failed on a loaded machine
+        terminate_and_wait(process)
         try:
             process.stdout.close()
         except (OSError, ValueError):

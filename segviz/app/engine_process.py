@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import queue
 import re
-import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Generator
@@ -28,7 +27,7 @@ from collections.abc import Callable, Generator
 from ..errors import SegvizError
 from ..events import Progress
 from . import child_process
-from .child_process import ChildProcess, dumps
+from .child_process import ChildProcess, dumps, terminate_and_wait
 from .temp_dirs import owned_temporary_directory
 
 __all__ = ["EngineProcess", "Channel", "EngineRequest", "ENDED"]
@@ -178,13 +177,7 @@ class EngineProcess:
                 process.stdin.close()
             except (OSError, ValueError):
                 pass
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(1.0)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            terminate_and_wait(process)
             # the reply reader sees the end of the pipe now; its stream is closed only once it has let go of it
             if self._reader is not None and self._reader is not threading.current_thread():
                 self._reader.join()
