@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,13 @@ def test_benchmark_and_screenshot_arguments_are_checked_first(tmp_path):
     assert main(["gui", "--train", "0", "--screenshot", str(tmp_path / "x.png")]) == 2   # 0: only for --benchmark
     assert main(["gui", str(tmp_path / "no-such-corpus"), "--screenshot", str(tmp_path / "x.png")]) == 2
     assert not (tmp_path / "x.png").exists()
+
+
+def test_a_window_opens_the_bundled_model_with_its_first_corpus():
+    """With no --model the bundled model is opened together with the corpus, as --model opens one, so the engine
+    applies it while the window reads (the early apply: tests/test_app_apply_job.py)."""
+    from segviz.app.launch import startup_model
+
+    assert startup_model(None, Path("bundled.segviz")) == "bundled.segviz"
+    assert startup_model("mine.segviz", Path("bundled.segviz")) == "mine.segviz"
+    assert startup_model(None, None) is None

@@ -25,6 +25,15 @@ EXIT_GRACE_S = 1.5
 SWITCH_INTERVAL_S = 0.0005
 
 
+def startup_model(model: str | None, default_model) -> str | None:
+    """The model a window opens together with its first corpus: the one given, else the bundled default model
+    (None without one).  Opened with the corpus, as ``--model`` opens one, the engine reads and applies it while
+    the window reads; opened once the corpus was shown, it waited for the window's whole reading first."""
+    if model is not None or default_model is None:
+        return model
+    return str(default_model)
+
+
 def _load_engine() -> None:
     """Import the engine, and numba's machinery behind its compiled kernels, before Qt.
 
@@ -108,11 +117,8 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
             window.features.n_features.setValue(int(train))
             window.start_training(int(train))
         elif default_corpus and model is None:
-            # a newcomer sees a segmentation within seconds: the bundled model if there is one, else training
-            if SAMPLE_MODEL.is_file():
-                window.open_model(str(SAMPLE_MODEL))
-            else:
-                window.start_training(window.features.n_features.value())
+            # a newcomer without the bundled model (it is opened with the corpus when there is one) sees training
+            window.start_training(window.features.n_features.value())
         if block:
             window.block_view.set_block(int(block) - 1)
 
@@ -126,8 +132,7 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
         train = None
         window.corpusFailed.connect(lambda _m: driver.abandon())
         driver.start()
-        if model is None:   # the benchmark times a segmentation: the bundled model when none is given
-            model = str(SAMPLE_MODEL)
+    model = startup_model(model, window.default_model)
     window.corpusLoaded.connect(after_corpus)
     window.corpusFailed.connect(fail)
     if headless:   # an error that would be a dialog ends a headless run with status 2
