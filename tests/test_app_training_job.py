@@ -134,7 +134,7 @@ def test_pause_at_a_round_boundary_then_continue_and_cancel(corpus):
     # asked for the next event, and has sent nothing beyond the round it was asked for
     if blocked_reading_commands(pid) is not None:
         wait_for(lambda: blocked_reading_commands(pid), "the child to wait for its next command")
-        assert not child._buffer and not select.select([child.process.stdout], [], [], 0)[0]
+        assert child._replies.empty() and not select.select([child.process.stdout], [], [], 0)[0]
     second = next_round(events)
     assert second.added.round == 2 and job.model is second.model
     # the third round has begun (the child reported it): cancel from another thread; the cancel is in place

@@ -1,4 +1,4 @@
-"""A child interpreter for the app's heavy engine work (training, peer segmenters, applying a model), Qt-free.
+"""The window's engine interpreter, and the messages it exchanges with the window (Qt-free).
 
 A worker *thread* shares the GIL with the window: numpy/scipy calls and pure-Python loops of the engine held it
 for hundreds of milliseconds and froze the window (docs/benchmarks.md, *App*).  So the long, CPU-bound steps run
@@ -11,8 +11,9 @@ in a child interpreter:
 * with one BLAS thread and a lower priority, so the window the user is looking at comes first; it ends with its
   parent (Linux ``PR_SET_PDEATHSIG``), and :meth:`ChildProcess.terminate` ends it at once, even mid-computation.
 
-The child's side is :mod:`segviz.app.engine_child`; the jobs are :class:`segviz.app.training_job.TrainingJob`,
-:class:`segviz.app.peers_job.PeersJob` and :class:`segviz.app.apply_job.ApplyJob`.
+One such interpreter serves every job of a window (:mod:`segviz.app.engine_process`: the window's side, one
+channel per job; :mod:`segviz.app.engine_child`: the engine's side).  Here: how it is started and ended, and how
+arrays and messages cross and are checked.
 """
 from __future__ import annotations
 
@@ -20,11 +21,9 @@ import base64
 import json
 import math
 import os
-import select
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Generator
 from pathlib import Path
 
@@ -238,19 +237,16 @@ def terminate_and_wait(process: subprocess.Popen) -> None:
 
 
 class ChildProcess:
-    """The parent's end of one child job: start, JSON lines each way, and an end that never hangs.
+    """Starts the engine's interpreter (``python -I``, one BLAS thread, its own pipes) and ends it at once when asked.
 
-    ``cancelled()`` is polled while waiting for the child, so a cancel from any thread is seen within
-    :data:`POLL_S`.  Every method but :meth:`terminate` belongs to one (worker) thread.
+    ``cancelled()`` is checked under a lock before the start, so a cancel from any thread either comes first (no
+    process) or finds the process to end.  The messages are the engine channels' (:mod:`segviz.app.engine_process`).
     """
 
-    POLL_S = 0.02
-
     def __init__(self, what: str, cancelled: Callable[[], bool]):
-        self.what = what   # "the training process", for messages
+        self.what = what   # "the engine process", for messages
         self.cancelled = cancelled
         self.process: subprocess.Popen | None = None
-        self._buffer = bytearray()
         self._lock = threading.Lock()
 
     @property
@@ -269,71 +265,6 @@ class ChildProcess:
                                             cwd=workdir, env=env, close_fds=True)
         return True
 
-    def send(self, message: dict) -> bool:
-        return self.write(dumps(message) + "\n")
-
-    def write(self, text: str) -> bool:
-        """Write to the child; False when cancelled (a closed pipe after a cancel is not an error)."""
-        return self.write_bytes(text.encode("utf-8"))
-
-    def write_bytes(self, data: bytes) -> bool:
-        if self.cancelled():
-            return False
-        try:
-            self.process.stdin.write(data)
-            self.process.stdin.flush()
-            return True
-        except (BrokenPipeError, ValueError, OSError):
-            if self.cancelled():
-                return False
-            raise SegvizError(f"{self.what} ended unexpectedly (exit status {self.process.wait()})") from None
-
-    def receive(self) -> dict | None:
-        """The child's next message; None when cancelled.  A child that dies first is an error."""
-        line = self._read_line()
-        if line is None:
-            if self.cancelled():
-                return None
-            raise SegvizError(f"{self.what} ended unexpectedly (exit status {self.process.wait()})")
-        message = parse_message(line, self.what)
-        if message["type"] == "error":
-            raise SegvizError(error_text(message, self.what))
-        return message
-
-    def progress_until_result(self) -> Generator[Progress, None, dict | None]:
-        """Yield the child's progress messages as ``Progress`` until its result, which is returned (None when
-        cancelled); any other message is an error."""
-        while True:
-            message = self.receive()
-            if message is None:
-                return None
-            if message["type"] == "progress":
-                yield progress_from_message(message, self.what)
-            elif message["type"] == "result":
-                return message
-            else:
-                raise SegvizError(f"{self.what}: unknown message {message['type']!r:.60}")
-
-    def _read_line(self) -> bytes | None:
-        fd = self.process.stdout.fileno()
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0:
-                line = bytes(self._buffer[:end])
-                del self._buffer[:end + 1]
-                return line
-            if self.cancelled():
-                return None
-            if len(self._buffer) > MAX_MESSAGE_BYTES:
-                self._buffer = bytearray()
-                raise SegvizError(f"{self.what}: a message longer than {MAX_MESSAGE_BYTES:,} bytes")
-            ready, _, _ = select.select([fd], [], [], self.POLL_S)
-            if ready:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    return None
-                self._buffer += chunk
-
     def terminate(self) -> None:
         """End the child at once if it is running (any thread; never blocks)."""
         with self._lock:
@@ -343,24 +274,3 @@ class ChildProcess:
                 process.terminate()
             except OSError:
                 pass
-
-    def end(self) -> None:
-        """Close the pipes and make sure the child is gone.
-
-        An idle child exits on the end of its input; a cancelled one may be in the middle of a computation whose
-        result nobody wants, so it is terminated at once."""
-        process = self.process
-        if process is None:
-            return
-        try:
-            process.stdin.close()
-        except (OSError, ValueError):
-            pass
-        deadline = time.monotonic() + (0.0 if self.cancelled() else 0.5)
-        while process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        terminate_and_wait(process)
-        try:
-            process.stdout.close()
-        except (OSError, ValueError):
-            pass

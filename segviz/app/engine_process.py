@@ -11,8 +11,7 @@ starts it) and serves every job of the window on the same JSON-lines pipes, each
   job has returned.
 
 The engine keeps what the jobs share: the corpus it read (one parse per session, not one per job) and the model
-it loaded last (:mod:`segviz.app.engine_cache`).  A :class:`Channel` has the interface of a
-:class:`~segviz.app.child_process.ChildProcess`, so a job runs the same on a private engine of its own (what it
+it loaded last (:mod:`segviz.app.engine_cache`).  A job runs the same on a private engine of its own (what it
 does when no engine is given, e.g. in a script or a test) as on the window's.  Cancelling a channel stops its job
 at its next event without ending the engine; closing the engine ends every job at once.
 """
@@ -27,7 +26,8 @@ from collections.abc import Callable, Generator
 from ..errors import SegvizError
 from ..events import Progress
 from . import child_process
-from .child_process import ChildProcess, dumps, terminate_and_wait
+from .child_process import (ChildProcess, dumps, error_text, parse_message, progress_from_message,
+                            terminate_and_wait)
 from .temp_dirs import owned_temporary_directory
 
 __all__ = ["EngineProcess", "Channel", "EngineRequest", "ENDED"]
@@ -190,13 +190,20 @@ class EngineProcess:
             self._workdir = None
 
 
-class Channel(ChildProcess):
-    """One job's end of the shared engine, with the interface of a :class:`ChildProcess`."""
+class Channel:
+    """One job's end of the shared engine: JSON lines each way, a cancel that stops the job and not the engine,
+    and an end that never waits for the job.
+
+    ``cancelled()`` is polled while waiting for a reply, so a cancel from any thread is seen within
+    :data:`POLL_S`.  Every method but :meth:`terminate` belongs to one (worker) thread."""
+
+    POLL_S = 0.02
 
     def __init__(self, engine: EngineProcess, number: int, what: str, cancelled: Callable[[], bool]):
-        super().__init__(what, cancelled)
         self.engine = engine
         self.number = number
+        self.what = what   # "the training process", for messages
+        self.cancelled = cancelled
         self._replies: queue.SimpleQueue = queue.SimpleQueue()
         self._started = False
         self._ended = False
@@ -210,10 +217,6 @@ class Channel(ChildProcess):
         """The engine's process (shared with the other jobs)."""
         return self.engine._child.process
 
-    @process.setter
-    def process(self, value) -> None:   # ChildProcess.__init__ sets it; a channel's is always the engine's
-        pass
-
     def start(self, workdir: str | None = None) -> bool:
         """Start the engine if it is not running yet; False when cancelled first.  (``workdir`` is accepted for
         the interface: the engine has a working directory of its own.)"""
@@ -221,6 +224,13 @@ class Channel(ChildProcess):
             return False
         self._started = True
         return True
+
+    def send(self, message: dict) -> bool:
+        return self.write(dumps(message) + "\n")
+
+    def write(self, text: str) -> bool:
+        """Write to the job; False when cancelled (a closed pipe after a cancel is not an error)."""
+        return self.write_bytes(text.encode("utf-8"))
 
     def write_bytes(self, data: bytes) -> bool:
         if self.cancelled():
@@ -232,6 +242,37 @@ class Channel(ChildProcess):
             if self.cancelled():
                 return False
             raise
+
+    def receive(self) -> dict | None:
+        """The job's next message; None when cancelled.  A job that ends first (or an engine that dies) is an
+        error."""
+        line = self._read_line()
+        if line is None:
+            if self.cancelled():
+                return None
+            process = self.process
+            status = None if process is None else process.poll()
+            raise SegvizError(f"{self.what} ended unexpectedly"
+                              + ("" if status is None else f" (exit status {status})"))
+        message = parse_message(line, self.what)
+        if message["type"] == "error":
+            raise SegvizError(error_text(message, self.what))
+        message.pop("id", None)
+        return message
+
+    def progress_until_result(self) -> Generator[Progress, None, dict | None]:
+        """Yield the job's progress messages as ``Progress`` until its result, which is returned (None when
+        cancelled); any other message is an error."""
+        while True:
+            message = self.receive()
+            if message is None:
+                return None
+            if message["type"] == "progress":
+                yield progress_from_message(message, self.what)
+            elif message["type"] == "result":
+                return message
+            else:
+                raise SegvizError(f"{self.what}: unknown message {message['type']!r:.60}")
 
     def _deliver(self, line: bytes | None, *, failure: bool = False) -> None:
         self._replies.put((line, failure))
@@ -250,12 +291,6 @@ class Channel(ChildProcess):
                 self._replies.put((_EOF, False))   # every later read sees the end too
                 return None
             return line
-
-    def receive(self) -> dict | None:
-        message = super().receive()
-        if message is not None:
-            message.pop("id", None)
-        return message
 
     def terminate(self) -> None:
         """Stop the job at its next event (any thread; never blocks).  The engine goes on for the others."""
@@ -278,7 +313,6 @@ class Channel(ChildProcess):
             except SegvizError:
                 pass
         self.engine._forget(self.number)
-
 
 
 class EngineRequest:
