@@ -180,6 +180,19 @@ def test_the_peers_job_refuses_a_result_that_is_not_the_shown_stream(monkeypatch
     assert refused in str(error)
 
 
+def test_a_job_that_ends_without_its_result_is_one_error_while_the_engine_goes_on(monkeypatch, tmp_path):
+    """The engine says the job has returned, sends no result and stays up: one error, at once (the message used
+    to wait for the exit status of an engine that goes on)."""
+    import threading
+
+    fake_child(monkeypatch, tmp_path, [line('{"type":"ended"}')])   # as the engine writes it
+    errors = []
+    worker = threading.Thread(target=lambda: errors.append(run_job(ApplyJob(MODEL, [CHOI]).events())), daemon=True)
+    worker.start()
+    worker.join(120)   # only a hang guard
+    assert not worker.is_alive() and "ended unexpectedly" in str(errors[0])
+
+
 def test_an_endless_line_is_refused_at_the_bound(monkeypatch, tmp_path):
     monkeypatch.setattr(child_process, "MAX_MESSAGE_BYTES", 1 << 20)
     fake_child(monkeypatch, tmp_path, [b"x" * (4 << 20)])
