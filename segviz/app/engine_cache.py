@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 from ..errors import SegvizError
-from ..events import Progress
+from ..events import Progress, run_to_end
 from ..lm.models import LanguageModels
 from ..models import load_model
 from .tasks import read_corpus_task
@@ -43,6 +43,29 @@ def _entry(slot: dict, key) -> dict:
         return dict(slot)
 
 
+def _once(slot: dict, key, produce: Callable[[], Generator[Progress, None, object]]
+          ) -> Generator[Progress, None, object]:
+    """The value ``slot`` holds for ``key``, produced by ``yield from produce()`` only when it holds none (a key of
+    None is never kept); a second job asking while the first produces it waits for that one."""
+    entry = _entry(slot, key)
+    with entry["lock"]:
+        with _lock:
+            cached = slot["value"] if slot["key"] == key and key is not None else None
+        if cached is not None:
+            return cached
+        value = yield from produce()
+        with _lock:
+            if slot["key"] == key:
+                slot["value"] = value
+        return value
+
+
+def _at_once(load: Callable[[str], object], path: str) -> Generator[Progress, None, object]:
+    """``load(path)`` as a generator of no events (what :func:`_once` takes)."""
+    return load(path)
+    yield   # unreachable: makes this a generator
+
+
 def shared_corpus(paths: Sequence[str], *, read_options: dict | None = None, reading_cache: str | None = None
                   ) -> Generator[Progress, None, object]:
     """The corpus of ``paths`` read with ``read_options`` (through the session's reading cache), read once per
@@ -50,33 +73,13 @@ def shared_corpus(paths: Sequence[str], *, read_options: dict | None = None, rea
     options = dict(read_options or {})
     signature = _signature(paths)
     key = None if signature is None else (signature, json.dumps(options, sort_keys=True, default=str))
-    entry = _entry(_corpus, key)
-    with entry["lock"]:
-        with _lock:
-            cached = _corpus["value"] if _corpus["key"] == key and key is not None else None
-        if cached is not None:
-            return cached
-        corpus = yield from read_corpus_task(list(paths), reading_cache=reading_cache, backwards=True, **options)
-        with _lock:
-            if _corpus["key"] == key:
-                _corpus["value"] = corpus
-        return corpus
+    return (yield from _once(_corpus, key, lambda: read_corpus_task(list(paths), reading_cache=reading_cache,
+                                                                    backwards=True, **options)))
 
 
 def shared_model(path: str):
     """The model saved at ``path``, loaded once per version of the file."""
-    signature = _signature([path])
-    entry = _entry(_model, signature)
-    with entry["lock"]:
-        with _lock:
-            cached = _model["value"] if _model["key"] == signature and signature is not None else None
-        if cached is not None:
-            return cached
-        model = load_model(path)
-        with _lock:
-            if _model["key"] == signature:
-                _model["value"] = model
-        return model
+    return run_to_end(_once(_model, _signature([path]), lambda: _at_once(load_model, path)))
 
 
 def remember_lms(path: str, lms: LanguageModels) -> None:
@@ -93,15 +96,4 @@ def shared_lms(path: str) -> LanguageModels:
     if signature is None:
         raise SegvizError("the language models of the model trained in this window are gone; train it again "
                           "or open a saved copy")
-    entry = _entry(_lms, signature)
-    with entry["lock"]:
-        with _lock:
-            cached = _lms["value"] if _lms["key"] == signature else None
-        if cached is not None:
-            return cached
-        lms = LanguageModels.load(path)
-        with _lock:
-            if _lms["key"] == signature:
-                _lms["value"] = lms
-        return lms
-
+    return run_to_end(_once(_lms, signature, lambda: _at_once(LanguageModels.load, path)))

@@ -19,7 +19,7 @@ import threading
 
 from .child_process import JobCancelled, dumps
 
-#: the largest frame the window may send (a peers job's sentences come in pieces of 2,000)
+#: the largest frame the window may send (its job lines are small: a trained model's JSON is the largest)
 MAX_FRAME_BYTES = 256 * 1024 * 1024
 
 

@@ -102,10 +102,14 @@ class EngineProcess:
                                             name="engine-replies", daemon=True)
             self._reader.start()
             ready.wait()
+            if started and started[0] is True:
+                return True
+            self._child.process = None   # not started: the next job tries again, in a directory of its own
+            self._workdir.cleanup()
+            self._workdir = None
             if started and isinstance(started[0], BaseException):
-                self._child.process = None
                 raise started[0]
-            return bool(started and started[0])
+            return False
 
     def _start_and_read(self, started: list, ready: threading.Event) -> None:
         try:

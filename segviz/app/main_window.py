@@ -34,7 +34,7 @@ from .engine_process import EngineProcess
 from .reading_cache import new_session_directory
 from .state import SessionState
 from .peers_job import PeersJob
-from .tasks import peer_names
+from .tasks import files_changed, peer_names
 from .training_control import TrainingControl
 from .worker import GeneratorWorker
 
@@ -503,7 +503,7 @@ class MainWindow(QMainWindow):
                 return
             n, result = outcome
             if n != corpus.n_sentences:
-                failed(f"the corpus files changed since they were opened ({n} sentences now)")
+                failed(files_changed(n, corpus.n_sentences))
                 return
             if state.corpus is corpus and state.segmenter is segmenter:
                 state.set_relevance(result.relevance, result.profile, source=result.source)

@@ -19,7 +19,7 @@ from PySide6.QtCore import QTimer
 
 from ..segmenter import SEGMENTER_NAME
 from .apply_job import ApplyJob
-from .tasks import tune_task
+from .tasks import files_changed, tune_task
 
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
@@ -138,8 +138,7 @@ class ModelControl:
                 return   # cancelled
             n, applied = result
             if n != corpus.n_sentences:
-                failed(f"the corpus files changed since they were opened ({n} sentences now, "
-                       f"{corpus.n_sentences} shown); open them again")
+                failed(files_changed(n, corpus.n_sentences))
             else:
                 done(applied)
 
@@ -241,7 +240,7 @@ class ModelControl:
                 return   # cancelled
             n, columns = result
             if n != corpus.n_sentences:
-                failed(f"the corpus files changed since they were opened ({n} sentences now)")
+                failed(files_changed(n, corpus.n_sentences))
             elif state.segmenter is seg and state.corpus is corpus:
                 self._set_columns(seg, corpus, columns)
                 waiters, self._columns_waiters = self._columns_waiters, {}

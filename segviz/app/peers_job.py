@@ -17,7 +17,7 @@ from ..events import Progress
 from .child_process import send_progress, serve_guarded
 from .engine_cache import shared_corpus
 from .engine_process import EngineProcess, EngineRequest
-from .tasks import PEER_CHUNK, peer_groups, peers_task
+from .tasks import PEER_CHUNK, files_changed, peer_groups, peers_task
 
 WHAT = "the peer segmenters' process"
 
@@ -52,8 +52,7 @@ class PeersJob(EngineRequest):
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise SegvizError(f"{WHAT}: malformed result (no sentence count)")
         if self.n is not None and n != self.n:
-            raise SegvizError(f"the corpus files changed since they were opened ({n} sentences now, "
-                              f"{self.n} shown); open them again")
+            raise SegvizError(files_changed(n, self.n))
         if not isinstance(masses, dict) or set(masses) != set(self.names):
             raise SegvizError(f"{WHAT}: malformed result")
         out = {}

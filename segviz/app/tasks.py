@@ -72,6 +72,13 @@ def read_corpus_task(paths: Sequence[str], *, reading_cache: str | os.PathLike |
     return corpus
 
 
+def files_changed(now: int, shown: int) -> str:
+    """What a job says when the engine read a different number of sentences from the files than the window shows
+    (the files changed on disk since they were opened)."""
+    return (f"the corpus files changed since they were opened ({now:,} sentences now, {shown:,} shown); "
+            "open them again")
+
+
 def open_corpus_task(paths: Sequence[str], *, seed: int = 0, **options):
     """Read (:func:`read_corpus_task`) and derive what the window shows of the corpus (:func:`prepare_corpus`)."""
     corpus = yield from read_corpus_task(paths, **options)

@@ -43,6 +43,7 @@ from .child_process import (MALFORMED, check_probabilities, check_profile, decod
 from .engine_cache import remember_lms, shared_corpus
 from .engine_models import LanguageModelFiles
 from .engine_process import EngineProcess
+from .tasks import files_changed
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -209,8 +210,7 @@ def _child_events(config: dict):
     corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
                                       reading_cache=config.get("reading_cache"))
     if corpus.n_sentences != int(config["sentences"]):
-        raise SegvizError(f"the corpus files changed since they were opened ({corpus.n_sentences} sentences now, "
-                          f"{config['sentences']} shown); open them again before training")
+        raise SegvizError(files_changed(corpus.n_sentences, int(config["sentences"])))
     lms = None
     if config.get("lms_in"):
         yield Progress("loading the language models", 0, 1)
