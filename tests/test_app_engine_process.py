@@ -15,19 +15,11 @@ from segviz.app.engine_process import EngineProcess
 from segviz.app.peers_job import PeersJob
 from segviz.app.training_job import TrainingFinished, TrainingJob
 from segviz.errors import SegvizError
+from tests.drive import events_and_value
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
 MODEL = ROOT / "resources" / "sample_model.segviz"
-
-
-def drain(events):
-    stages = []
-    while True:
-        try:
-            stages.append(next(events))
-        except StopIteration as stop:
-            return stop.value, stages
 
 
 @pytest.fixture
@@ -38,10 +30,10 @@ def engine():
 
 
 def test_jobs_share_one_engine_process_and_its_reading(engine):
-    first, _ = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    _, first = events_and_value(ApplyJob(MODEL, [CHOI], engine=engine).events())
     pid = engine.pid
     assert engine.running and pid is not None
-    second, stages = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    stages, second = events_and_value(ApplyJob(MODEL, [CHOI], engine=engine).events())
     assert engine.pid == pid and engine.running        # the same process served both
     # the second apply took the corpus the first one read: no reading stage reached the window
     assert not [e for e in stages if e.stage.startswith("reading")], [e.stage for e in stages]
@@ -55,19 +47,22 @@ def test_the_engine_outlives_the_thread_of_the_job_that_started_it(engine):
     import threading
 
     results = []
-    first = threading.Thread(target=lambda: results.append(drain(ApplyJob(MODEL, [CHOI], engine=engine).events())))
+    job = ApplyJob(MODEL, [CHOI], engine=engine)
+    first = threading.Thread(target=lambda: results.append(events_and_value(job.events())))
     first.start()
     first.join()
     pid = engine.pid
     corpus = read_corpus(ROOT / "sample_corpora" / "choi")
-    masses, _ = drain(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"], engine=engine).events())
+    _, masses = events_and_value(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"],
+                                          engine=engine).events())
     assert sum(masses["texttiling"]) == corpus.n_sentences
-    assert engine.pid == pid and engine.running and results[0][0] is not None
+    assert engine.pid == pid and engine.running and results[0][1] is not None
 
 
 def test_the_peers_and_a_training_run_on_the_same_engine(engine):
     corpus = read_corpus(ROOT / "sample_corpora" / "choi")
-    masses, _ = drain(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"], engine=engine).events())
+    _, masses = events_and_value(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"],
+                                          engine=engine).events())
     assert sum(masses["texttiling"]) == corpus.n_sentences
     pid = engine.pid
     job = TrainingJob(corpus, [ROOT / "sample_corpora" / "choi"], n_features=2, engine=engine)
@@ -85,21 +80,21 @@ def test_a_cancelled_job_leaves_the_engine_to_the_next(engine):
     job.close()
     assert list(events) == []    # the job's events end at once
     assert engine.running and engine.pid == pid
-    result, _ = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    _, result = events_and_value(ApplyJob(MODEL, [CHOI], engine=engine).events())
     assert result[0] == read_corpus(CHOI).n_sentences
 
 
 def test_a_job_on_its_own_ends_its_private_engine():
     job = ApplyJob(MODEL, [CHOI])
-    drain(job.events())
+    events_and_value(job.events())
     process = job._child.process
     assert process.poll() is not None   # ended with the job
 
 
 def test_a_closed_engine_fails_no_later_job_silently(engine):
-    drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    events_and_value(ApplyJob(MODEL, [CHOI], engine=engine).events())
     engine.close()
-    result, _ = drain(ApplyJob(MODEL, [CHOI], engine=engine).events())
+    _, result = events_and_value(ApplyJob(MODEL, [CHOI], engine=engine).events())
     assert result is None   # refused (the window makes a new engine instead)
 
 
