@@ -115,8 +115,8 @@ class FileReading:
     sentences: int
     reference_boundaries: int | None
     notes: tuple[str, ...] = ()
-    # the list of headings taken reports on the reading and is not compared: a reading kept without it (the app's
-    # reading cache keeps the counts and notes) is still the same reading of the same file
+    # the list of headings taken reports on the reading and is not compared: a reading summarised without it is
+    # still the same reading of the same file
     headings: tuple[HeadingLine, ...] = field(default=(), compare=False)
 
     @property

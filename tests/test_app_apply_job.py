@@ -2,12 +2,10 @@
 a cancel ends the child, and the window applies a model opened with its corpus side by side with the reading."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -92,53 +90,48 @@ def test_a_missing_model_or_corpus_is_one_message(tmp_path):
         events_and_value(ApplyJob(LM_MODEL, [tmp_path / "none.sgm"]).events())
 
 
-@contextlib.contextmanager
-def sample_held_by_this_process(tmp_path):
-    """A session reading cache in which this (live) process has claimed the sample: a child that reads the sample
-    through it waits for this process's parse, reporting ``waiting for ...`` -- it cannot finish until released."""
-    from segviz.app.reading_cache import ReadingCache
-    from segviz.readers.source import read_source
+def held_engine(tmp_path):
+    """An engine whose reading of the sample is held: a training job on it has reported its first step of reading
+    (inside the engine's one reading of those files, which every other job on them waits for) and gets no next
+    step, so every job on the sample waits -- provably, without a clock -- until the engine is closed."""
+    from segviz.app.engine_process import EngineProcess
 
-    directory = tmp_path / "reading-cache"
-    directory.mkdir()
-    cache = ReadingCache(directory)
-    key = cache.key(read_source(SAMPLE), {}, str(SAMPLE))   # the key the child computes (no reader options)
-    assert cache.claim(key)
+    engine = EngineProcess("a test engine")
+    holder = engine.channel("the holding job", lambda: False)
+    assert holder.start()
+    assert holder.send({"job": "train", "paths": [str(SAMPLE)], "read_options": {}, "lms_in": None,
+                        "sentences": 0, "n_features": 1, "heldout_fraction": 0.2, "lm_params": {},
+                        "segmenter_params": {}, "lm_path": str(tmp_path / "lm.segviz")})
+    assert holder.write("next\n")
+    message = holder.receive()
+    assert message is not None and message["type"] == "progress" and message["stage"] == "reading", message
+    return engine, holder
+
+
+def test_close_returns_at_once_and_closing_the_engine_ends_it(tmp_path):
+    """Close from another thread while the worker waits for a job the engine cannot finish (its corpus is held):
+    the job returns None at once, the engine goes on for the other jobs, and closing the engine ends its process
+    by a signal rather than waiting for the work."""
+    engine, holder = held_engine(tmp_path)
+    # only so that a close that fails to end the job cannot hang the suite
+    hang_guard = threading.Timer(120, engine.close)
+    hang_guard.start()
     try:
-        yield directory
-    finally:
-        cache.release(key)
-
-
-def test_close_ends_the_child_at_once(tmp_path):
-    """Close from another thread while the worker waits on the child: the child is ended (SIGTERM), not left to
-    finish.  No clock is read: the child is held at the sample (claimed by this process in the reading cache),
-    so it is provably still at work when closed, and it could never end by itself."""
-    with sample_held_by_this_process(tmp_path) as cache:
-        job = ApplyJob(LM_MODEL, [SAMPLE], reading_cache=cache)
+        job = ApplyJob(LM_MODEL, [SAMPLE], engine=engine)
         gen = job.events()
-        events = []
-        for event in gen:               # until the child reports that it is waiting for the held file
-            events.append(event)
-            if event.stage.startswith(f"waiting for {SAMPLE.name}"):
-                break
-        else:
-            pytest.fail(f"the child never waited for the held sample: {[e.stage for e in events]}")
-        process = job._child.process
-        assert process.poll() is None   # still running: it cannot finish while the sample is held
-        # only so that a close that fails to end the job cannot hang the suite: after two minutes the sample is let
-        # go, the child finishes, and the result below is not None
-        hang_guard = threading.Timer(120, lambda: [claim.unlink() for claim in cache.glob("*.claim")])
-        hang_guard.start()
+        first = next(gen)               # the job is on its way (the engine has it or is being sent it)
         closer = threading.Thread(target=job.close)
-        closer.start()                  # while this thread waits for the child's next message
+        closer.start()
         rest, result = events_and_value(gen)
         closer.join()
+        assert result is None and not engine.closed
+        assert not any(e.stage.startswith("read ") for e in [first, *rest])   # it never got past the held file
+        assert engine.running
+        process = engine._child.process
+    finally:
         hang_guard.cancel()
-    assert result is None
-    assert not any(e.stage.startswith("read ") for e in rest)   # it never got past the held file
-    # the child is gone (reaped when the job ended), ended by a signal -- the close's SIGTERM, or the SIGKILL the
-    # job's end sends a child that has not died of it yet -- rather than exiting by itself
+        holder.end()
+        engine.close()
     assert process.wait(120) in (-signal.SIGTERM, -signal.SIGKILL)
 
 
@@ -212,33 +205,23 @@ def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, t
 def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
     """Its imports are a second of CPU: at the window's priority they competed with the window's first paint."""
     from segviz.app.child_process import CHILD_NICENESS, child_command
-    from segviz.app.engine_process import EngineProcess
 
     def niceness(pid):
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
 
     bootstrap = child_command()[-1]
     assert bootstrap.index("os.nice") < bootstrap.index("import importlib")
-    hang_guard = time.monotonic() + 120   # only so that a child that never answers cannot hang the suite
-    with sample_held_by_this_process(tmp_path) as cache:
-        engine = EngineProcess("a test engine")
-        child = engine.channel("a test job", lambda: time.monotonic() > hang_guard)
-        assert child.start()
-        try:
-            if not Path(f"/proc/{child.pid}/stat").exists():
-                pytest.skip("no /proc")
-            # a job whose first message proves the bootstrap has run (the niceness is set before any import) and
-            # that then keeps the child alive: it waits for the sample this process holds in the reading cache
-            assert child.send({"job": "apply", "model": str(LM_MODEL), "paths": [str(SAMPLE)], "read_options": {},
-                               "reading_cache": str(cache)})
-            message = child.receive()
-            assert message is not None and message["type"] == "progress", message
-            assert child.process.poll() is None
-            assert niceness(child.pid) == min(os.nice(0) + CHILD_NICENESS, 19)
-        finally:
-            child.terminate()
-            child.end()
-            engine.close()
+    # a job whose first message proves the bootstrap has run (the niceness is set before any import); the engine
+    # stays up after it, until closed
+    engine, holder = held_engine(tmp_path)
+    try:
+        if not Path(f"/proc/{holder.pid}/stat").exists():
+            pytest.skip("no /proc")
+        assert engine.running
+        assert niceness(holder.pid) == min(os.nice(0) + CHILD_NICENESS, 19)
+    finally:
+        holder.end()
+        engine.close()
 
 
 def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, qtbot, tmp_path):
@@ -255,17 +238,27 @@ def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, q
     assert window.state.segmenter is not None          # the model itself is open, waiting for a corpus
 
 
-def test_the_window_and_the_child_share_one_parse_that_ends_with_the_window(window, qtbot):
-    cache = Path(window.reading_cache.name)
+def test_the_engine_is_the_only_reader_and_its_directory_ends_with_the_window(window, qtbot, monkeypatch):
+    """The window never parses a corpus: it holds the engine's outline (no tokens), and the engine's working
+    directory, private to the user, goes with the window."""
+    from segviz.app import tasks
+    from segviz.app.corpus_outline import CorpusOutline
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the window parsed a corpus")
+
+    monkeypatch.setattr(tasks, "_read_one", refuse)
     with qtbot.waitSignal(window.modelApplied, timeout=300000, check_params_cb=lambda *a: True):
         assert window.open_corpus(str(SAMPLE))
         assert window.open_model(str(LM_MODEL))
     qtbot.waitUntil(lambda: not window.busy, timeout=300000)
-    assert len(list(cache.glob("*.jsonl"))) == 1 and not list(cache.glob("*.claim"))
-    assert os.stat(cache).st_mode & 0o077 == 0   # private to the user
+    assert isinstance(window.state.corpus, CorpusOutline) and not window.dialogs
+    assert list(window.state.texts) == read_corpus(SAMPLE).sentence_texts()
+    workdir = Path(window.engine.workdir)
+    assert os.stat(workdir).st_mode & 0o077 == 0   # private to the user
     with qtbot.waitSignal(window.closed, timeout=300000):
         window.close()
-    assert not cache.exists()
+    assert not workdir.exists()
 
 
 def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_new_corpus(window, qtbot, tmp_path):

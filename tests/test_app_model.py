@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from segviz import Segmenter  # noqa: E402
-from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+from tests.app_fixtures import app_settings, no_leaked_workers, shown_corpus, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
@@ -44,7 +44,7 @@ def test_bundled_model_applies_engine_probabilities(window, qtbot):
     open_corpus(window, qtbot)
     apply_model(window, qtbot)
     seg = Segmenter.load(MODEL)
-    expected = seg.boundary_probabilities(window.state.corpus)
+    expected = seg.boundary_probabilities(shown_corpus(window))
     np.testing.assert_allclose(window.state.probabilities, expected)
     assert window.state.alpha == pytest.approx(seg.rule_.alpha) and window.state.epsilon == seg.rule_.epsilon
     # the loaded model's features fill the table, with their final e^λ
@@ -56,12 +56,12 @@ def test_bundled_model_applies_engine_probabilities(window, qtbot):
     window.context.show_position(b)
     text = window.context.toPlainText()
     assert "active features" in text
-    for feature, factor in seg.active_features(window.state.corpus, b):
+    for feature, factor in seg.active_features(shown_corpus(window), b):
         assert feature.description in text and f"{factor:.3g}" in text
     # the relevance trace and profile come from the model's LMs
     from segviz.relevance import sentence_relevance
 
-    np.testing.assert_allclose(window.state.relevance, sentence_relevance(seg.lms_, window.state.corpus.sentences()))
+    np.testing.assert_allclose(window.state.relevance, sentence_relevance(seg.lms_, shown_corpus(window).sentences()))
     assert window.block_view.rel_plot.isVisible()
 
 
@@ -114,7 +114,7 @@ def test_two_applies_do_not_race(window, qtbot):
         window.apply_model(second, "second")
     qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert window.state.segmenter is second and window.state.model_path == "second"
-    np.testing.assert_allclose(window.state.probabilities, second.boundary_probabilities(window.state.corpus))
+    np.testing.assert_allclose(window.state.probabilities, second.boundary_probabilities(shown_corpus(window)))
 
 
 def test_live_training_step_pause_run(window, qtbot):
@@ -147,7 +147,7 @@ def test_live_training_step_pause_run(window, qtbot):
     seg = window.state.segmenter
     assert seg is not None and 1 <= len(seg.features_) <= 12 and seg.lms_ is not None
     # the curve after the last round is the trained segmenter's
-    np.testing.assert_allclose(window.state.probabilities, seg.boundary_probabilities(window.state.corpus),
+    np.testing.assert_allclose(window.state.probabilities, seg.boundary_probabilities(shown_corpus(window)),
                                atol=1e-9)
     assert (window.state.alpha, window.state.epsilon) == (pytest.approx(seg.rule_.alpha), seg.rule_.epsilon)
     assert "partly in-sample" in window.decision.reference_label.text()
@@ -186,7 +186,7 @@ def test_a_model_trained_here_is_applied_in_the_engine_to_the_next_corpus(window
     # the rounds bring no feature columns: the context panel's are evaluated in the engine, from the model's JSON
     assert window.model_control.feature_columns() is None
     qtbot.waitUntil(lambda: window.model_control.feature_columns() is not None, timeout=300000)
-    want = trained.feature_matrix(window.state.corpus)
+    want = trained.feature_matrix(shown_corpus(window))
     got = window.model_control.feature_columns()
     assert got.shape == want.shape and (got != want).nnz == 0
     pid = window.engine.pid
@@ -195,8 +195,8 @@ def test_a_model_trained_here_is_applied_in_the_engine_to_the_next_corpus(window
     qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     state = window.state
     assert state.segmenter is not None and state.model_path is None and window.engine.pid == pid
-    np.testing.assert_allclose(state.probabilities, state.segmenter.boundary_probabilities(state.corpus), atol=1e-12)
-    want = state.segmenter.feature_matrix(state.corpus)   # with the apply's result
+    np.testing.assert_allclose(state.probabilities, state.segmenter.boundary_probabilities(shown_corpus(window)), atol=1e-12)
+    want = state.segmenter.feature_matrix(shown_corpus(window))   # with the apply's result
     got = window.model_control.feature_columns()
     assert got.shape == want.shape and (got != want).nnz == 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from segviz.app.corpus_outline import outline_of
 from segviz.app.state import MODEL_ROW, SessionState
 from segviz.corpus import Corpus, Document
 from segviz.segmentation import boundaries_to_masses
@@ -11,12 +12,13 @@ from segviz.decode import decode
 from segviz.metrics import score_row
 
 
-def tiny_corpus(masses=(3, 5, 2, 4, 6)) -> Corpus:
+def tiny_corpus(masses=(3, 5, 2, 4, 6)):
+    """The outline (what the window holds) of a corpus of documents of ``masses`` sentences."""
     docs = []
     for d, m in enumerate(masses):
         sents = tuple(tuple(f"w{d}_{i}".split()) for i in range(m))
         docs.append(Document(f"doc{d}", sents, tuple(" ".join(s) for s in sents)))
-    return Corpus(docs, name="tiny")
+    return outline_of(Corpus(docs, name="tiny"))
 
 
 def test_corpus_sets_reference_and_baselines():

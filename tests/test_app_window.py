@@ -368,9 +368,9 @@ def test_a_format_choice_reaches_the_readers(window, qtbot, tmp_path):
     text = tmp_path / "story.txt"
     text.write_text(PROSE)
     open_and_wait(window, qtbot, str(text), format="lines")
-    assert window.state.corpus.readings[0].format == "lines"
+    assert " as lines (as asked)" in window.state.corpus.readings_summary
     open_and_wait(window, qtbot, str(text), format="text")
-    assert window.state.corpus.readings[0].format == "text" and "as text" in window.info_label.toolTip()
+    assert " as text (as asked)" in window.state.corpus.readings_summary and "as text" in window.info_label.toolTip()
     assert window.files.read_options == {"format": "text"}
 
 

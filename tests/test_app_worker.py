@@ -10,11 +10,11 @@ pytest.importorskip("pytestqt")
 
 from segviz import FeatureAdded, Segmenter, ThresholdRule  # noqa: E402
 from segviz.app import training_control  # noqa: E402
-from segviz.app.training_job import CurveUpdate, RelevanceReady, TrainingFinished, split_for_training  # noqa: E402
+from segviz.app.training_job import CurveUpdate, RelevanceReady, TrainingFinished, heldout_documents  # noqa: E402
 from segviz.app.worker import GeneratorWorker  # noqa: E402
 from segviz.events import Progress  # noqa: E402
 from segviz.features import Window, WordQuestion  # noqa: E402
-from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+from tests.app_fixtures import app_settings, no_leaked_workers, shown_corpus, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
@@ -28,15 +28,14 @@ class FakeJob:
     broken = False
 
     def __init__(self, corpus, paths, *, read_options=None, n_features=30, **_):
-        split_for_training(corpus)
         self.corpus, self.n_features = corpus, n_features
-        self.train_documents = len(split_for_training(corpus)[0])
+        self.train_documents = len(corpus) - heldout_documents(len(corpus))
         self.model = None
         self.cancelled = False
 
     @property
     def heldout_start(self):
-        return split_for_training(self.corpus)[0].n_sentences
+        return sum(self.corpus.document_masses()[:self.train_documents])
 
     def close(self):
         self.cancelled = True
@@ -210,7 +209,7 @@ def test_feature_click_highlights_where_it_fires(loaded, qtbot):
     win.features.table.selectRow(1)
     qtbot.waitUntil(lambda: not win.busy, timeout=300000)   # the model's columns are evaluated in the background
     seg = win.state.segmenter
-    expected = seg.feature_matrix(win.state.corpus).tocsc()[:, 1].nonzero()[0] + 1
+    expected = seg.feature_matrix(shown_corpus(win)).tocsc()[:, 1].nonzero()[0] + 1
     x, _ = win.block_view.highlight.getData()
     assert len(expected) and "fires at" in win.info_label.text()
     np.testing.assert_array_equal(np.sort(x), np.sort(expected))

@@ -1,19 +1,14 @@
-"""Malformed input the window reads from places it does not control: the engine child's pipe and the session's
-reading cache.
+"""Malformed input the window reads from a place it does not control: the engine process's pipe.
 
-A child that sends deep nesting, another JSON value, wrong types, missing keys, huge or non-finite numbers, bad
-UTF-8 or an endless line ends its job with one line (a SegvizError; in the window one dialog, the shown state
-kept), never a traceback or a hang.  A cache entry holding ``Infinity``, or a FIFO, a link to /dev/zero or an
-oversized file where an entry, a claim or an owner file should be, is ignored: the file is parsed again.  Every
-crafted message and file is made here; a fake child replaces the engine child's command line.
+An engine that sends deep nesting, another JSON value, wrong types, missing keys, huge or non-finite numbers, bad
+UTF-8, an endless line or an outline of a corpus that does not add up ends its job with one line (a SegvizError;
+in the window one dialog, the shown state kept), never a traceback or a hang.  Every crafted message is made here;
+a fake engine replaces the engine's command line.
 """
 from __future__ import annotations
 
 import json
-import os
 import sys
-import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,10 +18,12 @@ from segviz.app import child_process
 from segviz.app.apply_job import ApplyJob
 from segviz.app.child_process import encode_array
 from segviz.app.peers_job import PeersJob
-from segviz.app.reading_cache import ReadingCache, read_files_shared
+from segviz.app.corpus_outline import outline_messages, outline_of
+from segviz.app.read_job import ReadJob
 from segviz.app.training_job import TrainingJob
 from segviz.errors import SegvizError
 from tests.conftest import ROOT
+from tests.drive import events_and_value
 
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
 MODEL = ROOT / "resources" / "sample_model.segviz"
@@ -231,76 +228,53 @@ def test_the_window_shows_one_dialog_and_keeps_what_it_showed(window, qtbot, mon
     np.testing.assert_array_equal(window.state.probabilities, shown)
 
 
-# -- the reading cache ------------------------------------------------------------------------------------------
+# -- the corpus outline ---------------------------------------------------------------------------------------
 
-def read_with_cache(cache_dir: Path, files: list[str]):
-    """The corpus of ``files`` through the cache; runs on a thread so that a hang fails the test instead of
-    stopping the suite (the bound is no timing: a correct read never comes near it)."""
-    got = {}
-
-    def run():
-        got.update(read_files_shared(files, lambda p, o: read_corpus(p, **o), {}, ReadingCache(cache_dir)))
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(300)
-    assert not thread.is_alive(), "reading through the cache hung"
-    return got
+def outline_lines(**changes) -> list[bytes]:
+    """The engine's reply to a read job for the Choi sample, each message changed by ``changes[type]`` (a
+    function of the message, returning the message to send, or None to leave it out)."""
+    out = []
+    for message in outline_messages(outline_of(read_corpus(CHOI))):
+        change = changes.get(message["type"])
+        message = message if change is None else change(dict(message))
+        if message is not None:
+            out.append(line(message))
+    return out + [line({"type": "result"})]
 
 
-def entry_key(path) -> str:
-    return ReadingCache.key(Path(path).read_bytes(), {}, str(path))
+def test_the_fake_engine_serves_a_well_formed_outline(monkeypatch, tmp_path):
+    fake_child(monkeypatch, tmp_path, outline_lines())
+    _, outline = events_and_value(ReadJob([CHOI]).events())
+    corpus = read_corpus(CHOI)
+    assert outline.masses == corpus.document_masses() and list(outline.texts) == corpus.sentence_texts()
 
 
-def infinite_entry(path) -> bytes:
-    from segviz.app.reading_cache import encode_entry
-
-    lines = encode_entry(read_corpus(path), str(path)).decode("utf-8").split("\n")
-    header = json.loads(lines[0])
-    header["documents"][0]["sentences"] = "@INF@"
-    lines[0] = json.dumps(header).replace('"@INF@"', "Infinity")
-    return "\n".join(lines).encode("utf-8")
-
-
-@pytest.mark.parametrize("kind", ["infinity", "1e999", "fifo", "link to /dev/zero", "oversized", "a directory",
-                                  "link to a good entry"])
-def test_a_cache_entry_that_is_not_a_small_regular_file_of_finite_values_is_ignored(tmp_path, monkeypatch, kind):
-    from segviz.app import reading_cache
-    from segviz.app.reading_cache import encode_entry
-
-    cache_dir = tmp_path / "cache"
-    cache_dir.mkdir()
-    entry = cache_dir / f"{entry_key(CHOI)}.jsonl"
-    if kind == "infinity":
-        entry.write_bytes(infinite_entry(CHOI))
-    elif kind == "1e999":
-        entry.write_bytes(infinite_entry(CHOI).replace(b"Infinity", b"1e999"))
-    elif kind == "fifo":
-        os.mkfifo(entry)
-    elif kind == "link to /dev/zero":
-        entry.symlink_to("/dev/zero")
-    elif kind == "oversized":
-        monkeypatch.setattr(reading_cache, "MAX_ENTRY_BYTES", 1000)
-        entry.write_bytes(encode_entry(read_corpus(CHOI), str(CHOI)))
-    elif kind == "a directory":
-        entry.mkdir()
-    elif kind == "link to a good entry":
-        good = tmp_path / "elsewhere.jsonl"
-        good.write_bytes(encode_entry(read_corpus(CHOI), str(CHOI)))
-        entry.symlink_to(good)
-    assert ReadingCache(cache_dir).load(entry_key(CHOI), str(CHOI)) is None
-    got = read_with_cache(cache_dir, [str(CHOI)])
-    assert got[0].documents == read_corpus(CHOI).documents
+OUTLINES = {
+    "a head of wrong types": {"outline": lambda m: {**m, "sentences": "many"}},
+    "no head": {"outline": lambda m: None},
+    "two heads": {"documents": lambda m: {"type": "outline", **{k: v for k, v in m.items() if k != "type"}}},
+    "a negative mass": {"documents": lambda m: {**m, "masses": [-1] + m["masses"][1:]}},
+    "names and masses of different lengths": {"documents": lambda m: {**m, "names": m["names"][:-1]}},
+    "documents that do not cover the text": {"documents": lambda m: {**m, "masses": [1] + m["masses"][1:]}},
+    "texts missing": {"texts": lambda m: None},
+    "texts that are not strings": {"texts": lambda m: {**m, "texts": [1] * len(m["texts"])}},
+    "more texts than announced": {"texts": lambda m: {**m, "texts": m["texts"] * 2}},
+    "a unit of wrong shape": {"units": lambda m: {**m, "units": [[1, 2]]}},
+    "a paragraph start beyond its unit": {"units": lambda m: {**m, "units": [[u[0], u[1], [u[1] + 5], u[3]]
+                                                                          for u in m["units"]]}},
+    "a title of wrong type": {"units": lambda m: {**m, "units": [[u[0], u[1], u[2], [[0, 5]]]
+                                                              for u in m["units"]]}},
+}
 
 
-@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
-def test_a_claim_that_is_not_a_small_regular_file_is_stale(tmp_path, kind):
-    cache_dir = tmp_path / "cache"
-    cache_dir.mkdir()
-    claim = cache_dir / f"{entry_key(CHOI)}.claim"
-    if kind == "fifo":
-        os.mkfifo(claim)
-    else:
-        claim.symlink_to("/dev/zero")
-    assert not ReadingCache(cache_dir).claimant_alive(entry_key(CHOI))
-    got = read_with_cache(cache_dir, [str(CHOI)])
-    assert got[0].documents == read_corpus(CHOI).documents
+@pytest.mark.parametrize("name", list(OUTLINES))
+def test_the_read_job_refuses_a_malformed_outline_with_one_line(monkeypatch, tmp_path, name):
+    fake_child(monkeypatch, tmp_path, outline_lines(**OUTLINES[name]))
+    run_job(ReadJob([CHOI]).events())
+
+
+@pytest.mark.parametrize("name", ["deep nesting", "a list", "progress of wrong types", "an error of wrong type",
+                                  "unknown kind"])
+def test_the_read_job_refuses_a_malformed_message_with_one_line(monkeypatch, tmp_path, name):
+    fake_child(monkeypatch, tmp_path, [line(MALFORMED_MESSAGES[name])])
+    run_job(ReadJob([CHOI]).events())

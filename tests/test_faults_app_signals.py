@@ -1,6 +1,6 @@
 """Leftovers of a window that was stopped: SIGTERM and SIGINT take the normal close path (steps cancelled, children
 ended, every temporary directory removed, exit status 128 + the signal); after SIGKILL, the next window removes
-every ``segviz-reading-*``, ``-engine-*``, ``-shot-*`` and ``-bench-*`` directory of this user whose owner
+every ``segviz-engine-*``, ``-shot-*`` and ``-bench-*`` directory of this user whose owner
 process is gone, and nothing else.
 
 No clock: each run is stopped once the evidence of the state it must be in is on disk (the language models the
@@ -54,7 +54,7 @@ def test_a_signal_closes_the_window_as_its_close_button_does(tmp_path, number):
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 128 + number, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
-    assert list(temporary.iterdir()) == []   # the reading cache, the training directory, the peers': all gone
+    assert list(temporary.iterdir()) == []   # the engine's working directory, the training's language models in it: gone
 
 
 def test_the_next_window_removes_what_a_killed_one_left(tmp_path):
@@ -62,7 +62,7 @@ def test_the_next_window_removes_what_a_killed_one_left(tmp_path):
     process.kill()
     process.communicate(timeout=300)
     left = sorted(p.name.split("-")[1] for p in temporary.iterdir())
-    assert "reading" in left and "engine" in left   # SIGKILL cannot be cleaned up after...
+    assert "engine" in left   # SIGKILL cannot be cleaned up after...
     assert all((p / OWNER_FILE).read_text() == str(process.pid) for p in temporary.iterdir())
     assert remove_abandoned(temporary) and list(temporary.iterdir()) == []   # ...the next window does it
 
@@ -85,7 +85,7 @@ def test_every_abandoned_directory_of_a_window_is_removed_and_nothing_else(tmp_p
     dead = str(_dead_pid())
     abandoned = [directory(prefix + "dead", dead) for prefix in PREFIXES]
     kept = [directory(PREFIXES[0] + "alive", str(os.getppid())), directory(PREFIXES[1] + "ours", str(os.getpid())),
-            directory(PREFIXES[2] + "no-owner"), directory(PREFIXES[3] + "garbled", "not a pid"),
+            directory(PREFIXES[2] + "no-owner"), directory(PREFIXES[2] + "garbled", "not a pid"),
             directory(PREFIXES[0] + "negative", "-5"), directory("segviz-other-dead", dead),
             directory("unrelated", dead)]
     fifo_owner = directory(PREFIXES[1] + "fifo-owner")
@@ -96,7 +96,7 @@ def test_every_abandoned_directory_of_a_window_is_removed_and_nothing_else(tmp_p
     (tmp_path / "pid.txt").write_text(dead)
     (linked_owner / OWNER_FILE).symlink_to(tmp_path / "pid.txt")
     elsewhere = directory("elsewhere", dead)
-    (tmp_path / (PREFIXES[3] + "link")).symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / (PREFIXES[2] + "link")).symlink_to(elsewhere, target_is_directory=True)
     kept += [fifo_owner, zero_owner, linked_owner, elsewhere]
 
     assert sorted(remove_abandoned(tmp_path)) == sorted(abandoned)

@@ -17,7 +17,7 @@ from segviz.app.general_relevance import (GeneralRelevanceJob, general_relevance
 from segviz.errors import SegvizError  # noqa: E402
 from segviz.general_lm import GENERAL_LM_LABEL, MODEL_LM_LABEL, general_language_models  # noqa: E402
 from segviz.relevance import sentence_relevance  # noqa: E402
-from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
+from tests.app_fixtures import app_settings, no_leaked_workers, shown_corpus, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi" / "3-11_0.ref"
@@ -92,5 +92,5 @@ def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qt
         assert window.open_model(str(MODEL))
     qtbot.waitUntil(lambda: not window.busy, timeout=120000)
     assert state.relevance_source is None
-    np.testing.assert_allclose(state.relevance, sentence_relevance(state.segmenter.lms_, state.corpus.sentences()))
+    np.testing.assert_allclose(state.relevance, sentence_relevance(state.segmenter.lms_, shown_corpus(window).sentences()))
     assert MODEL_LM_LABEL in window.block_view.rel_flat_label.textItem.toPlainText()

@@ -5,10 +5,8 @@ profiles, names, the feature matrix), much of it inside single numpy calls that 
 token arrays: 150-330 ms each).  In a worker thread those calls froze the window as long; in a child
 (:mod:`segviz.app.child_process`) they cost it nothing.
 
-The child reads the corpus from the same files with the same reader options (only paths cross over, as for
-training), through the session's :mod:`~segviz.app.reading_cache`: started while the window is still reading,
-it takes the files last to first, the window first to last, and each file is parsed once by whichever gets to
-it.  It then loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` on two cores
+The engine takes the corpus it read for the window (only paths cross over, as for training; a model opened
+together with a corpus is applied as soon as the engine has read it, :mod:`segviz.app.engine_cache`).  It then loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` on two cores
 (``n_jobs=2``: the window is idle by then) and sends back the compact arrays the views need: the boundary
 probabilities, the plan (which segmenter answered for each document, and why), the relevance and its profile,
 the shown segmenter's induced features' 0/1 matrix (CSR index arrays) and the vocabulary coverage.  The sentence count the parent shows is checked when the
@@ -55,8 +53,7 @@ class ApplyJob(EngineRequest):
 
     def __init__(self, model_path: str | os.PathLike | None, paths: Sequence[str | os.PathLike], *,
                  model=None, lm_files: LanguageModelFiles | None = None, columns_of: str | None = None,
-                 read_options: dict | None = None, reading_cache: str | os.PathLike | None = None,
-                 engine: EngineProcess | None = None):
+                 read_options: dict | None = None, engine: EngineProcess | None = None):
         super().__init__(engine)
         if model_path is None and model is None:
             raise SegvizError("applying a model needs the model or its file")
@@ -68,14 +65,12 @@ class ApplyJob(EngineRequest):
         if not self.paths:
             raise SegvizError("applying a model in the background needs the corpus files")
         self.read_options = dict(read_options or {})
-        self.reading_cache = None if reading_cache is None else os.fspath(reading_cache)
 
     def _config(self, engine: EngineProcess) -> dict:
         # on the worker thread, with the engine running: naming a trained model may save its language models there
         source = ({"model": self.model_path} if self.model is None
                   else model_source(self.model, self.model_path, self.lm_files, engine.workdir))
-        return {"job": "apply", **source, "paths": self.paths, "read_options": self.read_options,
-                "reading_cache": self.reading_cache, "columns_of": self.columns_of}
+        return {"job": "apply", **source, "paths": self.paths, "read_options": self.read_options, "columns_of": self.columns_of}
 
     def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | tuple[int, sp.csr_matrix] | None]:
         message = yield from self._request(self._config, starting="starting the model's process")
@@ -189,8 +184,7 @@ def _child_columns(config: dict):
     segmenters = model.segmenters()
     if config["columns_of"] not in segmenters:
         raise SegvizError(f"the model has no segmenter called {config['columns_of']!r:.80}")
-    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
-                                      reading_cache=config.get("reading_cache"))
+    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
     yield Progress("evaluating the model's features", 0, 1)
     columns = segmenters[config["columns_of"]].feature_matrix(corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
     return corpus.n_sentences, columns
@@ -201,8 +195,7 @@ def _child_result(config: dict):
     # a model's peer-evidence questions (a router's gauges among them) ask C99's, whose first use imports nltk
     # (0.6-0.8 s): import it while the reading below waits for the files the window parses
     threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
-    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
-                                      reading_cache=config.get("reading_cache"))
+    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
     # two cores' worth: the window is idle by now, waiting for this
     applied = yield from apply_model_task(model, corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
     return corpus.n_sentences, applied

@@ -66,15 +66,13 @@ def _at_once(load: Callable[[str], object], path: str) -> Generator[Progress, No
     yield   # unreachable: makes this a generator
 
 
-def shared_corpus(paths: Sequence[str], *, read_options: dict | None = None, reading_cache: str | None = None
-                  ) -> Generator[Progress, None, object]:
-    """The corpus of ``paths`` read with ``read_options`` (through the session's reading cache), read once per
-    version of the files; a second job asking while the first reads waits for that reading."""
+def shared_corpus(paths: Sequence[str], *, read_options: dict | None = None) -> Generator[Progress, None, object]:
+    """The corpus of ``paths`` read with ``read_options``, read once per version of the files; a second job asking
+    while the first reads waits for that reading."""
     options = dict(read_options or {})
     signature = _signature(paths)
     key = None if signature is None else (signature, json.dumps(options, sort_keys=True, default=str))
-    return (yield from _once(_corpus, key, lambda: read_corpus_task(list(paths), reading_cache=reading_cache,
-                                                                    backwards=True, **options)))
+    return (yield from _once(_corpus, key, lambda: read_corpus_task(list(paths), **options)))
 
 
 def shared_model(path: str):

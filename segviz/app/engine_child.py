@@ -2,8 +2,8 @@
 
 Qt-free: it imports only the engine.  Every job of the window runs here on a *channel* of its own, each on its own
 thread: a frame ``{"id": N, "size": S}`` followed by S bytes feeds channel N's input (its first line names the
-job -- ``{"job": "train", ...}``, ``{"job": "peers", ...}``, ``{"job": "apply", ...}`` or ``{"job": "relevance",
-...}`` -- and carries its
+job -- ``{"job": "train", ...}``, ``{"job": "peers", ...}``, ``{"job": "apply", ...}``, ``{"job": "relevance",
+...}`` or ``{"job": "read", ...}`` -- and carries its
 settings; what follows is the job's own exchange); ``{"id": N, "cancel": true}`` stops it at its next event and
 ``{"id": N, "close": true}`` ends its input.  Every reply line carries its channel's id, and a job that returns
 says ``{"id": N, "type": "ended"}``.  Replies go to a private copy of the original stdout, while fd 1 is pointed
@@ -79,6 +79,8 @@ def _serve_function(job: str):
         from .apply_job import serve
     elif job == "relevance":
         from .general_relevance import serve
+    elif job == "read":
+        from .read_job import serve
     else:
         return None
     return serve

@@ -264,9 +264,11 @@ class Channel:
         message.pop("id", None)
         return message
 
-    def progress_until_result(self) -> Generator[Progress, None, dict | None]:
+    def progress_until_result(self, accept: Callable[[dict], bool] | None = None
+                              ) -> Generator[Progress, None, dict | None]:
         """Yield the job's progress messages as ``Progress`` until its result, which is returned (None when
-        cancelled); any other message is an error."""
+        cancelled); ``accept(message)`` takes the job's other messages (True when it did); any other message is an
+        error."""
         while True:
             message = self.receive()
             if message is None:
@@ -275,6 +277,8 @@ class Channel:
                 yield progress_from_message(message, self.what)
             elif message["type"] == "result":
                 return message
+            elif accept is not None and accept(message):
+                continue
             else:
                 raise SegvizError(f"{self.what}: unknown message {message['type']!r:.60}")
 
@@ -338,10 +342,11 @@ class EngineRequest:
         if self._child is not None:
             self._child.terminate()
 
-    def _request(self, config: Callable[["EngineProcess"], dict], *, starting: str | None = None
-                 ) -> Generator[Progress, None, dict | None]:
+    def _request(self, config: Callable[["EngineProcess"], dict], *, starting: str | None = None,
+                 accept: Callable[[dict], bool] | None = None) -> Generator[Progress, None, dict | None]:
         """Send ``config(engine)`` (built once the engine runs: it may use its working directory), yield the
-        progress, return the result message (None when closed first)."""
+        progress, return the result message (None when closed first); ``accept`` takes the job's messages that
+        are neither (:meth:`Channel.progress_until_result`)."""
         engine = self.engine if self.engine is not None else EngineProcess(self.what)
         child = engine.channel(self.what, self._cancel.is_set)
         self._child = child
@@ -350,7 +355,7 @@ class EngineRequest:
                 yield Progress(starting, 0, 0)
             if not child.start() or not child.send(config(engine)):
                 return None
-            return (yield from child.progress_until_result())
+            return (yield from child.progress_until_result(accept))
         finally:
             child.end()
             if engine is not self.engine:

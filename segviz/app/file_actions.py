@@ -25,9 +25,10 @@ from ..paths import bundled
 from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
 from ..readers.source import expand_paths
-from .gui_gc import held_while_reading
 from .plot_svg import svg_document
-from .tasks import hypothesis_csv, open_corpus_task, write_bytes_task, write_text_task
+from .read_job import ReadJob
+from .state import prepare_corpus
+from .tasks import hypothesis_csv, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +51,16 @@ FORMAT_CHOICES = (
 #: export filters and the suffix each one writes when the name has none
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG drawing (*.svg)": ".svg"}
 HYPOTHESIS_FILTERS = {"Choi format (*.ref)": ".ref", "CSV, one row per position (*.csv)": ".csv"}
+
+
+def open_corpus_task(job: ReadJob, *, seed: int = 0):
+    """The corpus's outline from the engine (:class:`~segviz.app.read_job.ReadJob`) and what the window derives
+    from it (:func:`~segviz.app.state.prepare_corpus`: baselines and their metrics); None when closed first."""
+    outline = yield from job.events()
+    if outline is None:
+        return None
+    yield Progress("preparing the corpus", 0, 1)
+    return outline, prepare_corpus(outline, seed=seed)
 
 
 def as_list(value) -> list[str]:
@@ -129,26 +140,23 @@ class FileActions:
             return False
         label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
 
-        reading = held_while_reading().hold()
-
         def done(result):
-            reading.release()
-            corpus, prepared = result
+            if result is None:   # closed first
+                return
+            outline, prepared = result
             self.read_options = dict(read_options)
-            win.install_corpus(corpus, paths, label, prepared=prepared)
+            win.install_corpus(outline, paths, label, prepared=prepared)
             for path in paths:
                 self.add_recent(path)
 
         def failed(message):
-            reading.release()
             win.show_error("Cannot open corpus", message)
             win.corpusFailed.emit(message)
 
-        seed, cache = win.state.seed, win.reading_cache.name
-        worker = win.background.start("open", lambda: open_corpus_task(paths, seed=seed, reading_cache=cache,
-                                                                       **read_options),
-                                      on_result=done, on_error=failed)
-        worker.finished.connect(reading.release)   # whatever the end: superseded, cancelled, failed
+        # the engine reads (and keeps the corpus for every later job); the window receives what it draws
+        job = ReadJob(paths, read_options=read_options, engine=win.engine)
+        win.background.start("open", partial(open_corpus_task, job, seed=win.state.seed),
+                             on_result=done, on_error=failed, on_abort=job.close)
         return True
 
     def format_choices(self) -> list[tuple[str, str]]:

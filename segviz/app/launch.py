@@ -67,7 +67,7 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:  # the engine works without Qt; only the app needs it
         raise SegvizError(f"the desktop app needs PySide6 ({exc})") from None
-    from .file_actions import SAMPLE_CORPUS, SAMPLE_MODEL, save_image
+    from .file_actions import SAMPLE_CORPUS, save_image
     from .gui_gc import collect_on_gui_thread
     from .main_window import MainWindow
     from .temp_dirs import owned_temporary_directory
@@ -150,7 +150,7 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
         status["closed_at"] = time.perf_counter()
         # background steps get a grace period; a step stuck inside one long engine call is not waited for
         QTimer.singleShot(int(EXIT_GRACE_S * 1000),
-                          lambda: _exit_now(status, tmp, window.reading_cache) if window.busy else None)
+                          lambda: _exit_now(status, tmp) if window.busy else None)
 
     window.closeRequested.connect(on_close_requested)
     signals.connect(window, status)
@@ -192,29 +192,28 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
     app.exec()
     if driver is not None:
         driver.finish()
-    _finish(tmp, window.reading_cache)
+    _finish(tmp)
     return status["code"]
 
 
-def _exit_now(status: dict, tmp, reading_cache) -> None:
+def _exit_now(status: dict, tmp) -> None:
     """The window is closed but a background step is still inside an engine call: leave without it."""
     from .benchmark import Benchmark
 
     Benchmark.flush_pending()
-    _finish(tmp, reading_cache)
+    _finish(tmp)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status["code"])
 
 
-def _finish(tmp, reading_cache=None) -> None:
-    # the session's parses and every step's working directory go with the session, however it ended (os._exit
-    # skips every finaliser and every step's own clean-up)
+def _finish(tmp) -> None:
+    # the run's and the engine's working directories go with the session, however it ended (os._exit skips every
+    # finaliser and every step's own clean-up)
     from .temp_dirs import remove_owned
 
-    for directory in (tmp, reading_cache):
-        if directory is not None:
-            directory.cleanup()
+    if tmp is not None:
+        tmp.cleanup()
     remove_owned()
 
 

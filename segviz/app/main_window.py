@@ -31,7 +31,7 @@ from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
 from .engine_models import LanguageModelFiles
 from .engine_process import EngineProcess
-from .reading_cache import new_session_directory
+from .temp_dirs import remove_abandoned
 from .state import SessionState
 from .peers_job import PeersJob
 from .tasks import files_changed, peer_names
@@ -78,9 +78,8 @@ class MainWindow(QMainWindow):
         self.session = QtSession(SessionState(alpha=_setting(self.settings, "decision/alpha", 0.5, float),
                                               epsilon=_setting(self.settings, "decision/epsilon", 2, int)), self)
         self.state = self.session.state
-        # the session's parses of corpus files, shared with the engine children (each file is parsed once)
-        self.reading_cache = new_session_directory()
         self._engine: EngineProcess | None = None
+        remove_abandoned()   # the working directories of windows that died without removing theirs
         # which file holds which language models, for the engine (a model trained here is applied there)
         self.lm_files = LanguageModelFiles()
         self.background = BackgroundWork(self)
@@ -396,17 +395,17 @@ class MainWindow(QMainWindow):
         name = self.corpus_label
         self.setWindowTitle(f"segviz — {name}")
         terms = ""
-        if any("#NEWID=" in d.name for d in state.corpus.documents[:1]):
+        if any("#NEWID=" in name for name in state.corpus.document_names[:1]):
             terms = "  ·  Reuters-21578: licensed for research purposes only"
         # what the readers decided (format, documents, sentences, reference boundaries), as `segviz inspect` says
         # (prepared where the corpus was read: the summary walks every document)
-        summary = state.prepared.summary or (
+        summary = state.corpus.summary or (
             f"{name}: {plural(len(state.corpus), 'document')}, {plural(state.n_sentences, 'sentence')}")
-        for reading in state.corpus.readings[:1]:   # the file's name is enough here; the tool tip has the paths
-            summary = summary.replace(reading.path, Path(reading.path).name)
+        for path in state.corpus.reading_paths[:1]:   # the file's name is enough here; the tool tip has the paths
+            summary = summary.replace(path, Path(path).name)
         self.corpus_summary = summary + terms
         self.info_label.setText(self.corpus_summary)
-        self.info_label.setToolTip(state.prepared.readings_summary)
+        self.info_label.setToolTip(state.corpus.readings_summary)
         self._block_changed(self.block_view.block)
         self.update_actions()
 
@@ -625,7 +624,6 @@ class MainWindow(QMainWindow):
         event.accept()
         if self._engine is not None:
             self._engine.close()
-        self.reading_cache.cleanup()
         self.closed.emit()
 
     def _background_done(self) -> None:

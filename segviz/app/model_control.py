@@ -159,7 +159,7 @@ class ModelControl:
         # here crosses as its JSON with its language models' file (segviz.app.engine_models)
         job = ApplyJob(path if key is not None else None, state.corpus_paths, model=None if key is not None else model,
                        lm_files=win.lm_files, read_options=win.files.read_options,
-                       reading_cache=win.reading_cache.name, engine=win.engine)
+                       engine=win.engine)
         win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
         return True
 
@@ -173,9 +173,9 @@ class ModelControl:
                 tuple(sorted((read_options or {}).items())))
 
     def _apply_early(self, segmenter, path) -> None:
-        """A model opened while a corpus is being read is applied at once, in a child that reads the same files
-        beside the window's reading, the two sharing the parses (:mod:`segviz.app.reading_cache`); the result
-        waits for the corpus to be installed, which then takes it (:meth:`apply_model`)."""
+        """A model opened while a corpus is being read is applied at once, in the engine, on the corpus the engine
+        is reading for the window (:mod:`segviz.app.engine_cache`: one reading for both); the result waits for the
+        corpus to be installed, which then takes it (:meth:`apply_model`)."""
         win = self.window
         opening = win.opening
         win.background.cancel(EARLY_APPLY)
@@ -187,7 +187,7 @@ class ModelControl:
         if key is None:
             return
         early = {"key": key, "outcome": None, "deliver": None}
-        job = ApplyJob(path, paths, read_options=read_options, reading_cache=win.reading_cache.name,
+        job = ApplyJob(path, paths, read_options=read_options,
                        engine=win.engine)
 
         def outcome(kind, value):
@@ -260,7 +260,7 @@ class ModelControl:
         has_file = self._child_key(model, path, state.corpus_paths, win.files.read_options) is not None
         job = ApplyJob(path if has_file else None, state.corpus_paths, model=None if has_file else seg,
                        columns_of=state.shown_expert if has_file else SEGMENTER_NAME, lm_files=win.lm_files,
-                       read_options=win.files.read_options, reading_cache=win.reading_cache.name, engine=win.engine)
+                       read_options=win.files.read_options, engine=win.engine)
         win.background.start("columns", job.events, on_result=done, on_error=failed, on_abort=job.close,
                              show_progress=False)
         return None

@@ -364,7 +364,7 @@ class ContextPanel(QTextBrowser):
         doc = state.document_of(position)
         prob = state.probability_at(position)
         parts = [f"<b>position {position}</b> (before sentence {position}) &middot; document {doc + 1}: "
-                 f"<span style='color:#616161'>{html.escape(state.corpus[doc].name)}</span><br>"]
+                 f"<span style='color:#616161'>{html.escape(state.corpus.document_names[doc])}</span><br>"]
         flags = []
         if prob is not None:
             flags.append(f"P(boundary) = <b>{prob:.3f}</b>")

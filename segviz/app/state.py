@@ -26,7 +26,8 @@ from ..baselines import BASELINES, baseline_masses
 from ..metrics import score_row
 from ..rules import DecisionRule, ThresholdRule
 from ..segmentation import boundaries_to_masses, default_mu, masses_to_boundaries, segment_starts
-from ..segmented import SegmentedDocument, reference_titles
+from ..segmented import SegmentedDocument
+from .corpus_outline import CorpusOutline
 
 # Notification topics (one per kind of change, so views redraw only what changed).
 CORPUS = "corpus"            # corpus, reference, baselines replaced
@@ -163,9 +164,10 @@ class SessionState:
         return self.probabilities is not None
 
     # -- corpus ---------------------------------------------------------------------------------------------
-    def set_corpus(self, corpus, path: str | None = None, *, paths=(), has_reference: bool = True,
+    def set_corpus(self, corpus: CorpusOutline, path: str | None = None, *, paths=(), has_reference: bool = True,
                    prepared: "PreparedCorpus | None" = None) -> None:
-        """Replace the corpus; the model's probabilities, peers and relevance of the old corpus are dropped.
+        """Replace the corpus (its outline, :mod:`segviz.app.corpus_outline`); the model's probabilities, peers and
+        relevance of the old corpus are dropped.
 
         ``has_reference`` False: the documents are not a segmentation to score against (unlabelled text), so
         no metric that needs a reference is computed; a corpus that says it has none (``corpus.has_reference``)
@@ -175,7 +177,7 @@ class SessionState:
             prepared = prepare_corpus(corpus, seed=self.seed, has_reference=has_reference)
         elif not has_reference and prepared.has_reference:
             prepared = prepare_corpus(corpus, seed=self.seed, has_reference=False)
-        masses = prepared.masses
+        masses = corpus.masses
         self.prepared = prepared
         self.corpus = corpus
         self._n = int(sum(masses))
@@ -184,7 +186,7 @@ class SessionState:
         self.reference_masses = masses
         self.reference_boundaries = prepared.reference_boundaries
         self._starts = prepared.starts
-        self.texts = prepared.texts
+        self.texts = corpus.texts
         # Section 6: mu is the reciprocal of the mean reference segment length
         self.mu = default_mu(masses) if self.has_reference else None
         self.baseline_masses = dict(prepared.baseline_masses)
@@ -205,10 +207,10 @@ class SessionState:
 
     def _default_units(self, expert: str | None = None) -> tuple[PlanUnit, ...]:
         """One unit per source unit of the corpus (a file, a JSONL object), each answered by ``expert``."""
-        if self.prepared is None:
+        if self.corpus is None:
             return ()
         out, start = [], 0
-        for size in self.prepared.unit_sizes:
+        for size in self.corpus.source_groups():
             out.append(PlanUnit(start, start + int(size), expert))
             start += int(size)
         return tuple(out)
@@ -499,15 +501,14 @@ class SessionState:
         if self.corpus is None or self.probabilities is None:
             raise ValueError("no segmentation is shown: open a corpus and a model first")
         out = []
-        for unit, document in zip(self.units, self.corpus.by_file()):
+        for unit, source in zip(self.units, self.corpus.units):
             inside = self.hypothesis_boundaries[(self.hypothesis_boundaries > unit.start)
                                                 & (self.hypothesis_boundaries < unit.end)] - unit.start
             masses = tuple(int(m) for m in boundaries_to_masses(inside, unit.end - unit.start))
             probabilities = tuple(float(p) for p in self.probabilities[unit.start:unit.end - 1])
             rule = self.rules.get(unit.expert, self.shown_rule)
-            out.append(SegmentedDocument(document.name, tuple(document.sentence_texts()), masses, probabilities,
-                                         document.paragraph_starts(), unit.expert, rule.describe(),
-                                         reference_titles(document)))
+            out.append(SegmentedDocument(source.name, tuple(self.texts[unit.start:unit.end]), masses, probabilities,
+                                         source.paragraph_flags(), unit.expert, rule.describe(), source.titles))
         return out
 
     @property
@@ -604,39 +605,27 @@ class SessionState:
 
 @dataclass(frozen=True)
 class PreparedCorpus:
-    """Everything the state derives from a corpus, computed once (in the background for a long corpus)."""
+    """Everything the state derives from a corpus's outline, computed once (in the background for a long corpus)."""
 
-    corpus: Any = field(repr=False)
+    corpus: Any = field(repr=False)   # the CorpusOutline it was derived from
     seed: int
     has_reference: bool
-    masses: tuple[int, ...] = field(repr=False)
     reference_boundaries: np.ndarray = field(repr=False)
     starts: np.ndarray = field(repr=False)
-    texts: list[str] = field(repr=False)
     baseline_masses: dict = field(repr=False)
     baseline_metrics: dict = field(repr=False)
-    #: what the readers decided (``Corpus.summary()``; O(documents), so not on the window's thread), and each
-    #: reading's own summary with its notes
-    summary: str | None = field(repr=False, default=None)
-    readings_summary: str = field(repr=False, default="")
-    #: sentences of each source unit (a file, a JSONL object), in order: the documents a model decides one by one
-    unit_sizes: tuple[int, ...] = field(repr=False, default=())
 
 
-def prepare_corpus(corpus, *, seed: int = 0, has_reference: bool = True) -> PreparedCorpus:
-    """Document lengths, reference boundaries, sentence texts, the four baselines and their metrics rows."""
-    has_reference = bool(has_reference) and corpus.has_reference
-    masses = tuple(corpus.document_masses())
+def prepare_corpus(outline: CorpusOutline, *, seed: int = 0, has_reference: bool = True) -> PreparedCorpus:
+    """Reference boundaries, document starts, the four baselines and their metrics rows."""
+    has_reference = bool(has_reference) and outline.has_reference
+    masses = outline.masses
     n = sum(masses)
     boundaries = masses_to_boundaries(masses) if has_reference else np.zeros(0, np.int64)
     baselines = ({name: tuple(baseline_masses(name, masses, seed=seed)) for name in BASELINES}
                  if has_reference and n >= 2 else {})
     metrics = {name: dict(score_row(masses, m)) for name, m in baselines.items()}
-    summary = corpus.summary() if corpus.readings else None
-    readings = "\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes) for r in corpus.readings)
-    units = tuple(corpus.source_groups())
-    return PreparedCorpus(corpus, seed, has_reference, masses, boundaries, segment_starts(masses),
-                          corpus.sentence_texts(), baselines, metrics, summary, readings, units)
+    return PreparedCorpus(outline, seed, has_reference, boundaries, segment_starts(masses), baselines, metrics)
 
 
 def check_units(units, n: int) -> None:

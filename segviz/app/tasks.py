@@ -24,8 +24,7 @@ from ..events import Progress
 from ..peers import PEERS, segment_with
 from ..persist import atomic_write_text
 from ..readers.source import expand_paths
-from .reading_cache import ReadingCache, read_files_shared
-from .state import PlanUnit, prepare_corpus
+from .state import PlanUnit
 from ..relevance import relevance_profile, sentence_relevance
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
@@ -34,38 +33,26 @@ PEER_CHUNK = 1500
 
 # -- reading --------------------------------------------------------------------------------------------------
 
-def read_corpus_task(paths: Sequence[str], *, reading_cache: str | os.PathLike | None = None,
-                     backwards: bool = False, **options) -> Generator[Progress, None, Corpus]:
+def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, None, Corpus]:
     """Read files, folders (their files) or globs into one corpus, a file at a time (Cancel is seen between
-    files), with the engine's readers and ``options`` (``format``, ...).
-
-    ``reading_cache`` is the session's :class:`~segviz.app.reading_cache.ReadingCache` directory: files another
-    reader of the session parsed (or is parsing) are taken from it, the others are parsed and stored there.
-    ``backwards`` takes the files last to first (the engine children do, so that they meet the window's reading
-    in the middle); the corpus is in file order either way."""
+    files), with the engine's readers and ``options`` (``format``, ...)."""
     paths = [str(p) for p in paths]
     if not paths:
         raise SegvizError("no corpus files given")
     files = [str(f) for f in expand_paths(paths)]
-    cache = None if reading_cache is None else ReadingCache(reading_cache)
-    parts: dict[int, Corpus] = {}
+    parts: list[Corpus] = []
     yield Progress("reading", 0, len(files))
-    for i, part in read_files_shared(files, _read_one, options, cache, backwards=backwards):
-        if part is None:
-            yield Progress(f"waiting for {Path(files[i]).name}", len(parts), len(files))
-            continue
-        parts[i] = part
+    for path in files:
+        parts.append(_read_one(path, options))
         # what was read is long-lived and free of reference cycles: out of the cyclic collector's passes, which
-        # would walk it again and again while the rest is read (in the window's process they run on the GUI
-        # thread: 15-40 ms each while 70k sentences are read, more under load)
+        # would walk it again and again while the rest is read and while the jobs on it make garbage
         gc.freeze()
-        yield Progress(f"read {Path(files[i]).name}", len(parts), len(files))
+        yield Progress(f"read {Path(path).name}", len(parts), len(files))
     if len(files) == 1:
         corpus = parts[0]
     else:
         first = Path(files[0])
-        corpus = Corpus.concatenate([parts[i] for i in range(len(files))],
-                                    name=f"{first.parent.name or first.name} ({len(files)} files)")
+        corpus = Corpus.concatenate(parts, name=f"{first.parent.name or first.name} ({len(files)} files)")
     if corpus.n_sentences < 2:
         what = "no sentences" if corpus.n_sentences == 0 else "only one sentence"
         raise SegvizError(f"{', '.join(paths)}: {what} found; segmenting needs at least 2 sentences")
@@ -77,13 +64,6 @@ def files_changed(now: int, shown: int) -> str:
     (the files changed on disk since they were opened)."""
     return (f"the corpus files changed since they were opened ({now:,} sentences now, {shown:,} shown); "
             "open them again")
-
-
-def open_corpus_task(paths: Sequence[str], *, seed: int = 0, **options):
-    """Read (:func:`read_corpus_task`) and derive what the window shows of the corpus (:func:`prepare_corpus`)."""
-    corpus = yield from read_corpus_task(paths, **options)
-    yield Progress("preparing the corpus", 0, 1)
-    return corpus, prepare_corpus(corpus, seed=seed)
 
 
 def _read_one(path: str, options: dict) -> Corpus:

@@ -1,8 +1,7 @@
 """The window's temporary directories: each names the process that owns it, and the next window removes those of
 owners that are gone (Qt-free).
 
-A window makes several private directories under the system's temporary directory: the session's reading cache
-(``segviz-reading-*``), its engine process's working directory (``segviz-engine-*``, with the language models a
+A window makes private directories under the system's temporary directory: its engine process's working directory (``segviz-engine-*``, with the language models a
 training fitted), a headless run's throw-away settings (``segviz-shot-*``) and the benchmark's exports
 (``segviz-bench-*``).  Each is removed when its step ends or the window closes -- SIGTERM and SIGINT take the
 window's normal close path -- but a window killed
@@ -24,10 +23,10 @@ from ..errors import SegvizError
 from ..persist import read_bytes_limited
 
 #: the name prefixes of every temporary directory a window makes
-PREFIXES = ("segviz-reading-", "segviz-engine-", "segviz-shot-", "segviz-bench-")
+PREFIXES = ("segviz-engine-", "segviz-shot-", "segviz-bench-")
 #: the file in each that names the window process owning it
 OWNER_FILE = "owner.pid"
-#: the largest process-id file read (an owner, or a reading-cache claim)
+#: the largest process-id file read (a directory's owner)
 MAX_PID_BYTES = 64
 
 

@@ -64,7 +64,7 @@ class TrainingControl:
             params["lms"] = state.segmenter.lms_
         try:
             job = TrainingJob(state.corpus, state.corpus_paths, read_options=win.files.read_options,
-                              n_features=int(n_features), reading_cache=win.reading_cache.name, engine=win.engine,
+                              n_features=int(n_features), engine=win.engine,
                               lm_files=win.lm_files, **params)
         except SegvizError as exc:
             win.show_error("Cannot train", str(exc))

@@ -15,8 +15,8 @@ Qt-free.  Two halves of one path:
   round, and keeps that partial model.
 
 The child (:mod:`segviz.app.child_process`: ``python -I``, the package loaded by location, JSON lines over its own
-pipes, no pickle, no key) reads the corpus again from the same files with the same reader options (through the
-session's reading cache: the window's parses are reused, not redone).  The
+pipes, no pickle, no key) takes the corpus it read for the window (the same files with the same reader options;
+:mod:`segviz.app.engine_cache`).  The
 exchange is lock-step: the parent asks for the next event and the child computes until it has one, then idles;
 so a consumer that stops pulling (the app's Pause, at a round boundary) stops the training exactly there.
 """
@@ -207,8 +207,7 @@ def _child_events(config: dict):
     """Read the corpus again, here, by the same readers with the same options (so the child trains on exactly
     the documents the window shows, paragraphs and source files included, and only paths cross over), then
     train."""
-    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"),
-                                      reading_cache=config.get("reading_cache"))
+    corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
     if corpus.n_sentences != int(config["sentences"]):
         raise SegvizError(files_changed(corpus.n_sentences, int(config["sentences"])))
     lms = None
@@ -267,7 +266,7 @@ class TrainingJob:
     def __init__(self, corpus: Corpus, paths, *, read_options: dict | None = None, n_features: int = 30,
                  heldout_fraction: float = HELDOUT_FRACTION, lm_params: dict | None = None,
                  segmenter_params: dict | None = None, lms: LanguageModels | None = None,
-                 reading_cache: str | os.PathLike | None = None, engine: EngineProcess | None = None,
+                 engine: EngineProcess | None = None,
                  lm_files: LanguageModelFiles | None = None):
         """``corpus`` is the shown corpus, read from ``paths`` with ``read_options`` (the child reads it again).
 
@@ -287,7 +286,6 @@ class TrainingJob:
         if not self.paths:
             raise SegvizError("training needs the corpus files the window shows")
         self.read_options = dict(read_options or {})
-        self.reading_cache = None if reading_cache is None else os.fspath(reading_cache)
         self.n_features = int(n_features)
         self.heldout_fraction = float(heldout_fraction)
         self.lm_params = dict(lm_params or {})
@@ -336,7 +334,6 @@ class TrainingJob:
             if self.given_lms is not None:   # on the caller's thread (saved once), for the engine to read
                 lms_in = self.lm_files.path_for(self.given_lms, engine.workdir)
             config = {"job": "train", "paths": self.paths, "read_options": self.read_options, "lms_in": lms_in,
-                      "reading_cache": self.reading_cache,
                       "sentences": self.corpus.n_sentences, "n_features": self.n_features,
                       "heldout_fraction": self.heldout_fraction, "lm_params": self.lm_params,
                       "segmenter_params": self.segmenter_params, "lm_path": self._lm_path}
