@@ -13,7 +13,7 @@ import pytest
 
 from segviz import Segmenter, read_corpus
 from segviz.models import load_model
-from segviz.app.apply_job import ApplyJob, applied_from_json, applied_to_json
+from segviz.app.apply_job import ApplyJob, IndexParts, applied_from_json, applied_to_json, index_part_messages
 from segviz.app.child_process import decode_array, encode_array
 from segviz.app.tasks import apply_model_task
 from segviz.errors import SegvizError
@@ -52,15 +52,23 @@ def test_the_child_gives_what_a_thread_gives(sample, model):
 def test_the_result_crosses_as_json_and_is_checked(sample):
     _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
     message = json.loads(json.dumps(applied_to_json(sample.n_sentences, local)))
-    n, back = applied_from_json(message)
+    parts = json.loads(json.dumps(index_part_messages(local.columns)))
+
+    def received(part_messages):
+        got = IndexParts()
+        assert all(got.accept(p) for p in part_messages)
+        return got
+
+    n, back = applied_from_json(message, received(parts))
     assert n == sample.n_sentences and back.coverage == local.coverage
     assert back.units == local.units and back.shown == "model"
+    assert (back.columns != local.columns.tocsr()).nnz == 0
 
-    def broken(edit):
+    def broken(edit, part_messages=parts):
         m = json.loads(json.dumps(message))
         edit(m)
         with pytest.raises(SegvizError, match="process"):
-            applied_from_json(m)
+            applied_from_json(m, received(part_messages))
 
     broken(lambda m: m.update(sentences=n + 1))                                   # arrays of another length
     broken(lambda m: m["columns"].update(shape=[n - 1, 0]))                       # an index past the last column
@@ -68,6 +76,8 @@ def test_the_result_crosses_as_json_and_is_checked(sample):
     broken(lambda m: m.update(probabilities=encode_array(np.full(n - 1, 1.5))))  # not probabilities
     broken(lambda m: m.update(units=[[0, 5, "model", None]]))                   # a plan short of the stream
     broken(lambda m: m.update(units=[[0, n, 7, None]]))                          # an expert that is no name
+    broken(lambda m: None, parts[:-1])                                            # a part of the indices missing
+    broken(lambda m: None, parts + parts[-1:])                                    # one too many
     broken(lambda m: m.update(shown="nobody"))                                   # a segmenter that answers nothing
     broken(lambda m: m.update(units=[[0, n, "model", {"expert": "model", "checks": [[1]]}]]))   # a broken route
     broken(lambda m: m.update(profile=[1, 2]))
@@ -341,12 +351,13 @@ def test_a_router_whose_file_is_gone_is_refused_by_name(tmp_path):
 
 
 @pytest.mark.parametrize("columns", [
-    {"shape": [3, 2], "indptr": None, "indices": None, "data": None},
-    {"shape": [10**6, 2], "indptr": {"shape": [1], "i4": "AAAAAA=="}, "indices": {"shape": [0], "i4": ""},
-     "data": None},
+    {"shape": [3, 2], "indptr": None, "parts": 0, "data": None},
+    {"shape": [10**6, 2], "indptr": {"shape": [1], "i4": "AAAAAA=="}, "parts": 0, "data": None},
+    {"shape": [9, 2], "indptr": encode_array(np.zeros(10, dtype=np.int32), "<i4"), "parts": "0", "data": None},
+    {"shape": [9, 2], "indptr": encode_array(np.zeros(10, dtype=np.int32), "<i4"), "parts": 1, "data": None},
 ])
 def test_a_malformed_columns_result_is_one_error(columns):
-    from segviz.app.apply_job import columns_from_json
+    from segviz.app.apply_job import IndexParts, columns_from_json
 
     with pytest.raises(SegvizError, match="malformed"):
-        columns_from_json({"type": "result", "sentences": 10, "columns": columns})
+        columns_from_json({"type": "result", "sentences": 10, "columns": columns}, IndexParts())

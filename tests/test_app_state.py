@@ -273,3 +273,45 @@ def test_on_the_longest_streams_a_moved_rules_metrics_follow_the_hypothesis(monk
     monkeypatch.setattr(st, "DEFER_METRICS_FROM", 10**9)
     state.set_alpha(0.2)
     assert not pending and state.metrics[MODEL_ROW] == score_row(state.reference_masses, state.hypothesis_masses)
+
+
+def test_decisions_prepared_in_the_background_give_the_same_hypothesis_and_no_sort_on_the_gui_thread(monkeypatch):
+    """prepare_decisions (run on a worker thread) hands set_probabilities each segmenter's rule prepared on its
+    documents: the hypothesis is the one the state would compute, and neither the sort of the stream nor the
+    greedy pass runs again when the probabilities are set (on 10^6 sentences they held the window 150 ms)."""
+    from segviz import LengthPriorRule, Segmenter, ThresholdRule, rules
+    from segviz.app.state import PlanUnit, prepare_decisions
+    from segviz.routing import ExpertRouter
+
+    short = Segmenter.from_weights([], [], prior=0.3, mu=0.2, rule=ThresholdRule(alpha=0.4, epsilon=3))
+    long = Segmenter.from_weights([], [], prior=0.05, mu=0.05, rule=LengthPriorRule(shape=2.0, bias=0.0))
+    router = ExpertRouter(experts=[("short", short), ("long", long)], gauges=["short"])
+    router.thresholds_, router.tuning_, router.info_ = [5.0], {}, {}
+    expected = SessionState()
+    expected.set_corpus(tiny_corpus((10, 10, 10, 10, 10, 10)))
+    n = expected.n_sentences
+    units = (PlanUnit(0, 20, "short"), PlanUnit(20, 45, "long"), PlanUnit(45, n, "short"))
+    probs = np.random.default_rng(5).random(n - 1)
+    expected.set_model(router, shown="short")
+    expected.set_probabilities(probs, units=units)
+
+    state = SessionState()
+    state.set_corpus(tiny_corpus((10, 10, 10, 10, 10, 10)))
+    state.set_model(router, shown="short")
+    decisions = prepare_decisions(router, probs, units)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the rule was prepared again")
+
+    monkeypatch.setattr(rules, "greedy_order", refuse)
+    monkeypatch.setattr(rules, "greedy_keep_in_order", refuse)
+    monkeypatch.setattr(LengthPriorRule, "prepare_documents", refuse)
+    state.set_probabilities(probs, units=units, decisions=decisions)
+    np.testing.assert_array_equal(state.hypothesis_boundaries, expected.hypothesis_boundaries)
+    assert state.metrics["model"] == expected.metrics["model"]
+    # other probabilities (or another plan) do not take a preparation made for these
+    monkeypatch.undo()
+    other = probs[::-1].copy()
+    state.set_probabilities(other, units=units, decisions=decisions)
+    expected.set_probabilities(other, units=units)
+    np.testing.assert_array_equal(state.hypothesis_boundaries, expected.hypothesis_boundaries)

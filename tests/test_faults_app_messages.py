@@ -59,7 +59,7 @@ def good_result() -> dict:
     return {"type": "result", "sentences": N, "probabilities": encode_array(np.full(N - 1, 0.5)),
             "relevance": None, "profile": None,
             "columns": {"shape": [N - 1, 0], "indptr": encode_array(np.zeros(N, dtype=np.int32), "<i4"),
-                        "indices": encode_array(np.zeros(0, dtype=np.int32), "<i4"), "data": None},
+                        "parts": 0, "data": None},
             "coverage": None, "units": [[0, N, "model", None]], "shown": "model"}
 
 
@@ -106,7 +106,10 @@ APPLY_RESULTS = {
     "a unit of two fields": with_(units=[[0, N]]),
     "a route of wrong types": with_(units=[[0, N, "model", {"expert": 5}]]),
     "columns inconsistent": with_(columns={"shape": [N - 1, 1], "indptr": encode_array(np.zeros(3), "<i4"),
-                                           "indices": encode_array(np.zeros(0), "<i4"), "data": None}),
+                                           "parts": 0, "data": None}),
+    "an index part announced and not sent": with_(columns={"shape": [N - 1, 0],
+                                                           "indptr": encode_array(np.zeros(N, dtype=np.int32), "<i4"),
+                                                           "parts": 1, "data": None}),
     "coverage of strings": with_(coverage={"covered": "a", "words": 1, "vocabulary": 1}),
     "coverage missing": with_(coverage={}),
 }

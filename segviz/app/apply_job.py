@@ -73,26 +73,63 @@ class ApplyJob(EngineRequest):
         return {"job": "apply", **source, "paths": self.paths, "read_options": self.read_options, "columns_of": self.columns_of}
 
     def events(self) -> Generator[Progress, None, tuple[int, AppliedModel] | tuple[int, sp.csr_matrix] | None]:
-        message = yield from self._request(self._config, starting="starting the model's process")
+        parts = IndexParts()
+        message = yield from self._request(self._config, starting="starting the model's process", accept=parts.accept)
         if message is None:
             return None
-        return columns_from_json(message) if self.columns_of is not None else applied_from_json(message)
+        return (columns_from_json(message, parts) if self.columns_of is not None
+                else applied_from_json(message, parts))
 
 
 # -- the result as JSON ---------------------------------------------------------------------------------------
+
+#: index entries per message of a feature matrix: its column indices come in parts of at most 4 MB (a few ms to
+#: decode), not in the result's one line, whose decoding held the window's interpreter for a quarter of a second at
+#: 10^6 sentences
+PART_ENTRIES = 1 << 20
+
+
+class IndexParts:
+    """The column indices of a result's feature matrix, received as ``{"type": "part", "indices": ARRAY}``
+    messages before the result (:func:`index_part_messages`)."""
+
+    def __init__(self):
+        self.arrays: list[np.ndarray] = []
+
+    def accept(self, message: dict) -> bool:
+        if message.get("type") != "part":
+            return False
+        self.arrays.append(decode_array(message.get("indices"), dtype="<i4"))
+        return True
+
+    def indices(self, count: int) -> np.ndarray:
+        if count != len(self.arrays):
+            raise ValueError(f"{len(self.arrays)} parts of the feature matrix, the result announced {count}")
+        return np.concatenate(self.arrays).astype(np.int64) if self.arrays else np.zeros(0, dtype=np.int64)
+
+
+def index_part_messages(columns) -> list[dict]:
+    """The column indices of ``columns`` (CSR) as part messages, sent before the result that names their count."""
+    indices = columns.tocsr().indices
+    return [{"type": "part", "indices": encode_array(indices[lo:lo + PART_ENTRIES], "<i4")}
+            for lo in range(0, indices.size, PART_ENTRIES)]
+
 
 def _columns_to_json(columns) -> dict:
     columns = columns.tocsr()
     ones = columns.data.size == 0 or bool(np.all(columns.data == 1))
     return {"shape": list(columns.shape), "indptr": encode_array(columns.indptr, "<i4"),
-            "indices": encode_array(columns.indices, "<i4"), "data": None if ones else encode_array(columns.data)}
+            "parts": -(-columns.indices.size // PART_ENTRIES), "data": None if ones else encode_array(columns.data)}
 
 
-def _columns_from_json(c: dict, n: int) -> sp.csr_matrix:
-    """The (n - 1, k) CSR matrix of :func:`_columns_to_json`, its index arrays checked."""
+def _columns_from_json(c: dict, n: int, parts: IndexParts) -> sp.csr_matrix:
+    """The (n - 1, k) CSR matrix of :func:`_columns_to_json` and its index parts, its index arrays checked."""
     rows, k = (int(x) for x in c["shape"])
     indptr = decode_array(c["indptr"], dtype="<i4").astype(np.int64)
-    indices = decode_array(c["indices"], dtype="<i4").astype(np.int64)
+    count = c["parts"]
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise ValueError("no count of index parts")
+    indices = parts.indices(count)
     nnz = indices.size
     if rows != n - 1 or k < 0 or indptr.shape != (rows + 1,) or indptr[0] != 0 or indptr[-1] != nnz \
             or np.any(np.diff(indptr) < 0) or (nnz and (indices.min() < 0 or indices.max() >= k)):
@@ -105,13 +142,13 @@ def columns_to_json(n: int, columns) -> dict:
     return {"type": "result", "sentences": int(n), "columns": _columns_to_json(columns)}
 
 
-def columns_from_json(message: dict) -> tuple[int, sp.csr_matrix]:
-    """``(n_sentences, columns)`` from :func:`columns_to_json`, checked."""
+def columns_from_json(message: dict, parts: IndexParts) -> tuple[int, sp.csr_matrix]:
+    """``(n_sentences, columns)`` from :func:`columns_to_json` and the index parts before it, checked."""
     try:
         n = int(message["sentences"])
         if n < 2:
             raise ValueError(f"{n} sentences")
-        return n, _columns_from_json(message["columns"], n)
+        return n, _columns_from_json(message["columns"], n, parts)
     except SegvizError:
         raise
     except MALFORMED as exc:
@@ -133,8 +170,9 @@ def applied_to_json(n: int, applied: AppliedModel) -> dict:
     }
 
 
-def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
-    """``(n_sentences, AppliedModel)`` from :func:`applied_to_json`, every array checked against ``n``."""
+def applied_from_json(message: dict, parts: IndexParts) -> tuple[int, AppliedModel]:
+    """``(n_sentences, AppliedModel)`` from :func:`applied_to_json` and the index parts before it, every array
+    checked against ``n``."""
     try:
         n = int(message["sentences"])
         if n < 2:
@@ -144,7 +182,7 @@ def applied_from_json(message: dict) -> tuple[int, AppliedModel]:
             raise ValueError("probabilities outside [0, 1]")
         relevance = None if message["relevance"] is None else decode_array(message["relevance"], shape=(n,))
         profile = check_profile(message["profile"], "the model's process")
-        columns = _columns_from_json(message["columns"], n)
+        columns = _columns_from_json(message["columns"], n, parts)
         cov = message.get("coverage")
         coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
         raw_units = message["units"]
@@ -207,10 +245,13 @@ def serve(config: dict, commands, send) -> int:
     def job() -> int:
         if config.get("columns_of") is not None:
             n, columns = send_progress(_child_columns(config), send)
-            send(columns_to_json(n, columns))
+            result = columns_to_json(n, columns)
         else:
             n, applied = send_progress(_child_result(config), send)
-            send(applied_to_json(n, applied))
+            columns, result = applied.columns, applied_to_json(n, applied)
+        for part in index_part_messages(columns):
+            send(part)
+        send(result)
         return 0
 
     return serve_guarded(send, job)

@@ -73,11 +73,15 @@ class SentenceTexts(Sequence):
             raise IndexError("sentence index out of range")
         return self._one(i)
 
-    def __iter__(self) -> Iterator[str]:
+    def chunks(self) -> Iterator[list[str]]:
+        """The texts as they are stored, a list per chunk (what crosses the pipe as one message)."""
         for chunk, offsets in zip(self._chunks, self._offsets):
             bounds = offsets.tolist()
-            for a, b in zip(bounds, bounds[1:]):
-                yield chunk[a:b].decode("utf-8", "surrogatepass")
+            yield [chunk[a:b].decode("utf-8", "surrogatepass") for a, b in zip(bounds, bounds[1:])]
+
+    def __iter__(self) -> Iterator[str]:
+        for texts in self.chunks():
+            yield from texts
 
 
 @dataclass(frozen=True)
@@ -159,9 +163,8 @@ def outline_messages(outline: CorpusOutline) -> Iterator[dict]:
     for lo in range(0, len(outline.units), CHUNK):
         yield {"type": "units", "units": [[u.name, u.size, list(u.paragraph_starts), [list(t) for t in u.titles]]
                                           for u in outline.units[lo:lo + CHUNK]]}
-    texts = outline.texts
-    for lo in range(0, len(texts), CHUNK):
-        yield {"type": "texts", "texts": texts[lo:lo + CHUNK]}
+    for texts in outline.texts.chunks():
+        yield {"type": "texts", "texts": texts}
 
 
 def _is_count(value, *, positive: bool = False) -> bool:

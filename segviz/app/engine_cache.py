@@ -20,12 +20,17 @@ from ..lm.models import LanguageModels
 from ..models import load_model
 from .tasks import read_corpus_task
 
-__all__ = ["shared_corpus", "shared_model", "shared_lms", "remember_lms"]
+__all__ = ["shared_corpus", "shared_model", "shared_lms", "remember_lms", "window_first"]
 
 _lock = threading.Lock()
 _corpus: dict = {"key": None, "value": None, "lock": threading.Lock()}
 _model: dict = {"key": None, "value": None, "lock": threading.Lock()}
 _lms: dict = {"key": None, "value": None, "lock": threading.Lock()}
+#: held by a job that sends the window its corpus (:mod:`segviz.app.read_job`) until it has sent it; every other job
+#: waits for it once it has its corpus.  They share one interpreter: a model applied beside the sending took the
+#: interpreter from it for up to a third of a second at a time, and at 10^6 sentences the window got its corpus
+#: only when the model was done, a minute later.
+window_first = threading.RLock()
 
 
 def _signature(paths: Sequence[str]) -> tuple | None:
@@ -72,7 +77,9 @@ def shared_corpus(paths: Sequence[str], *, read_options: dict | None = None) -> 
     options = dict(read_options or {})
     signature = _signature(paths)
     key = None if signature is None else (signature, json.dumps(options, sort_keys=True, default=str))
-    return (yield from _once(_corpus, key, lambda: read_corpus_task(list(paths), **options)))
+    corpus = yield from _once(_corpus, key, lambda: read_corpus_task(list(paths), **options))
+    with window_first:   # the window's corpus sent first (re-entrant: the sending job holds it already)
+        return corpus
 
 
 def shared_model(path: str):

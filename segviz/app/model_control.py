@@ -17,14 +17,27 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QTimer
 
+from ..events import Progress
 from ..segmenter import SEGMENTER_NAME
 from .apply_job import ApplyJob
+from .state import prepare_decisions
 from .tasks import files_changed, tune_task
 
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
 #: an applied model being shown over a few event-loop passes (the window counts as busy meanwhile)
 SHOWING = "showing the model"
+
+
+def applied_and_prepared(job: ApplyJob, model):
+    """``job``'s ``(n_sentences, AppliedModel)`` (None when closed first) with the model's decision rules prepared
+    on its probabilities (:func:`~segviz.app.state.prepare_decisions`), here on the worker thread."""
+    result = yield from job.events()
+    if result is None:
+        return None
+    n, applied = result
+    yield Progress("preparing the decision rules", 0, 1)
+    return n, applied, prepare_decisions(model, applied.probabilities, applied.units)
 
 
 class ModelControl:
@@ -78,7 +91,7 @@ class ModelControl:
             return False
         corpus = state.corpus
 
-        def done(applied):
+        def done(applied, decisions):
             if state.corpus is not corpus:
                 return
             segmenters = model.segmenters()
@@ -98,7 +111,7 @@ class ModelControl:
             win.heldout_start = None
             # three event-loop passes, each painted before the next, none long enough to be noticed on 10^5
             # sentences: the curve and hypothesis; the relevance, its profile and the metrics; the feature table
-            state.set_probabilities(applied.probabilities, units=applied.units, metrics=False)
+            state.set_probabilities(applied.probabilities, units=applied.units, metrics=False, decisions=decisions)
             probabilities = state.probabilities
             win.background.hold(SHOWING)
 
@@ -136,11 +149,11 @@ class ModelControl:
         def from_child(result):
             if result is None:
                 return   # cancelled
-            n, applied = result
+            n, applied, decisions = result
             if n != corpus.n_sentences:
                 failed(files_changed(n, corpus.n_sentences))
             else:
-                done(applied)
+                done(applied, decisions)
 
         # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
         key = self._child_key(model, path, state.corpus_paths, win.files.read_options)
@@ -160,7 +173,8 @@ class ModelControl:
         job = ApplyJob(path if key is not None else None, state.corpus_paths, model=None if key is not None else model,
                        lm_files=win.lm_files, read_options=win.files.read_options,
                        engine=win.engine)
-        win.background.start("apply", job.events, on_result=from_child, on_error=failed, on_abort=job.close)
+        win.background.start("apply", lambda: applied_and_prepared(job, model), on_result=from_child, on_error=failed,
+                             on_abort=job.close)
         return True
 
     @staticmethod
@@ -194,7 +208,8 @@ class ModelControl:
             early["outcome"] = (kind, value)
             self._deliver(early)
 
-        win.background.start(EARLY_APPLY, job.events, on_result=lambda r: outcome("result", r),
+        win.background.start(EARLY_APPLY, lambda: applied_and_prepared(job, segmenter),
+                             on_result=lambda r: outcome("result", r),
                              on_error=lambda msg: outcome("error", msg), on_abort=job.close)
         self._early = early
 

@@ -14,7 +14,7 @@ from ..errors import SegvizError
 from ..events import Progress
 from .child_process import send_progress, serve_guarded
 from .corpus_outline import CorpusOutline, OutlineReceiver, outline_messages, outline_of
-from .engine_cache import shared_corpus
+from .engine_cache import shared_corpus, window_first
 from .engine_process import EngineProcess, EngineRequest
 
 WHAT = "the reading process"
@@ -47,10 +47,11 @@ def serve(config: dict, commands, send) -> int:
     """Engine side: the corpus (read once per session, shared with the other jobs), then its outline."""
 
     def job() -> int:
-        corpus = send_progress(shared_corpus(config["paths"], read_options=config.get("read_options")), send)
-        send({"type": "progress", "stage": "sending the corpus to the window", "done": 0, "total": 1})
-        for message in outline_messages(outline_of(corpus)):
-            send(message)
+        with window_first:   # the jobs that need this corpus wait until the window has it
+            corpus = send_progress(shared_corpus(config["paths"], read_options=config.get("read_options")), send)
+            send({"type": "progress", "stage": "sending the corpus to the window", "done": 0, "total": 1})
+            for message in outline_messages(outline_of(corpus)):
+                send(message)
         send({"type": "result"})
         return 0
 
