@@ -62,7 +62,8 @@ def show(label: str, r: dict) -> None:
         s = r[key]
         print(f"  {key:12s} median {s['median']:7.2f}  p95 {s['p95']:7.2f}  max {s['max']:7.2f}  (n={s['n']})")
     print(f"  longest gaps (ms, s into the run, doing): {r['long_gaps'][:6]}")
-    print(f"  training: {r['training_language_models']} language models; 3 features at {r['three_features_s']} s")
+    print(f"  training: {r['training_language_models']} language models; started at {r['training_started_s']} s, "
+          f"first feature at {r['first_feature_s']} s, 3 features at {r['three_features_s']} s")
     h, t = r["training_round_handler_ms"], r["training_round_table_pass_ms"]
     print(f"  new feature: curve pass median {h['median']} max {h['max']} ms, table pass median {t['median']} "
           f"max {t['max']} ms; close_exit_s {r['close_exit_s']}; peak_rss_mb {r['peak_rss_mb']} "

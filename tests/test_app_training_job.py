@@ -306,3 +306,16 @@ def test_closing_the_peers_job_ends_its_child(tmp_path):
     assert result["value"] is None
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_live_training_stops_the_trigger_models_iis_sooner_unless_told(tmp_path):
+    """The window's training fits its language models with a looser IIS stop (LIVE_LM_PARAMS: the first feature
+    comes sooner); settings given to the job win, and the job's line to the engine carries them."""
+    from segviz.app.training_job import LIVE_LM_PARAMS
+    from segviz.lm.models import LanguageModels
+
+    corpus = read_corpus(CHOI)
+    assert LIVE_LM_PARAMS["tol"] > LanguageModels().tol
+    assert TrainingJob(corpus, [CHOI]).lm_params == LIVE_LM_PARAMS
+    assert TrainingJob(corpus, [CHOI], lm_params={"tol": 1e-6, "vocab_size": 500}).lm_params == {
+        "tol": 1e-6, "vocab_size": 500}

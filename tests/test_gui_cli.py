@@ -123,7 +123,8 @@ def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
         assert set(result[key]) >= {"median", "p95", "max"} and result[key]["n"] > 0, key
     assert result["alpha_ms"]["n"] == 30 and result["epsilon_ms"]["n"] == 10 and result["block_ms"]["n"] == 20
     assert result["features_shown"] >= 3 and not result["notes"]
-    assert not list(temporary.glob("segviz-reading-*"))   # the session's parses went with the session
+    assert 0 < result["training_started_s"] < result["first_feature_s"] <= result["three_features_s"]
+    assert not list(temporary.iterdir())   # the engine's working directory went with the session
 
 
 def test_benchmark_can_leave_out_its_training_step(tmp_path):
@@ -139,6 +140,7 @@ def test_benchmark_can_leave_out_its_training_step(tmp_path):
     result = json.loads(out.read_text())
     assert result["notes"] == ["training step left out (--train 0)"]
     assert result["training_started_s"] is None and result["three_features_s"] is None
+    assert result["first_feature_s"] is None
     assert result["alpha_ms"]["n"] == 30 and result["export_png_ms"] is not None and result["close_exit_s"] is not None
 
 
