@@ -14,6 +14,7 @@ before the window uses it.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -57,21 +58,32 @@ class SentenceTexts(Sequence):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    def _one(self, i: int) -> str:
-        k = int(np.searchsorted(self._starts, i, side="right")) - 1
-        offsets, at = self._offsets[k], i - self._starts[k]
-        return self._chunks[k][int(offsets[at]):int(offsets[at + 1])].decode("utf-8", "surrogatepass")
+    def _range(self, a: int, b: int) -> list[str]:
+        """Texts a..b-1 (0 <= a <= b <= len), each chunk's offsets read once (an export slices the whole
+        stream)."""
+        out: list[str] = []
+        k = bisect_right(self._starts, a) - 1
+        while a < b:
+            first = self._starts[k]
+            lo, hi = a - first, min(b, self._starts[k + 1]) - first
+            bounds, data = self._offsets[k][lo:hi + 1].tolist(), self._chunks[k]
+            out.extend(data[x:y].decode("utf-8", "surrogatepass") for x, y in zip(bounds, bounds[1:]))
+            a, k = first + hi, k + 1
+        return out
 
     def __getitem__(self, index):
         n = len(self)
         if isinstance(index, slice):
-            return [self._one(i) for i in range(*index.indices(n))]
+            start, stop, step = index.indices(n)
+            if step == 1:
+                return self._range(start, max(start, stop))
+            return [self._range(i, i + 1)[0] for i in range(start, stop, step)]
         i = int(index)
         if i < 0:
             i += n
         if not 0 <= i < n:
             raise IndexError("sentence index out of range")
-        return self._one(i)
+        return self._range(i, i + 1)[0]
 
     def chunks(self) -> Iterator[list[str]]:
         """The texts as they are stored, a list per chunk (what crosses the pipe as one message)."""
