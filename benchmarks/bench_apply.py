@@ -3,9 +3,8 @@
 Three measurements on the same corpus (default: reut2-000..013, 70,539 sentences; Reuters-21578 is licensed for
 research purposes only):
 
-* **reading**: the corpus read by one process, then by two processes side by side sharing one reading cache
-  (:mod:`segviz.app.reading_cache`; one reads first to last, the other last to first, as the window and the
-  model's child do), each in a fresh interpreter;
+* **reading**: the corpus read as the app's engine reads it (:func:`segviz.app.tasks.read_corpus_task`, one
+  process, the only reader of the window's corpus), in a fresh interpreter;
 * **applying**: ``Segmenter.feature_matrix`` with ``n_jobs=1`` and ``n_jobs=2`` (:mod:`segviz.features.parallel`),
   each on a fresh model, ``--repeat`` times, and whether the two give bit-identical probabilities;
 * **per family**: the seconds of each signal family of the model's questions, and of its word questions.
@@ -23,7 +22,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -49,20 +47,17 @@ sys.path.insert(0, {root!r})
 from segviz.app.tasks import read_corpus_task
 from segviz.events import run_to_end
 start = time.perf_counter()
-corpus = run_to_end(read_corpus_task(json.loads(sys.argv[1]), reading_cache=sys.argv[2] or None,
-                                     backwards=sys.argv[3] == "backwards"))
+corpus = run_to_end(read_corpus_task(json.loads(sys.argv[1])))
 print(json.dumps({{"seconds": time.perf_counter() - start, "sentences": corpus.n_sentences}}))
 """
 
 
-def read_in_processes(files: list[str], ways: list[str]) -> list[dict]:
-    """Read ``files`` in one fresh process per entry of ``ways`` ("forwards"/"backwards"), side by side."""
+def read_in_a_process(files: list[str]) -> dict:
+    """Read ``files`` in a fresh process, as the engine does."""
     script = _READER.format(root=str(ROOT))
-    with tempfile.TemporaryDirectory(prefix="segviz-bench-cache-") as cache:
-        shared = cache if len(ways) > 1 else ""
-        procs = [subprocess.Popen([sys.executable, "-c", script, json.dumps(files), shared, way],
-                                  stdout=subprocess.PIPE, text=True) for way in ways]
-        return [json.loads(p.communicate()[0]) for p in procs]
+    process = subprocess.run([sys.executable, "-c", script, json.dumps(files)], stdout=subprocess.PIPE, text=True,
+                             check=True)
+    return json.loads(process.stdout)
 
 
 def per_family(corpus, model) -> dict[str, float]:
@@ -98,14 +93,11 @@ def main() -> int:
     results: dict = {"files": len(files), "model": os.path.relpath(model_path, ROOT), "load_average_start":
                      round(os.getloadavg()[0], 2)}
 
-    one = read_in_processes(files, ["forwards"])[0]
-    two = read_in_processes(files, ["forwards", "backwards"])
-    results["reading_one_process_s"] = round(one["seconds"], 2)
-    results["reading_two_processes_s"] = [round(r["seconds"], 2) for r in two]
+    one = read_in_a_process(files)
+    results["reading_s"] = round(one["seconds"], 2)
     results["sentences"] = one["sentences"]
     print(f"{one['sentences']:,} sentences in {len(files)} files")
-    print(f"reading: one process {one['seconds']:.2f} s; two sharing the cache "
-          f"{two[0]['seconds']:.2f} s / {two[1]['seconds']:.2f} s")
+    print(f"reading (as the engine reads): {one['seconds']:.2f} s")
 
     corpus = run_to_end(read_corpus_task(files))
     # every model routes (a lone segmenter answers for itself at no cost): the measurements below are of the

@@ -24,6 +24,7 @@ from ..events import Progress
 from ..peers import PEERS, segment_with
 from ..persist import atomic_write_text
 from ..readers.source import expand_paths
+from .parallel_reading import read_files
 from .state import PlanUnit
 from ..relevance import relevance_profile, sentence_relevance
 
@@ -35,19 +36,16 @@ PEER_CHUNK = 1500
 
 def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, None, Corpus]:
     """Read files, folders (their files) or globs into one corpus, a file at a time (Cancel is seen between
-    files), with the engine's readers and ``options`` (``format``, ...)."""
+    files), with the engine's readers and ``options`` (``format``, ...); several files on two cores
+    (:mod:`segviz.app.parallel_reading`)."""
     paths = [str(p) for p in paths]
     if not paths:
         raise SegvizError("no corpus files given")
     files = [str(f) for f in expand_paths(paths)]
-    parts: list[Corpus] = []
-    yield Progress("reading", 0, len(files))
-    for path in files:
-        parts.append(_read_one(path, options))
-        # what was read is long-lived and free of reference cycles: out of the cyclic collector's passes, which
-        # would walk it again and again while the rest is read and while the jobs on it make garbage
-        gc.freeze()
-        yield Progress(f"read {Path(path).name}", len(parts), len(files))
+    parts = yield from read_files(files, lambda path: _read_one(path, options))
+    # what was read is long-lived and free of reference cycles: out of the cyclic collector's passes, which would
+    # walk it again and again while the jobs on it make garbage
+    gc.freeze()
     if len(files) == 1:
         corpus = parts[0]
     else:
