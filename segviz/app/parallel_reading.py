@@ -13,22 +13,20 @@ it gets a file wrong -- the engine parses the files it did not get itself, so th
 single reader makes (and a file the reader refuses gives the single reader's error).  A reader that has sent
 nothing long after the engine finished its own share is ended (:data:`PATIENCE`).
 
-Forking copies only the calling thread; the reader only parses and writes to its pipe, then leaves with
-``os._exit``.  Used by the engine process only, never by the window (:func:`segviz.app.tasks.read_corpus_task`).
+The forked process is a :class:`~segviz.app.forked_worker.ForkedWorker`.  Used by the engine process only, never
+by the window (:func:`segviz.app.tasks.read_corpus_task`).
 """
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 
 from ..documents import Corpus, Document, FileReading, HeadingLine
 from ..events import Progress
+from .forked_worker import ForkedWorker, can_fork
 
 __all__ = ["read_files", "MIN_BYTES", "PATIENCE"]
 
@@ -45,23 +43,34 @@ def read_files(files: Sequence[str], read_one: Callable[[str], Corpus]) -> Gener
     (about half of the bytes).  Yields ``Progress`` as files are done; returns one corpus per file."""
     files = list(files)
     split = _split(files)
-    if split >= len(files) or not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+    if split >= len(files) or not can_fork():
         return (yield from _read_here(files, read_one, 0, len(files)))
-    reader = _ForkedReader(files[split:], read_one)
+    reader = ForkedWorker(lambda send: [send(encode(read_one(path))) for path in files[split:]])
     try:
         started = time.monotonic()
         mine = yield from _read_here(files[:split], read_one, 0, len(files))
-        theirs = reader.results(wait_s=max(MIN_WAIT_S, PATIENCE * (time.monotonic() - started)))
+        theirs = _decoded(reader.messages(wait_s=max(MIN_WAIT_S, PATIENCE * (time.monotonic() - started))))
     finally:
         reader.end()
     parts = list(mine)
     for offset, path in enumerate(files[split:]):
-        part = theirs.get(offset)
+        part = theirs[offset] if offset < len(theirs) else None
         if part is None:   # not sent, or not usable: read it here, as a single reader would
             part = read_one(path)
         parts.append(part)
         yield Progress(f"read {Path(path).name}", len(parts), len(files))
     return parts
+
+
+def _decoded(messages: list) -> list[Corpus]:
+    """The parsed files the forked reader sent, up to the first that does not decode."""
+    out = []
+    for message in messages:
+        try:
+            out.append(decode(message))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            break   # this one and those after it are read here
+    return out
 
 
 def _read_here(files, read_one, done: int, total: int) -> Generator[Progress, None, list[Corpus]]:
@@ -92,76 +101,6 @@ def _split(files: Sequence[str]) -> int:
     if split == len(files):   # the last file alone is more than half: the reader takes it
         split -= 1
     return split
-
-
-class _ForkedReader:
-    """The forked process reading ``files`` and the thread collecting its lines (so it never blocks on the pipe)."""
-
-    def __init__(self, files: Sequence[str], read_one: Callable[[str], Corpus]):
-        self.lines: list[bytes] = []
-        self.pid: int | None = None
-        self._done = threading.Event()
-        read_end, write_end = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            self._done.set()
-            return
-        if pid == 0:   # the reader: parse, write, leave without running anything of the engine's
-            status = 1
-            try:
-                os.close(read_end)
-                with os.fdopen(write_end, "wb") as out:
-                    for path in files:
-                        out.write(json.dumps(encode(read_one(path)), separators=(",", ":")).encode("utf-8") + b"\n")
-                        out.flush()
-                status = 0
-            except BaseException:   # a file the engine will read (and refuse) itself
-                pass
-            finally:
-                os._exit(status)
-        self.pid = pid
-        os.close(write_end)
-        threading.Thread(target=self._collect, args=(read_end,), name="forked-reader", daemon=True).start()
-
-    def _collect(self, fd: int) -> None:
-        try:
-            with os.fdopen(fd, "rb") as lines:
-                for line in lines:
-                    self.lines.append(line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._done.set()
-
-    def results(self, *, wait_s: float) -> dict[int, Corpus]:
-        """The files the reader sent and that decode, by their index in its share."""
-        if not self._done.wait(wait_s):
-            self.end()
-            self._done.wait()
-        out = {}
-        for index, line in enumerate(list(self.lines)):
-            try:
-                out[index] = decode(json.loads(line))
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
-                break   # this one and those after it are read here
-        return out
-
-    def end(self) -> None:
-        """End the reader (if it still runs) and collect its exit status."""
-        if self.pid is None:
-            return
-        pid, self.pid = self.pid, None
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
 
 
 # -- one parsed file as JSON ----------------------------------------------------------------------------------

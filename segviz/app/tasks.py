@@ -10,6 +10,7 @@ import csv
 import gc
 import io
 import os
+import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,14 @@ from ..events import Progress
 from ..peers import PEERS, segment_with
 from ..persist import atomic_write_text
 from ..readers.source import expand_paths
+from .forked_worker import ForkedWorker, can_fork
+from .parallel_apply import document_from_message, document_message, split_documents
 from .parallel_reading import read_files
 from .state import PlanUnit
 from ..relevance import relevance_profile, sentence_relevance
 
+#: how long the engine waits at least for the forked worker's documents after applying its own share
+WORKER_MIN_WAIT_S = 60.0
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
 PEER_CHUNK = 1500
 
@@ -99,26 +104,21 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
     own language models) and relevance profile.
 
     The feature columns are kept so that later questions (which features fire at a position, where a feature
-    fires) cost a lookup.  ``n_jobs=2`` forks a worker for part of the shown segmenter's questions (only in an
-    engine child: never fork the window)."""
+    fires) cost a lookup.  ``n_jobs=2`` forks a worker for the last documents when they are about half of the
+    corpus (:mod:`segviz.app.parallel_apply`), else for part of each document's questions
+    (:mod:`segviz.features.parallel`); only in the engine process, never in the window's."""
     documents = corpus.by_file()
     total = len(documents) + 2
-    parts, units, start = [], [], 0
     # each document's feature matrix for the segmenter that answered it, taken while that segmenter still holds it
     # (it keeps the last document's only): the shown segmenter's columns then cost nothing more where it answered
-    answered: list = []
-    for i, document in enumerate(documents):
-        yield Progress("applying the model", i, total)
+    results = yield from _apply_documents(model, documents, n_jobs=n_jobs, total=total)
+    parts, units, answered, start = [], [], [], 0
+    for document, (expert, route, probs, matrix) in zip(documents, results):
         n = document.n_sentences
         if n > 1:
-            applied = model.apply(document, n_jobs=n_jobs)
-            answered.append((applied.route.expert, applied.segmenter.feature_matrix(document)))
-            parts.append(np.asarray(applied.probabilities, dtype=np.float64))
-            units.append(PlanUnit(start, start + n, applied.route.expert,
-                                  applied.route if applied.route.checks else None))
-        else:
-            answered.append((None, None))
-            units.append(PlanUnit(start, start + n, model.apply_short(document).route.expert))
+            parts.append(np.asarray(probs, dtype=np.float64))
+        units.append(PlanUnit(start, start + n, expert, route))
+        answered.append((expert if n > 1 else None, matrix))
         if start + n < corpus.n_sentences:
             parts.append(np.ones(1))   # the gap before the next document: a boundary, whatever the model says
         start += n
@@ -150,6 +150,48 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
     yield Progress("applying the model", total, total)
     return AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown,
                         model_coverage(segmenter, corpus))
+
+
+def _apply_here(model, document, n_jobs: int):
+    """``(expert, route or None, probabilities, feature matrix)`` of the model on one document, here."""
+    if document.n_sentences <= 1:
+        return model.apply_short(document).route.expert, None, None, None
+    applied = model.apply(document, n_jobs=n_jobs)
+    return (applied.route.expert, applied.route if applied.route.checks else None, applied.probabilities,
+            applied.segmenter.feature_matrix(document))
+
+
+def _apply_documents(model, documents, *, n_jobs: int, total: int):
+    """:func:`_apply_here` on every document, the last ones (about half of the sentences) in a forked worker when
+    ``n_jobs > 1`` and the halves are even (:mod:`segviz.app.parallel_apply`); yields Progress."""
+    split = split_documents([d.n_sentences for d in documents]) if n_jobs > 1 and can_fork() else len(documents)
+    results: list = [None] * len(documents)
+    worker = None
+    if split < len(documents):
+        worker = ForkedWorker(lambda send: [send(document_message(model, documents[i]))
+                                            for i in range(split, len(documents))])
+        n_jobs = 1   # the other core is the worker's
+    try:
+        started = time.monotonic()
+        for i in range(split):
+            yield Progress("applying the model", i, total)
+            results[i] = _apply_here(model, documents[i], n_jobs)
+        if worker is not None:
+            experts = list(model.segmenters())
+            messages = worker.messages(wait_s=max(WORKER_MIN_WAIT_S, 3.0 * (time.monotonic() - started)))
+            for i, message in zip(range(split, len(documents)), messages):
+                try:
+                    results[i] = document_from_message(message, documents[i].n_sentences, experts)
+                except (SegvizError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+                    break   # this one and those after it are applied here
+    finally:
+        if worker is not None:
+            worker.end()
+    for i in range(split, len(documents)):
+        yield Progress("applying the model", i, total)
+        if results[i] is None:
+            results[i] = _apply_here(model, documents[i], n_jobs)
+    return results
 
 
 # -- the decision rule ----------------------------------------------------------------------------------------
