@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from segviz.app import parallel_reading
+from segviz.app import forked_worker, parallel_reading
 from segviz.app.tasks import read_corpus_task
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
@@ -89,8 +89,8 @@ def test_a_forked_reader_that_fails_leaves_its_files_to_the_engine(forked, books
 def test_a_forked_reader_that_never_answers_is_ended(forked, books, monkeypatch):
     """A reader stuck for good (it waits on an event nobody sets) is ended once the engine has waited for it; the
     outcome does not depend on how long that is."""
-    monkeypatch.setattr(parallel_reading, "MIN_WAIT_S", 0.2)
-    monkeypatch.setattr(parallel_reading, "PATIENCE", 0.0)
+    monkeypatch.setattr(forked_worker, "MIN_WAIT_S", 0.2)
+    monkeypatch.setattr(forked_worker, "PATIENCE", 0.0)
     monkeypatch.setattr(parallel_reading, "encode", lambda corpus: threading.Event().wait())
     same(run_to_end(read_corpus_task(books)), single(books))
 

@@ -61,10 +61,7 @@ class ApplyJob(EngineRequest):
         self.model = model
         self.lm_files = lm_files if lm_files is not None else LanguageModelFiles()
         self.columns_of = columns_of
-        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
-        if not self.paths:
-            raise SegvizError("applying a model in the background needs the corpus files")
-        self.read_options = dict(read_options or {})
+        self._take_corpus_files(paths, read_options, "applying a model in the background needs the corpus files")
 
     def _config(self, engine: EngineProcess) -> dict:
         # on the worker thread, with the engine running: naming a trained model may save its language models there

@@ -17,6 +17,7 @@ at its next event without ending the engine; closing the engine ends every job a
 """
 from __future__ import annotations
 
+import os
 import queue
 import re
 import tempfile
@@ -341,6 +342,14 @@ class EngineRequest:
         self._cancel.set()
         if self._child is not None:
             self._child.terminate()
+
+    def _take_corpus_files(self, paths, read_options: dict | None, missing: str) -> None:
+        """Keep the corpus files (absolute: the engine has a directory of its own) and reader options the job
+        names; ``missing`` is the error when there are no files."""
+        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
+        if not self.paths:
+            raise SegvizError(missing)
+        self.read_options = dict(read_options or {})
 
     def _request(self, config: Callable[["EngineProcess"], dict], *, starting: str | None = None,
                  accept: Callable[[dict], bool] | None = None) -> Generator[Progress, None, dict | None]:

@@ -17,9 +17,36 @@ import json
 import os
 import signal
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
-__all__ = ["ForkedWorker", "can_fork"]
+from ..errors import SegvizError
+
+T = TypeVar("T")
+
+__all__ = ["ForkedWorker", "can_fork", "nearest_half", "PATIENCE", "MIN_WAIT_S"]
+
+#: how long the caller waits for the worker once its own share is done: this many times its own share's time, and
+#: at least MIN_WAIT_S seconds; then the worker is ended and the caller does the rest itself
+PATIENCE = 3.0
+MIN_WAIT_S = 60.0
+#: what a message that is not the result it should be raises when decoded
+DECODE_ERRORS = (SegvizError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+
+
+def nearest_half(sizes: Sequence[float]) -> tuple[int, float]:
+    """``(split, larger)``: the worker's share as the last items ``sizes[split:]`` whose sum is nearest to half of
+    the total (``split`` in 1..len-1), and the larger of the two shares; ``(len(sizes), total)`` for fewer than
+    two items."""
+    total = sum(sizes)
+    best, best_larger, taken = len(sizes), total, 0
+    for split in range(len(sizes) - 1, 0, -1):
+        taken += sizes[split]
+        larger = max(taken, total - taken)
+        if larger < best_larger:
+            best, best_larger = split, larger
+    return best, best_larger
 
 
 def can_fork() -> bool:
@@ -28,8 +55,8 @@ def can_fork() -> bool:
 
 
 class ForkedWorker:
-    """Runs ``work(send)`` in a forked process; ``send(obj)`` writes one JSON line back.  :meth:`messages` waits
-    for the end of its output and returns what it sent; :meth:`end` ends it (always call it)."""
+    """Runs ``work(send)`` in a forked process; ``send(obj)`` writes one JSON line back.  :meth:`results` waits
+    for the end of its output and returns what it sent, decoded; :meth:`end` ends it (always call it)."""
 
     def __init__(self, work: Callable[[Callable[[dict], None]], None]):
         self.lines: list[bytes] = []
@@ -72,17 +99,19 @@ class ForkedWorker:
         finally:
             self._done.set()
 
-    def messages(self, *, wait_s: float) -> list:
-        """The objects the worker sent, in order, up to the first line that is not JSON; after ``wait_s`` seconds
-        without the end of its output the worker is ended and what it sent so far is returned."""
-        if not self._done.wait(wait_s):
+    def results(self, decode: Callable[[int, dict], T], *, started: float) -> list[T]:
+        """What the worker sent, each object decoded by ``decode(index, obj)``, in order, up to the first that is
+        not JSON or does not decode (the caller does that one and those after it).  The caller's own share began
+        at ``started`` (``time.monotonic()``); the worker gets :data:`PATIENCE` times as long again (at least
+        :data:`MIN_WAIT_S`) to end its output, then it is ended and what it sent so far is taken."""
+        if not self._done.wait(max(MIN_WAIT_S, PATIENCE * (time.monotonic() - started))):
             self.end()
             self._done.wait()
         out = []
-        for line in list(self.lines):
+        for index, line in enumerate(list(self.lines)):
             try:
-                out.append(json.loads(line))
-            except (ValueError, RecursionError):
+                out.append(decode(index, json.loads(line)))
+            except DECODE_ERRORS:
                 break
         return out
 

@@ -63,10 +63,7 @@ class GeneralRelevanceJob(EngineRequest):
     def __init__(self, paths: Sequence[str | os.PathLike], *, read_options: dict | None = None,
                  engine: EngineProcess | None = None):
         super().__init__(engine)
-        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
-        if not self.paths:
-            raise SegvizError("relevance in the background needs the corpus files")
-        self.read_options = dict(read_options or {})
+        self._take_corpus_files(paths, read_options, "relevance in the background needs the corpus files")
 
     def events(self) -> Generator[Progress, None, tuple[int, GeneralRelevance] | None]:
         message = yield from self._request(lambda engine: {"job": "relevance", "paths": self.paths,

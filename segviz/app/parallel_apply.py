@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from ..features.parallel import MIN_EVENTS
 from ..model_protocol import Route
 from .child_process import decode_array, encode_array
+from .forked_worker import nearest_half
 
 __all__ = ["split_documents", "document_message", "document_from_message", "MIN_SENTENCES", "DOCUMENT_SPEEDUP"]
 
@@ -40,17 +41,11 @@ def split_documents(sizes: Sequence[int]) -> int:
     The worker takes the last documents, as near to half of the sentences as the documents allow, when the larger
     half is less work than splitting each document's questions between the cores would leave
     (:data:`DOCUMENT_SPEEDUP`; a document too short for that split is done on one core)."""
-    total = sum(sizes)
-    if len(sizes) < 2 or total < MIN_SENTENCES:
+    if len(sizes) < 2 or sum(sizes) < MIN_SENTENCES:
         return len(sizes)
-    best, best_larger, taken = len(sizes), total, 0
-    for split in range(len(sizes) - 1, 0, -1):
-        taken += sizes[split]
-        larger = max(taken, total - taken)
-        if larger < best_larger:
-            best, best_larger = split, larger
+    split, larger = nearest_half(sizes)
     each_split = sum(s / DOCUMENT_SPEEDUP if s - 1 >= MIN_EVENTS else s for s in sizes)
-    return best if best_larger < each_split else len(sizes)
+    return split if larger < each_split else len(sizes)
 
 
 def document_message(model, document) -> dict:

@@ -11,7 +11,7 @@ parsing it, so the reading takes about as long as the larger half.
 Whatever goes wrong with the forked reader -- it cannot be forked, it dies, it sends a line that does not decode,
 it gets a file wrong -- the engine parses the files it did not get itself, so the corpus is always the one a
 single reader makes (and a file the reader refuses gives the single reader's error).  A reader that has sent
-nothing long after the engine finished its own share is ended (:data:`PATIENCE`).
+nothing long after the engine finished its own share is ended (:data:`~segviz.app.forked_worker.PATIENCE`).
 
 The forked process is a :class:`~segviz.app.forked_worker.ForkedWorker`.  Used by the engine process only, never
 by the window (:func:`segviz.app.tasks.read_corpus_task`).
@@ -26,16 +26,12 @@ from pathlib import Path
 
 from ..documents import Corpus, Document, FileReading, HeadingLine
 from ..events import Progress
-from .forked_worker import ForkedWorker, can_fork
+from .forked_worker import ForkedWorker, can_fork, nearest_half
 
-__all__ = ["read_files", "MIN_BYTES", "PATIENCE"]
+__all__ = ["read_files", "MIN_BYTES"]
 
 #: below this many bytes in all the files are read here (forking costs more than it saves)
 MIN_BYTES = 1 << 20
-#: how long the engine waits for the forked reader after finishing its own share: this many times its own share's
-#: time, and at least MIN_WAIT_S seconds; then the reader is ended and the engine reads the rest itself
-PATIENCE = 3.0
-MIN_WAIT_S = 30.0
 
 
 def read_files(files: Sequence[str], read_one: Callable[[str], Corpus]) -> Generator[Progress, None, list[Corpus]]:
@@ -49,7 +45,7 @@ def read_files(files: Sequence[str], read_one: Callable[[str], Corpus]) -> Gener
     try:
         started = time.monotonic()
         mine = yield from _read_here(files[:split], read_one, 0, len(files))
-        theirs = _decoded(reader.messages(wait_s=max(MIN_WAIT_S, PATIENCE * (time.monotonic() - started))))
+        theirs = reader.results(lambda index, message: decode(message), started=started)
     finally:
         reader.end()
     parts = list(mine)
@@ -60,17 +56,6 @@ def read_files(files: Sequence[str], read_one: Callable[[str], Corpus]) -> Gener
         parts.append(part)
         yield Progress(f"read {Path(path).name}", len(parts), len(files))
     return parts
-
-
-def _decoded(messages: list) -> list[Corpus]:
-    """The parsed files the forked reader sent, up to the first that does not decode."""
-    out = []
-    for message in messages:
-        try:
-            out.append(decode(message))
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
-            break   # this one and those after it are read here
-    return out
 
 
 def _read_here(files, read_one, done: int, total: int) -> Generator[Progress, None, list[Corpus]]:
@@ -91,16 +76,9 @@ def _split(files: Sequence[str]) -> int:
             sizes.append(os.path.getsize(path))
         except OSError:
             return len(files)   # the reader will say what is wrong with it
-    total = sum(sizes)
-    if len(files) < 2 or total < MIN_BYTES:
+    if sum(sizes) < MIN_BYTES:
         return len(files)
-    taken, split = 0, len(files)
-    while split > 1 and taken + sizes[split - 1] <= total / 2:
-        split -= 1
-        taken += sizes[split]
-    if split == len(files):   # the last file alone is more than half: the reader takes it
-        split -= 1
-    return split
+    return nearest_half(sizes)[0]
 
 
 # -- one parsed file as JSON ----------------------------------------------------------------------------------

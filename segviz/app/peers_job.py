@@ -33,10 +33,7 @@ class PeersJob(EngineRequest):
                  n: int | None = None, chunk: int = PEER_CHUNK, engine: EngineProcess | None = None):
         super().__init__(engine)
         self.names = list(names)
-        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
-        if not self.paths:
-            raise SegvizError("the peer segmenters need the corpus files")
-        self.read_options = dict(read_options or {})
+        self._take_corpus_files(paths, read_options, "the peer segmenters need the corpus files")
         self.n = None if n is None else int(n)
         self.chunk = int(chunk)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Generator, Sequence
 
-from ..errors import SegvizError
 from ..events import Progress
 from .child_process import send_progress, serve_guarded
 from .corpus_outline import CorpusOutline, OutlineReceiver, outline_messages, outline_of
@@ -30,10 +29,7 @@ class ReadJob(EngineRequest):
     def __init__(self, paths: Sequence[str | os.PathLike], *, read_options: dict | None = None,
                  engine: EngineProcess | None = None):
         super().__init__(engine)
-        self.paths = [os.path.abspath(os.fspath(p)) for p in paths]
-        if not self.paths:
-            raise SegvizError("no corpus files given")
-        self.read_options = dict(read_options or {})
+        self._take_corpus_files(paths, read_options, "no corpus files given")
 
     def events(self) -> Generator[Progress, None, CorpusOutline | None]:
         receiver = OutlineReceiver(WHAT)

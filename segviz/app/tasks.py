@@ -31,8 +31,6 @@ from .parallel_reading import read_files
 from .state import PlanUnit
 from ..relevance import relevance_profile, sentence_relevance
 
-#: how long the engine waits at least for the forked worker's documents after applying its own share
-WORKER_MIN_WAIT_S = 60.0
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
 PEER_CHUNK = 1500
 
@@ -178,12 +176,9 @@ def _apply_documents(model, documents, *, n_jobs: int, total: int):
             results[i] = _apply_here(model, documents[i], n_jobs)
         if worker is not None:
             experts = list(model.segmenters())
-            messages = worker.messages(wait_s=max(WORKER_MIN_WAIT_S, 3.0 * (time.monotonic() - started)))
-            for i, message in zip(range(split, len(documents)), messages):
-                try:
-                    results[i] = document_from_message(message, documents[i].n_sentences, experts)
-                except (SegvizError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-                    break   # this one and those after it are applied here
+            theirs = worker.results(lambda index, message: document_from_message(
+                message, documents[split + index].n_sentences, experts), started=started)
+            results[split:split + len(theirs)] = theirs   # the others are applied here
     finally:
         if worker is not None:
             worker.end()
