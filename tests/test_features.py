@@ -210,3 +210,41 @@ def test_context_validates_its_inputs():
     assert c.group_edges().tolist() == [False, True] and c.group_starts.tolist() == [0, 2]
     assert c.provides("texts") and not c.provides("relevance") and not c.provides("paragraph_starts")
     assert not FeatureContext(sents).provides("texts")   # tokens joined by spaces stand in for the texts
+
+
+def test_the_candidate_matrix_is_the_same_stacked_part_by_part():
+    # stack_columns empties its list and must equal scipy's hstack of the same blocks, rare columns dropped per part
+    import scipy.sparse as sp
+
+    from segviz.features.candidates import stack_columns
+
+    rng = np.random.default_rng(11)
+    blocks = [sp.random(17, m, density=0.3, format="csc", random_state=i, dtype=np.float64) for i, m in
+              enumerate((3, 0, 5, 1))]
+    blocks = [sp.csc_matrix((np.ones(b.nnz, np.int8), b.indices, b.indptr), shape=b.shape) for b in blocks]
+    expected = sp.hstack(blocks, format="csc").toarray()
+    parts = list(blocks)
+    assert (stack_columns(parts, 17).toarray() == expected).all() and parts == []
+    with pytest.raises(SegvizError):
+        stack_columns([sp.csc_matrix((3, 2), dtype=np.int8)], 4)
+    sents = _random_stream(rng, n=60)
+    X, specs = build_candidates(FeatureContext(sents), vocabulary=8, min_support=3, families=("vocabulary",))
+    full, all_specs = build_candidates(FeatureContext(sents), vocabulary=8, drop_empty=False, families=("vocabulary",))
+    keep = np.flatnonzero(np.diff(full.indptr) >= 3)
+    assert [all_specs[i] for i in keep] == specs and (X.toarray() == full[:, keep].toarray()).all()
+
+
+def test_boundaries_per_column_is_the_labels_times_the_matrix():
+    import scipy.sparse as sp
+
+    from segviz.induction_math import boundaries_per_column
+
+    rng = np.random.default_rng(3)
+    for trial in range(50):
+        X = sp.random(int(rng.integers(1, 25)), int(rng.integers(0, 12)), density=float(rng.random()), format="csc",
+                      random_state=trial)
+        X = sp.csc_matrix((np.ones(X.nnz, np.int8), X.indices, X.indptr), shape=X.shape)
+        y = rng.random(X.shape[0]) < 0.3
+        expected = np.asarray(X.T.astype(float) @ y.astype(float)).ravel()
+        for chunk in (1, 2, 5, 1 << 22):
+            assert np.array_equal(boundaries_per_column(X, y, chunk=chunk), expected)

@@ -73,23 +73,51 @@ def build_candidates(
     context = _as_context(context)
     settings = CandidateSettings(vocabulary=vocabulary, templates=tuple(templates),
                                  relevance_edges=tuple(relevance_edges))
-    blocks: list[sp.csc_matrix] = []
+    kept: list[sp.csc_matrix] = []
     specs: list[FeatureSpec] = []
+    least = max(1, int(min_support))
     for name in resolve_families(families):
         family = FAMILIES[name]
         if not all(context.provides(need) for need in family.needs):
             continue
-        block, questions = family.candidates(context, settings)
-        blocks.append(block)
-        specs.extend(questions)
-    X = (sp.hstack(blocks, format="csc", dtype=np.int8) if blocks
-         else sp.csc_matrix((context.n_events, 0), dtype=np.int8))
-    if drop_empty:
-        keep = np.flatnonzero(np.diff(X.indptr) >= max(1, int(min_support)))
-        X = X[:, keep]
-        specs = [specs[i] for i in keep]
+        for block, questions in family.candidates(context, settings):
+            if drop_empty:
+                keep = np.flatnonzero(np.diff(block.indptr) >= least)
+                if keep.size < block.shape[1]:
+                    block, questions = block[:, keep], [questions[i] for i in keep]
+            kept.append(block)
+            specs.extend(questions)
+            del block
+    X = stack_columns(kept, context.n_events)
     X.sort_indices()
     return X, specs
+
+
+def stack_columns(blocks: list[sp.csc_matrix], n_rows: int) -> sp.csc_matrix:
+    """The binary CSC blocks side by side (``scipy.sparse.hstack``), emptying ``blocks`` as it goes.
+
+    Each block is dropped once copied into the result, whose arrays are allocated untouched: the peak is the
+    blocks plus one block, where a stack that keeps its inputs to the end needs twice the result (on the
+    Reuters training portion a result of 260 MB)."""
+    nnz = sum(b.nnz for b in blocks)
+    n_cols = sum(b.shape[1] for b in blocks)
+    index = np.int32 if max(nnz, n_rows, n_cols) < np.iinfo(np.int32).max else np.int64
+    data = np.empty(nnz, dtype=np.int8)
+    indices = np.empty(nnz, dtype=index)
+    indptr = np.zeros(n_cols + 1, dtype=index)
+    at = col = 0
+    blocks.reverse()
+    while blocks:
+        block = blocks.pop().tocsc()
+        if block.shape[0] != n_rows:
+            raise SegvizError(f"a candidate block has {block.shape[0]} rows, not {n_rows}")
+        end = at + block.nnz
+        data[at:end] = block.data
+        indices[at:end] = block.indices
+        indptr[col + 1:col + 1 + block.shape[1]] = block.indptr[1:] + at
+        at, col = end, col + block.shape[1]
+        del block
+    return sp.csc_matrix((data, indices, indptr), shape=(n_rows, n_cols))
 
 
 def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, n_jobs: int = 1) -> sp.csr_matrix:

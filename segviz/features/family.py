@@ -9,7 +9,7 @@ is an :class:`IntervalFamily`: it lists its :class:`~segviz.features.questions.I
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,8 +45,13 @@ class Family:
     needs: frozenset[str] = frozenset()
 
     def candidates(self, context: FeatureContext, settings: CandidateSettings
-                   ) -> tuple[sp.csc_matrix, list[FeatureSpec]]:  # pragma: no cover - abstract
-        """The (events x candidates) binary matrix of the family's questions on ``context``, and the questions."""
+                   ) -> Iterator[tuple[sp.csc_matrix, list[FeatureSpec]]]:  # pragma: no cover - abstract
+        """The family's questions on ``context``, in parts: each an (events x questions) binary CSC block and its
+        questions, in column order.
+
+        A family with many questions yields them in several parts (the vocabulary family: one per template), so
+        that the candidate builder drops a part's rare questions before the next part exists: at the paper's
+        scale the vocabulary family's answers are some 50 million entries."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -65,7 +70,7 @@ class IntervalFamily(Family):
 
     def candidates(self, context, settings):
         qs = self.questions(settings)
-        return interval_block(context, qs), list(qs)
+        yield interval_block(context, qs), list(qs)
 
 
 def interval_block(context: FeatureContext, questions: Sequence[IntervalQuestion]) -> sp.csc_matrix:

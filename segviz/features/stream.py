@@ -2,10 +2,12 @@
 
 Events follow :mod:`segviz.features`: for a stream of ``n`` sentences there are ``n - 1`` events, row ``r``
 being the position before sentence ``b = r + 1``.  Everything is built with scipy.sparse from token/sentence
-index arrays; the only Python loops run over window offsets, never over tokens x words.
+index arrays; the only Python loops run over window offsets, never over tokens x words.  A sentence window is one
+sparse product of the word-by-sentence incidence with a band of the window's offsets.
 """
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import chain, repeat
 from typing import Sequence
 
@@ -53,23 +55,53 @@ class TokenStream:
         m.data[:] = 1  # binary: a word seen twice in the window still answers "yes"
         return m
 
+    @cached_property
+    def _sentences_of_word(self) -> sp.csr_matrix:
+        # the transposed sentence-by-word incidence (V x n, CSR): row j lists the sentences holding word j
+        n, V = self.n, max(self.V, 1)
+        by_word = np.lexsort((self.pair_sent, self.pair_word))
+        indptr = np.zeros(V + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.pair_word, minlength=V), out=indptr[1:])
+        return sp.csr_matrix((np.ones(by_word.size, dtype=np.int8), self.pair_sent[by_word].astype(np.int32),
+                              indptr), shape=(V, n))
+
+    def _window_counts(self, offsets: Sequence[tuple[int, int]], group: np.ndarray | None) -> sp.csc_matrix:
+        """(events x vocab) CSC: entry (r, j) = sum of ``weight`` over the (offset, weight) pairs whose sentence
+        b + offset (b = r + 1) holds word j.
+
+        One sparse product of the word-by-sentence incidence with a (sentences x events) band of the weights,
+        so the only arrays as large as the answer are the answer's own: building the matrix from one
+        (event, word) coordinate per incidence and offset took some ten times its size on the way."""
+        n, n_ev = self.n, max(self.n - 1, 0)
+        total = sum(abs(w) for _, w in offsets)
+        dtype = np.int8 if total <= np.iinfo(np.int8).max else np.int32
+        s = np.arange(n, dtype=np.int64)
+        rows, cols, vals = [], [], []
+        for o, weight in offsets:
+            b = s - o
+            ok = (b >= 1) & (b <= n - 1)
+            if group is not None:
+                side = b - 1 if o < 0 else b
+                ok &= group == group[np.clip(side, 0, n - 1)]
+            rows.append(s[ok])
+            cols.append(b[ok] - 1)
+            vals.append(np.full(int(ok.sum()), weight, dtype=dtype))
+        band = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0, dtype),
+                              (np.concatenate(rows) if rows else np.zeros(0, np.int64),
+                               np.concatenate(cols) if cols else np.zeros(0, np.int64))), shape=(n, n_ev))
+        counts = (self._sentences_of_word[:self.V] @ band).tocsr()   # V x events: the answer, transposed
+        counts.sort_indices()
+        return sp.csc_matrix((counts.data, counts.indices, counts.indptr), shape=(n_ev, self.V))
+
     def sentence_window(self, w: Window, group: np.ndarray | None = None) -> sp.csc_matrix:
         """Word j occurs in sentences b+start .. b+end-1.
 
         ``group`` (a group id per sentence) clips the window to the source group on its side of the gap:
         sentences before the gap must share the group of sentence b-1, those after it the group of sentence b."""
-        # sentence s lies in event b's window iff b+start <= s < b+end  ->  b = s - o, o in [start, end)
-        rows, cols = [], []
-        for o in range(w.start, w.end):
-            b = self.pair_sent - o
-            ok = (b >= 1) & (b <= self.n - 1)
-            if group is not None:
-                side = np.where(o < 0, b - 1, b)
-                ok &= group[self.pair_sent] == group[np.clip(side, 0, self.n - 1)]
-            rows.append(b[ok] - 1)
-            cols.append(self.pair_word[ok])
-        return self._block(np.concatenate(rows) if rows else np.zeros(0, np.int64),
-                           np.concatenate(cols) if cols else np.zeros(0, np.int64))
+        m = self._window_counts([(o, 1) for o in range(w.start, w.end)],
+                                None if group is None else np.asarray(group))
+        m.data = np.ones(m.data.size, dtype=np.int8)   # binary: a word seen twice in the window still answers "yes"
+        return m
 
     def window_set_sizes(self, k: int, group: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For every gap b = 1..n-1: how many distinct words the previous ``k`` sentences hold, how many the next
@@ -142,12 +174,19 @@ class TokenStream:
         return self._block(b[ok] - 1, t[ok])
 
     def sentences_not(self, window: Window, not_window: Window) -> sp.csc_matrix:
-        """Word j occurs in ``window`` but not in ``not_window`` (both sentence windows)."""
-        a = self.sentence_window(window)
-        c = self.sentence_window(not_window)
-        m = (a - a.multiply(c)).tocsc()
-        m.eliminate_zeros()
-        return m.astype(np.int8)
+        """Word j occurs in ``window`` but not in ``not_window`` (both sentence windows).
+
+        One product counts both windows at once: an occurrence in ``window`` weighs 1, one in ``not_window``
+        more than all of ``window`` can, so an entry is at most ``window.size`` exactly when the word is absent
+        from ``not_window``."""
+        heavy = window.size + 1
+        m = self._window_counts([(o, 1) for o in range(window.start, window.end)]
+                                + [(o, heavy) for o in range(not_window.start, not_window.end)], None)
+        keep = m.data < heavy
+        kept_before = np.zeros(keep.size + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept_before[1:])
+        return sp.csc_matrix((np.ones(int(kept_before[-1]), dtype=np.int8), m.indices[keep], kept_before[m.indptr]),
+                             shape=m.shape)
 
     def question_block(self, kind: str, window: Window, not_window: Window | None = None) -> sp.csc_matrix:
         """Answers of the vocabulary question ``kind`` over ``window`` (and ``not_window``) for every word."""

@@ -255,7 +255,7 @@ def tfidf_questions(windows: Sequence[int] = TFIDF_WINDOWS) -> list[IntervalQues
 class _TfidfFamily(IntervalFamily):
     def candidates(self, context, settings):
         _profiles(context, TFIDF_WINDOWS)   # every k in one pass over the text
-        return super().candidates(context, settings)
+        yield from super().candidates(context, settings)
 
 
 FAMILY = _TfidfFamily(

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from segviz.features.family import CandidateSettings, Family
 from segviz.features.questions import Window, WordQuestion
@@ -89,11 +88,5 @@ class VocabularyFamily(Family):
         vocab = (select_vocabulary(context.sentences, int(vocabulary))
                  if isinstance(vocabulary, (int, np.integer)) else list(dict.fromkeys(vocabulary)))
         stream = TokenStream(context.sentences, vocab)
-        blocks: list[sp.csc_matrix] = []
-        specs: list[WordQuestion] = []
         for tpl in settings.templates:
-            blocks.append(stream.question_block(tpl.kind, tpl.window, tpl.not_window))
-            specs.extend(tpl.spec(w) for w in vocab)
-        if not blocks:
-            return sp.csc_matrix((context.n_events, 0), dtype=np.int8), specs
-        return sp.hstack(blocks, format="csc", dtype=np.int8), specs
+            yield stream.question_block(tpl.kind, tpl.window, tpl.not_window), [tpl.spec(w) for w in vocab]
