@@ -305,7 +305,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         yield Progress("candidate features", 1, 2)
         Xh = heldout_masses = None
         if heldout is not None:
-            Xh = evaluate_features(specs, FeatureContext.from_corpus(heldout, relevance=rel_h)).tocsc()
+            Xh = evaluate_features(specs, FeatureContext.from_corpus(heldout, relevance=rel_h), layout="csc")
             heldout_masses = heldout.masses()
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()

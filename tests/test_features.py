@@ -216,7 +216,7 @@ def test_the_candidate_matrix_is_the_same_stacked_part_by_part():
     # stack_columns empties its list and must equal scipy's hstack of the same blocks, rare columns dropped per part
     import scipy.sparse as sp
 
-    from segviz.features.candidates import stack_columns
+    from segviz.features.stacking import stack_columns
 
     rng = np.random.default_rng(11)
     blocks = [sp.random(17, m, density=0.3, format="csc", random_state=i, dtype=np.float64) for i, m in

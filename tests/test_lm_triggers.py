@@ -109,8 +109,13 @@ def test_cooccurrence_scan_counts(n_parts):
     x = rng.integers(-1, 6, size=400)
     r = rng.random(400)
     C = np.zeros((6, 6), dtype=np.float32)
-    # the parts fill disjoint rows of one matrix (they run on separate threads in selection)
-    results = [cooccurrence_scan(x, r, 9, C, part, n_parts) for part in range(n_parts)]
+    # the parts fill disjoint rows of one matrix (they run on separate threads in selection); bands of targets
+    # (selection's memory bound) fill their own rows of the same counts
+    results = [cooccurrence_scan(x, r, 9, C, 0, part, n_parts) for part in range(n_parts)]
+    for t0, t1 in ((0, 2), (2, 5), (5, 6)):
+        band = np.zeros((t1 - t0, 6), dtype=np.float32)
+        results += [cooccurrence_scan(x, r, 9, band, t0, part, n_parts) for part in range(n_parts)]
+        assert np.array_equal(band, C[t0:t1])
     hist, target = results[0]
     for other in results[1:]:
         assert np.array_equal(other[0], hist) and np.array_equal(other[1], target)
@@ -154,6 +159,21 @@ def test_top_pairs_by_ami_matches_the_formula_on_every_pair():
     assert ss.size == best.size == k
     np.testing.assert_allclose(vv, score[best], rtol=1e-12)
     assert list(zip(tt.tolist(), ss.tolist())) == list(zip(*np.divmod(best, n_tv)))
+
+
+def test_top_pairs_by_ami_is_the_same_counted_in_bands(monkeypatch):
+    from segviz.lm import pairs
+
+    rng = np.random.default_rng(9)
+    n_tv = 300
+    x = np.minimum(rng.zipf(1.4, size=20_000) - 1, n_tv + 20)
+    x[x >= n_tv] = -1
+    r = rng.random(x.size)
+    whole = top_pairs_by_ami(x, r, 25, n_tv, 400, 1.0)
+    monkeypatch.setattr(pairs, "BLOCK_ENTRIES", 10 * n_tv)       # blocks of 10 targets
+    monkeypatch.setattr(pairs, "BAND_BYTES", 4 * n_tv * 25)      # bands of 2 blocks: 15 bands
+    banded = top_pairs_by_ami(x, r, 25, n_tv, 400, 1.0)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, banded))
 
 
 def test_average_mutual_information_matches_table():

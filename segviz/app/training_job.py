@@ -41,6 +41,7 @@ from ..segmenter import Segmenter
 from .child_process import (MALFORMED, check_probabilities, check_profile, decode_array, encode_array,
                             progress_from_message, progress_message, serve_guarded)
 from .engine_cache import remember_lms, shared_corpus
+from .engine_memory import returning_freed_memory
 from .engine_models import LanguageModelFiles
 from .engine_process import EngineProcess
 from .tasks import files_changed
@@ -233,6 +234,10 @@ def serve(config: dict, commands, send) -> int:
     one event, sent as one JSON message by ``send``.  Returns the exit status.
     """
     def job() -> int:
+        with returning_freed_memory():
+            return answer()
+
+    def answer() -> int:
         events = _child_events(config)
         lm_path = Path(config["lm_path"])
         for line in commands:

@@ -8,7 +8,7 @@ that ask the same kind of question about other quantities).
 Layout (dependencies point down this list; family modules import only the shared core):
 
 * core -- :mod:`~segviz.features.questions` (question types, signals, the English),
-  :mod:`~segviz.features.stream` (token windows), :mod:`~segviz.features.context` (a stream and its precomputed,
+  :mod:`~segviz.features.stream` (token windows), :mod:`~segviz.features.stacking` (joining answer blocks), :mod:`~segviz.features.context` (a stream and its precomputed,
   cached signals), :mod:`~segviz.features.family` (the family interface, answering interval questions);
 * families -- the paper's :mod:`~segviz.features.vocabulary` and :mod:`~segviz.features.relevance` (with its
   longer horizons), and beyond the paper :mod:`~segviz.features.cohesion`, :mod:`~segviz.features.peer`,

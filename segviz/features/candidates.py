@@ -21,6 +21,7 @@ from segviz.features.parallel import start_worker
 from segviz.features.questions import FeatureSpec, IntervalQuestion, WordQuestion
 from segviz.features.registry import DEFAULT_FAMILIES, FAMILIES, resolve_families
 from segviz.features.relevance import RELEVANCE_EDGES
+from segviz.features.stacking import stack_columns
 from segviz.features.stream import word_block
 from segviz.features.vocabulary import VOCABULARY_TEMPLATES
 from segviz.segmentation import masses_to_indicator
@@ -93,35 +94,9 @@ def build_candidates(
     return X, specs
 
 
-def stack_columns(blocks: list[sp.csc_matrix], n_rows: int) -> sp.csc_matrix:
-    """The binary CSC blocks side by side (``scipy.sparse.hstack``), emptying ``blocks`` as it goes.
-
-    Each block is dropped once copied into the result, whose arrays are allocated untouched: the peak is the
-    blocks plus one block, where a stack that keeps its inputs to the end needs twice the result (on the
-    Reuters training portion a result of 260 MB)."""
-    nnz = sum(b.nnz for b in blocks)
-    n_cols = sum(b.shape[1] for b in blocks)
-    index = np.int32 if max(nnz, n_rows, n_cols) < np.iinfo(np.int32).max else np.int64
-    data = np.empty(nnz, dtype=np.int8)
-    indices = np.empty(nnz, dtype=index)
-    indptr = np.zeros(n_cols + 1, dtype=index)
-    at = col = 0
-    blocks.reverse()
-    while blocks:
-        block = blocks.pop().tocsc()
-        if block.shape[0] != n_rows:
-            raise SegvizError(f"a candidate block has {block.shape[0]} rows, not {n_rows}")
-        end = at + block.nnz
-        data[at:end] = block.data
-        indices[at:end] = block.indices
-        indptr[col + 1:col + 1 + block.shape[1]] = block.indptr[1:] + at
-        at, col = end, col + block.shape[1]
-        del block
-    return sp.csc_matrix((data, indices, indptr), shape=(n_rows, n_cols))
-
-
-def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, n_jobs: int = 1) -> sp.csr_matrix:
-    """The (n-1, len(specs)) 0/1 matrix of the given questions on the context's stream.
+def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, n_jobs: int = 1,
+                      layout: str = "csr") -> sp.csr_matrix | sp.csc_matrix:
+    """The (n-1, len(specs)) 0/1 matrix of the given questions on the context's stream (``layout`` "csr" or "csc").
 
     Word questions are answered from one token stream over the words they ask about; interval questions from the
     context's (cached) signal values.  Questions needing an input the context lacks raise :class:`SegvizError`.
@@ -129,8 +104,10 @@ def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, 
     (:mod:`segviz.features.parallel`); the matrix is the same.
     """
     context = _as_context(context)
+    if layout not in ("csr", "csc"):
+        raise SegvizError(f"layout must be 'csr' or 'csc', not {layout!r}")
     if not specs:
-        return sp.csr_matrix((context.n_events, 0), dtype=np.int8)
+        return sp.csr_matrix((context.n_events, 0), dtype=np.int8).asformat(layout)
     by_type: dict[type, list[int]] = {WordQuestion: [], IntervalQuestion: []}
     for i, s in enumerate(specs):
         if type(s) not in by_type:
@@ -142,8 +119,10 @@ def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, 
     try:
         blocks, order = [], []
         if by_type[WordQuestion]:
-            blocks.append(word_block(context.sentences, [specs[i] for i in by_type[WordQuestion]]))
-            order.extend(by_type[WordQuestion])
+            block, within = word_block(context.sentences, [specs[i] for i in by_type[WordQuestion]])
+            blocks.append(block)
+            order.extend(by_type[WordQuestion][j] for j in within)
+            del block
         if intervals:
             if worker is not None:
                 worker.compute_rest()   # this process's share, while the worker computes its own
@@ -153,7 +132,10 @@ def evaluate_features(specs: Sequence[FeatureSpec], context: FeatureContext, *, 
     finally:
         if worker is not None:
             worker.stop()
-    X = sp.hstack(blocks, format="csc", dtype=np.int8)
-    inv = np.empty(len(order), dtype=np.int64)
-    inv[np.asarray(order)] = np.arange(len(order))
-    return X[:, inv].tocsr()
+    X = stack_columns(blocks, context.n_events)
+    order = np.asarray(order)
+    if not np.array_equal(order, np.arange(order.size)):   # the questions' order, when the parts are not in it
+        inv = np.empty(order.size, dtype=np.int64)
+        inv[order] = np.arange(order.size)
+        X = X[:, inv]
+    return X.asformat(layout)

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from segviz.errors import SegvizError
 from segviz.features.questions import Window, WordQuestion
+from segviz.features.stacking import stack_columns
 
 __all__ = ["TokenStream", "word_block"]
 
@@ -203,24 +204,23 @@ class TokenStream:
         return builders[kind]()
 
 
-def word_block(sentences: Sequence[Sequence[str]], questions: Sequence[WordQuestion]) -> sp.csc_matrix:
-    """Answers (events x questions, int8 CSC) of vocabulary questions on a stream.
+def word_block(sentences: Sequence[Sequence[str]], questions: Sequence[WordQuestion]
+               ) -> tuple[sp.csc_matrix, list[int]]:
+    """Answers (events x questions, int8 CSC) of vocabulary questions on a stream, and the question of each column.
 
-    One block per distinct template, over only the words the questions ask about."""
+    One block per distinct template, over only the words the questions ask about; the columns come template by
+    template (``columns[j]`` is the index in ``questions`` of column j), which is the questions' own order when
+    they are candidates in the builder's order."""
     vocab = list(dict.fromkeys(q.word for q in questions))
     windex = {w: j for j, w in enumerate(vocab)}
     stream = TokenStream(sentences, vocab)
     by_template: dict[tuple, list[int]] = {}
     for i, q in enumerate(questions):
         by_template.setdefault((q.kind, q.window, q.not_window), []).append(i)
-    blocks, order = [], []
+    blocks, columns = [], []
     for (kind, window, not_window), items in by_template.items():
         block = stream.question_block(kind, window, not_window)
         blocks.append(block[:, [windex[questions[i].word] for i in items]])
-        order.extend(items)
-    if not blocks:
-        return sp.csc_matrix((max(len(sentences) - 1, 0), 0), dtype=np.int8)
-    X = sp.hstack(blocks, format="csc", dtype=np.int8)
-    inv = np.empty(len(order), dtype=np.int64)
-    inv[np.asarray(order)] = np.arange(len(order))
-    return X[:, inv]
+        columns.extend(items)
+        del block
+    return stack_columns(blocks, max(len(sentences) - 1, 0)), columns

@@ -27,17 +27,19 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def cooccurrence_scan(x, r, window, C, part, n_parts):
+def cooccurrence_scan(x, r, window, C, t0, part, n_parts):
     """Counts for trigger selection over the word stream ``x`` (trigger-vocabulary index or -1).
 
-    Adds to ``C[t, s]`` (float32, vocabulary x vocabulary) the sum of ``r[i]`` over positions i with ``x[i] = t``
-    and ``s`` among the previous ``window`` words, for the targets ``t % n_parts == part`` only: the scans of the
-    parts write disjoint rows, so they can run at once on one matrix (the rows are most of the work; each
-    part slides the window itself).  Returns ``hist[s]`` = number of positions whose history contains s, and
-    ``target[t]`` = sum of ``r[i]`` over positions with ``x[i] = t`` (the same for every part).
+    Adds to ``C[t - t0, s]`` (float32, a band of targets ``t0 .. t0 + len(C) - 1`` x the vocabulary) the sum of
+    ``r[i]`` over positions i with ``x[i] = t`` and ``s`` among the previous ``window`` words, for the band's
+    targets with ``t % n_parts == part`` only: the scans of the parts write disjoint rows, so they can run at once
+    on one matrix (the rows are most of the work; each part slides the window itself).  Returns ``hist[s]`` =
+    number of positions whose history contains s, and ``target[t]`` = sum of ``r[i]`` over positions with
+    ``x[i] = t`` (the same for every part and band).
     """
     n = x.shape[0]
-    n_vocab = C.shape[0]
+    n_vocab = C.shape[1]
+    t1 = t0 + C.shape[0]
     cnt = np.zeros(n_vocab, dtype=np.int32)
     active = np.empty(n_vocab, dtype=np.int32)
     where = np.full(n_vocab, -1, dtype=np.int32)
@@ -50,8 +52,8 @@ def cooccurrence_scan(x, r, window, C, part, n_parts):
         if t >= 0:
             ri = r[i]
             target[t] += ri
-            if t % n_parts == part:
-                row = C[t]
+            if t0 <= t < t1 and t % n_parts == part:
+                row = C[t - t0]
                 for a in range(n_active):
                     row[active[a]] += ri
         # slide the window for position i + 1 (history i + 1 - window .. i): x[i] enters, x[i - window] leaves

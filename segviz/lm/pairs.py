@@ -27,6 +27,11 @@ from numba import njit
 
 from ._scan import cooccurrence_scan
 
+#: the pairs scored at once by one thread (a block of targets x every source)
+BLOCK_ENTRIES = 2_000_000
+#: the most memory the co-occurrence counts of trigger selection take at once (a band of targets at a time)
+BAND_BYTES = 128 << 20
+
 
 def average_mutual_information(c_st, c_s, c_t, n):
     """Average MI (nats) between [s in history] and [next word = t] from the 2x2 table's margins."""
@@ -89,36 +94,40 @@ def top_pairs_by_ami(x: np.ndarray, r: np.ndarray, window: int, n_tv: int, k: in
     """
     x = x.astype(np.int64)
     r = r.astype(np.float64)
-    C = np.zeros((n_tv, n_tv), dtype=np.float32)
-    n_parts = os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=n_parts) as pool:
-        counts = list(pool.map(lambda part: cooccurrence_scan(x, r, int(window), C, part, n_parts), range(n_parts)))
-    hist, target = counts[0]
     n = float(x.size)
-    chunk = max(1, 2_000_000 // max(n_tv, 1))
-
-    def best_of_block(t0):
-        # the block's own top k (scores are computed without the GIL, so blocks run on all cores)
-        flat = _ami_block(C, t0, min(t0 + chunk, n_tv), hist, target, n, float(min_cooccurrence)).ravel()
-        take = min(k, flat.size)
-        idx = np.argpartition(-flat, take - 1)[:take]
-        idx = idx[np.isfinite(flat[idx])]
-        tt, ss = np.divmod(idx, n_tv)
-        return ss, tt + t0, flat[idx]
-
+    chunk = max(1, BLOCK_ENTRIES // max(n_tv, 1))
+    # the co-occurrence counts a band of targets at a time: 10,000 x 10,000 float32 counts are 400 MB at once
+    band = chunk * max(1, BAND_BYTES // (4 * max(n_tv, 1) * chunk))
+    n_parts = os.cpu_count() or 1
     best_s = np.empty(0, dtype=np.int64)
     best_t = np.empty(0, dtype=np.int64)
     best_v = np.empty(0)
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        # merged in block order, as one after the other, so that ties keep their order
-        for ss, tt, vv in pool.map(best_of_block, range(0, n_tv, chunk)):
-            best_s = np.concatenate([best_s, ss])
-            best_t = np.concatenate([best_t, tt])
-            best_v = np.concatenate([best_v, vv])
-            if best_v.size > 4 * k:
-                keep = np.argpartition(-best_v, k - 1)[:k]
-                best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
-    del C
+    with ThreadPoolExecutor(max_workers=n_parts) as pool:
+        for b0 in range(0, max(n_tv, 1), band):
+            C = np.zeros((min(band, n_tv - b0), n_tv), dtype=np.float32)
+            counts = list(pool.map(lambda part: cooccurrence_scan(x, r, int(window), C, b0, part, n_parts),
+                                   range(n_parts)))
+            hist, target = counts[0]
+
+            def best_of_block(t0):
+                # the block's own top k (scores are computed without the GIL, so blocks run on all cores)
+                flat = _ami_block(C, t0 - b0, min(t0 + chunk, b0 + C.shape[0]) - b0, hist, target[b0:], n,
+                                  float(min_cooccurrence)).ravel()
+                take = min(k, flat.size)
+                idx = np.argpartition(-flat, take - 1)[:take]
+                idx = idx[np.isfinite(flat[idx])]
+                tt, ss = np.divmod(idx, n_tv)
+                return ss, tt + t0, flat[idx]
+
+            # merged in block order, as one after the other, so that ties keep their order
+            for ss, tt, vv in pool.map(best_of_block, range(b0, b0 + C.shape[0], chunk)):
+                best_s = np.concatenate([best_s, ss])
+                best_t = np.concatenate([best_t, tt])
+                best_v = np.concatenate([best_v, vv])
+                if best_v.size > 4 * k:
+                    keep = np.argpartition(-best_v, k - 1)[:k]
+                    best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
+            del C
     order = np.argsort(-best_v, kind="stable")[:k]
     return best_s[order], best_t[order], best_v[order]
 
