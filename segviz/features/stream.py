@@ -46,8 +46,10 @@ class TokenStream:
         # distinct (sentence, word) pairs = the sentence-by-word incidence matrix W (n x V), in (sentence, word)
         # order: scipy's conversion sorts each sentence's few words, 4x faster than np.unique of one code a token
         incidence = sp.csr_matrix((np.ones(int(known.sum()), dtype=np.int32), (self.sent[known], self.tok[known])),
-                                  shape=(self.n, max(self.V, 1)))
+                                  shape=(self.n, self.V))
         incidence.sum_duplicates()
+        incidence.data = np.ones(incidence.nnz, dtype=np.int8)   # which words a sentence holds, not how often
+        self._incidence = incidence
         self.pair_sent = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(incidence.indptr))
         self.pair_word = incidence.indices.astype(np.int64)
 
@@ -61,13 +63,8 @@ class TokenStream:
 
     @cached_property
     def _sentences_of_word(self) -> sp.csr_matrix:
-        # the transposed sentence-by-word incidence (V x n, CSR): row j lists the sentences holding word j
-        n, V = self.n, max(self.V, 1)
-        by_word = np.lexsort((self.pair_sent, self.pair_word))
-        indptr = np.zeros(V + 1, dtype=np.int64)
-        np.cumsum(np.bincount(self.pair_word, minlength=V), out=indptr[1:])
-        return sp.csr_matrix((np.ones(by_word.size, dtype=np.int8), self.pair_sent[by_word].astype(np.int32),
-                              indptr), shape=(V, n))
+        # the transposed incidence (V x n, CSR): row j lists the sentences holding word j
+        return self._incidence.T.tocsr()
 
     def _window_counts(self, offsets: Sequence[tuple[int, int]], group: np.ndarray | None) -> sp.csc_matrix:
         """(events x vocab) CSC: entry (r, j) = sum of ``weight`` over the (offset, weight) pairs whose sentence
@@ -93,7 +90,7 @@ class TokenStream:
         band = sp.csr_matrix((np.concatenate(vals) if vals else np.zeros(0, dtype),
                               (np.concatenate(rows) if rows else np.zeros(0, np.int64),
                                np.concatenate(cols) if cols else np.zeros(0, np.int64))), shape=(n, n_ev))
-        counts = (self._sentences_of_word[:self.V] @ band).tocsr()   # V x events: the answer, transposed
+        counts = self._sentences_of_word @ band   # V x events, CSR: the answer, transposed
         counts.sort_indices()
         return sp.csc_matrix((counts.data, counts.indices, counts.indptr), shape=(n_ev, self.V))
 
