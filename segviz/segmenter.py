@@ -73,6 +73,14 @@ DEFAULT_FAMILIES = ("vocabulary", "relevance", "cohesion")
 SEGMENTER_NAME = "model"
 
 
+def _given_relevance(relevance, n: int, what: str) -> np.ndarray:
+    """A caller's per-sentence relevance, checked against the ``n`` sentences it is for."""
+    rel = np.asarray(relevance, dtype=np.float64)
+    if rel.shape != (n,) or not np.isfinite(rel).all():
+        raise SegvizError(f"{what} relevance must be {n} finite numbers, one per sentence; got shape {rel.shape}")
+    return rel
+
+
 def _relevance(lms, sentences, needed: bool) -> np.ndarray | None:
     if not needed:
         return None
@@ -88,6 +96,7 @@ class _Applied:
     """The induced features evaluated on one corpus (kept so a new round costs one column, not all of them)."""
 
     corpus: Corpus
+    relevance: np.ndarray | None   # as the caller gave it (None: computed here)
     context: FeatureContext
     features: tuple[FeatureSpec, ...]
     matrix: sp.csr_matrix
@@ -247,13 +256,13 @@ class Segmenter(ParamsMixin, ModelQueries):
         return any(f.kind == "relevance" for f in self.features_)
 
     # ------------------------------------------------------------------ training
-    def fit(self, train, heldout=None, lms=None) -> "Segmenter":
+    def fit(self, train, heldout=None, lms=None, *, relevance=None, heldout_relevance=None) -> "Segmenter":
         """Induce the model on ``train`` and tune the decision rule on ``heldout`` (see :meth:`fit_iter`)."""
-        for _ in self.fit_iter(train, heldout, lms):
+        for _ in self.fit_iter(train, heldout, lms, relevance=relevance, heldout_relevance=heldout_relevance):
             pass
         return self
 
-    def fit_iter(self, train, heldout=None, lms=None
+    def fit_iter(self, train, heldout=None, lms=None, *, relevance=None, heldout_relevance=None
                  ) -> Generator[Progress | FeatureAdded | InductionFinished, None, None]:
         """:meth:`fit` as a generator of the engine's typed events.
 
@@ -266,7 +275,9 @@ class Segmenter(ParamsMixin, ModelQueries):
         without any).
 
         ``lms`` (a fitted :class:`~segviz.lm.LanguageModels`) enables the relevance family; without it that
-        family asks nothing.
+        family asks nothing.  ``relevance`` / ``heldout_relevance``: the sentences' relevance under ``lms``
+        (Section 3.3), when the caller has it already (the app computes it for the whole corpus it shows);
+        computed here otherwise.
         """
         self.check_params()
         t0 = time.perf_counter()
@@ -291,9 +302,13 @@ class Segmenter(ParamsMixin, ModelQueries):
         mu = default_mu(masses) if self.mu is None else float(self.mu)
 
         yield Progress("relevance", 0, 2)
-        rel = _relevance(lms, train_sentences, use_relevance)
-        held_sentences = heldout.sentences() if heldout is not None else None
-        rel_h = _relevance(lms, held_sentences, use_relevance) if heldout is not None else None
+        rel = (_given_relevance(relevance, len(train_sentences), "the training corpus's")
+               if relevance is not None and use_relevance else _relevance(lms, train_sentences, use_relevance))
+        rel_h = None
+        if heldout is not None:
+            rel_h = (_given_relevance(heldout_relevance, heldout.n_sentences, "the held-out corpus's")
+                     if heldout_relevance is not None and use_relevance
+                     else _relevance(lms, heldout.sentences(), use_relevance))
         yield Progress("relevance", 2, 2)
         yield Progress("candidate features", 0, 2)
         X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
@@ -380,7 +395,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         """The induced features on ``corpus``; reuses the last evaluation when only new features were added."""
         features = tuple(self.features_)
         cached = getattr(self, "_applied", None)
-        if (cached is not None and cached.corpus is corpus and relevance is None
+        if (cached is not None and cached.corpus is corpus and cached.relevance is relevance
                 and cached.features == features[:len(cached.features)]):
             if len(cached.features) == len(features):
                 return cached
@@ -392,13 +407,13 @@ class Segmenter(ParamsMixin, ModelQueries):
         if len(sentences) < 2:
             raise SegvizError("need at least 2 sentences to place boundaries")
         needs = any(f.kind == "relevance" for f in features)
-        rel = relevance if relevance is not None else _relevance(getattr(self, "lms_", None), sentences, needs)
+        rel = (_given_relevance(relevance, len(sentences), "the corpus's") if relevance is not None
+               else _relevance(getattr(self, "lms_", None), sentences, needs))
         context = FeatureContext.from_corpus(corpus, relevance=rel)
         matrix = (evaluate_features(list(features), context, n_jobs=n_jobs) if features
                   else sp.csr_matrix((len(sentences) - 1, 0)))
-        applied = _Applied(corpus, context, features, matrix)
-        if relevance is None:
-            self._applied = applied
+        # kept for the next round's one new column (a live training's curve); keyed on the very relevance array
+        applied = self._applied = _Applied(corpus, relevance, context, features, matrix)
         return applied
 
     def feature_matrix(self, corpus, *, relevance: np.ndarray | None = None, n_jobs: int = 1) -> sp.csr_matrix:

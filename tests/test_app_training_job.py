@@ -85,6 +85,49 @@ def test_the_generator_yields_the_rounds_the_app_shows(corpus):
     assert final.info_["tuned_on"] == "heldout"
 
 
+def test_the_relevance_is_computed_once_for_training_and_every_curve(corpus, monkeypatch):
+    """The shown corpus's relevance serves induction and each round's curve: the language models score the
+    corpus once (the second time took seconds before the first feature on 70k sentences)."""
+    from segviz import Segmenter
+    from segviz import relevance as relevance_module
+
+    lms = Segmenter.load(ROOT / "resources" / "sample_model.segviz").lms_
+    calls = []
+    real = relevance_module.word_relevance
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(relevance_module, "word_relevance", counted)
+    events = list(training_events(corpus, n_features=3, lms=lms,
+                                  segmenter_params={"families": ("relevance",)}))
+    assert calls == [corpus.n_sentences]
+    final = events[-1].model
+    assert any(f.kind == "relevance" for f in final.features_)   # the relevance family did answer
+    monkeypatch.setattr(relevance_module, "word_relevance", real)
+    # the curve on the given relevance equals the model's own on the shown corpus
+    np.testing.assert_allclose(events[-1].probabilities, final.boundary_probabilities(corpus), atol=1e-12)
+
+
+def test_given_relevance_trains_the_same_model_and_is_checked(corpus):
+    from segviz import Segmenter
+    from segviz.relevance import sentence_relevance
+
+    train, heldout = split_for_training(corpus)
+    lms = Segmenter.load(ROOT / "resources" / "sample_model.segviz").lms_
+    params = dict(n_features=3, families=("relevance",))
+    computed = Segmenter(**params).fit(train, heldout, lms)
+    given = Segmenter(**params).fit(train, heldout, lms, relevance=sentence_relevance(lms, train.sentences()),
+                                    heldout_relevance=sentence_relevance(lms, heldout.sentences()))
+    assert [f.to_dict() for f in given.features_] == [f.to_dict() for f in computed.features_]
+    np.testing.assert_allclose(given.lambdas_, computed.lambdas_, atol=1e-12)
+    with pytest.raises(SegvizError, match="training corpus's relevance must be"):
+        Segmenter(**params).fit(train, heldout, lms, relevance=np.zeros(3))
+    with pytest.raises(SegvizError, match="held-out corpus's relevance must be"):
+        Segmenter(**params).fit(train, heldout, lms, heldout_relevance=np.full(heldout.n_sentences, np.nan))
+
+
 def test_split_needs_four_documents(corpus):
     train, heldout = split_for_training(corpus)
     assert len(train) + len(heldout) == len(corpus) and len(heldout) == round(0.2 * len(corpus))

@@ -146,14 +146,19 @@ def training_events(corpus: Corpus, *, n_features: int = 30, heldout_fraction: f
     relevance = sentence_relevance(lms, corpus.sentences())
     yield RelevanceReady(relevance, relevance_profile(lms, corpus, relevance=relevance))
     reason = "n_features"
-    for event in segmenter.fit_iter(train, heldout, lms):
+    # The relevance just computed serves induction too (train and held-out are the corpus's first and last
+    # documents) and every round's curve: computing it again took seconds before the first feature.  The held-out
+    # documents' first sentences keep the trigger history of the documents before them, as on screen.
+    n_train = train.n_sentences
+    for event in segmenter.fit_iter(train, heldout, lms, relevance=relevance[:n_train],
+                                    heldout_relevance=relevance[n_train:]):
         if isinstance(event, FeatureAdded):
-            yield CurveUpdate(event, segmenter.boundary_probabilities(corpus), segmenter)
+            yield CurveUpdate(event, segmenter.boundary_probabilities(corpus, relevance=relevance), segmenter)
         elif isinstance(event, InductionFinished):
             reason = event.reason
         elif isinstance(event, Progress):
             yield event
-    yield TrainingFinished(segmenter, reason, segmenter.boundary_probabilities(corpus))
+    yield TrainingFinished(segmenter, reason, segmenter.boundary_probabilities(corpus, relevance=relevance))
 
 
 # -- the JSON messages between the child and the parent -------------------------------------------------------
