@@ -3,7 +3,7 @@
 Three measurements on the same corpus (default: reut2-000..013, 70,539 sentences; Reuters-21578 is licensed for
 research purposes only):
 
-* **reading**: the corpus read as the app's engine reads it (:func:`segviz.app.tasks.read_corpus_task`, one
+* **reading**: the corpus read as the app's engine reads it (:func:`segviz.service.tasks.read_corpus_task`, one
   process, the only reader of the window's corpus), in a fresh interpreter;
 * **applying**: ``Segmenter.feature_matrix`` with ``n_jobs=1`` and ``n_jobs=2`` (:mod:`segviz.features.parallel`),
   each on a fresh model, ``--repeat`` times, and whether the two give bit-identical probabilities;
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz.models import load_model  # noqa: E402
-from segviz.app.tasks import read_corpus_task  # noqa: E402
+from segviz.service.tasks import read_corpus_task  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
 from segviz.features.context import FeatureContext  # noqa: E402
 from segviz.features.family import interval_block  # noqa: E402
@@ -44,7 +44,7 @@ REUTERS = ROOT.parent / "shared" / "corpora" / "reuters21578"
 _READER = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-from segviz.app.tasks import read_corpus_task
+from segviz.service.tasks import read_corpus_task
 from segviz.events import run_to_end
 start = time.perf_counter()
 corpus = run_to_end(read_corpus_task(json.loads(sys.argv[1])))

@@ -1,4 +1,4 @@
-"""What the window's apply costs on a corpus of several files: ``segviz.app.tasks.apply_model_task`` (each file
+"""What the window's apply costs on a corpus of several files: ``segviz.service.tasks.apply_model_task`` (each file
 segmented on its own by the expert the bundled default model chooses, then the shown expert's feature columns),
 one thread, seconds.  Reuters-21578 is licensed for research purposes only.
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz import load_model, read_corpus  # noqa: E402
-from segviz.app.tasks import apply_model_task  # noqa: E402
+from segviz.service.tasks import apply_model_task  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
 
 files = sorted(glob.glob(str(ROOT.parent / "shared" / "corpora" / "reuters21578" / "reut2-00[0-3].sgm")))

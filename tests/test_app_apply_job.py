@@ -13,9 +13,9 @@ import pytest
 
 from segviz import Segmenter, read_corpus
 from segviz.models import load_model
-from segviz.app.apply_job import ApplyJob, IndexParts, applied_from_json, applied_to_json, index_part_messages
-from segviz.app.child_process import decode_array, encode_array
-from segviz.app.tasks import apply_model_task
+from segviz.service.apply_job import ApplyJob, IndexParts, applied_from_json, applied_to_json, index_part_messages
+from segviz.service.child_process import decode_array, encode_array
+from segviz.service.tasks import apply_model_task
 from segviz.errors import SegvizError
 from tests.drive import events_and_value
 
@@ -104,7 +104,7 @@ def held_engine(tmp_path):
     """An engine whose reading of the sample is held: a training job on it has reported its first step of reading
     (inside the engine's one reading of those files, which every other job on them waits for) and gets no next
     step, so every job on the sample waits -- provably, without a clock -- until the engine is closed."""
-    from segviz.app.engine_process import EngineProcess
+    from segviz.service.engine_process import EngineProcess
 
     engine = EngineProcess("a test engine")
     holder = engine.channel("the holding job", lambda: False)
@@ -214,7 +214,7 @@ def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, t
 
 def test_the_child_lowers_its_priority_before_importing_the_engine(tmp_path):
     """Its imports are a second of CPU: at the window's priority they competed with the window's first paint."""
-    from segviz.app.child_process import CHILD_NICENESS, child_command
+    from segviz.service.child_process import CHILD_NICENESS, child_command
 
     def niceness(pid):
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
@@ -251,8 +251,8 @@ def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, q
 def test_the_engine_is_the_only_reader_and_its_directory_ends_with_the_window(window, qtbot, monkeypatch):
     """The window never parses a corpus: it holds the engine's outline (no tokens), and the engine's working
     directory, private to the user, goes with the window."""
-    from segviz.app import tasks
-    from segviz.app.corpus_outline import CorpusOutline
+    from segviz.service import tasks
+    from segviz.service.corpus_outline import CorpusOutline
 
     def refuse(*args, **kwargs):
         raise AssertionError("the window parsed a corpus")
@@ -309,8 +309,8 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
 # -- a model with no file of its own (trained in the window) is applied in the engine too ------------------------
 
 def test_a_model_without_a_file_crosses_as_json_with_its_language_models_file(sample, tmp_path):
-    from segviz.app.engine_models import LanguageModelFiles
-    from segviz.app.engine_process import EngineProcess
+    from segviz.service.engine_models import LanguageModelFiles
+    from segviz.service.engine_process import EngineProcess
 
     trained = Segmenter.load(LM_MODEL)   # as a window holds a model it trained: in memory, with its LMs
     files = LanguageModelFiles()
@@ -342,7 +342,7 @@ def test_columns_of_a_segmenter_the_model_lacks_is_one_error():
 
 
 def test_a_router_whose_file_is_gone_is_refused_by_name(tmp_path):
-    from segviz.app.engine_models import LanguageModelFiles, model_source
+    from segviz.service.engine_models import LanguageModelFiles, model_source
 
     router = load_model(SAMPLE_MODEL)
     with pytest.raises(SegvizError, match="file is gone"):
@@ -357,7 +357,7 @@ def test_a_router_whose_file_is_gone_is_refused_by_name(tmp_path):
     {"shape": [9, 2], "indptr": encode_array(np.zeros(10, dtype=np.int32), "<i4"), "parts": 1, "data": None},
 ])
 def test_a_malformed_columns_result_is_one_error(columns):
-    from segviz.app.apply_job import IndexParts, columns_from_json
+    from segviz.service.apply_job import IndexParts, columns_from_json
 
     with pytest.raises(SegvizError, match="malformed"):
         columns_from_json({"type": "result", "sentences": 10, "columns": columns}, IndexParts())

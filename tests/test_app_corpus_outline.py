@@ -1,4 +1,4 @@
-"""What the window holds of a corpus (segviz.app.corpus_outline): the texts behave as a list of strings, and an
+"""What the window holds of a corpus (segviz.service.corpus_outline): the texts behave as a list of strings, and an
 outline survives its trip through the pipe's messages whole -- names, lengths, units, paragraph starts, titles."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from segviz import read_corpus
-from segviz.app.corpus_outline import CHUNK, OutlineReceiver, SentenceTexts, outline_messages, outline_of
+from segviz.service.corpus_outline import CHUNK, OutlineReceiver, SentenceTexts, outline_messages, outline_of
 from segviz.segmented import reference_titles
 from tests.conftest import ROOT
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from segviz.app import engine_memory
+from segviz.service import engine_memory
 
 
 class FakeLibc:

@@ -1,5 +1,5 @@
 """The window's one engine process: every job on a channel of the same process, cancel stops one job and not the
-engine, the corpus and the model are read once per session (segviz.app.engine_process, engine_child,
+engine, the corpus and the model are read once per session (segviz.service.engine_process, engine_child,
 engine_cache)."""
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from segviz import read_corpus
-from segviz.app.apply_job import ApplyJob
-from segviz.app.engine_child import Inbox
-from segviz.app.engine_process import EngineProcess
-from segviz.app.peers_job import PeersJob
-from segviz.app.training_job import TrainingFinished, TrainingJob
+from segviz.service.apply_job import ApplyJob
+from segviz.service.engine_child import Inbox
+from segviz.service.engine_process import EngineProcess
+from segviz.service.peers_job import PeersJob
+from segviz.service.training_job import TrainingFinished, TrainingJob
 from segviz.errors import SegvizError
 from tests.drive import events_and_value
 

@@ -2,19 +2,23 @@
 
 Each module is imported in a fresh interpreter in which a meta-path finder refuses Qt, so an import of Qt at
 module level -- or at function level during import -- fails loudly instead of silently loading it.  The app's own
-Qt-free modules (its state, its background steps, the training job and its child) are held to the same rule: the
-engine child must start without Qt.
+Qt-free modules (its state and its own background steps) are held to the same rule; the engine process's
+(``segviz.service``) are outside the app and walked with the rest.
 """
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import segviz
 
-QT_FREE_APP_MODULES = ("segviz.app.state", "segviz.app.tasks", "segviz.app.training_job", "segviz.app.engine_child",
-                       "segviz.app.child_process", "segviz.app.peers_job", "segviz.app.apply_job")
+ROOT = Path(__file__).resolve().parents[1]
+
+#: the window's plain-Python parts (the engine process's modules, segviz.service, are outside the app and walked)
+QT_FREE_APP_MODULES = ("segviz.app.state", "segviz.app.window_tasks")
 
 BLOCKER = """
 import importlib, importlib.abc, sys
@@ -52,7 +56,8 @@ def import_without_qt(modules) -> subprocess.CompletedProcess:
 def test_the_walk_finds_every_layer():
     modules = modules_outside_the_app()
     for expected in ("segviz.segmenter", "segviz.corpus", "segviz.decode", "segviz.metrics", "segviz.cli",
-                     "segviz.commands.gui", "segviz.lm.models", "segviz.peers.c99"):
+                     "segviz.commands.gui", "segviz.lm.models", "segviz.peers.c99", "segviz.service.engine_child",
+                     "segviz.service.training_job"):
         assert expected in modules
     assert len(modules) > 30
 
@@ -60,6 +65,34 @@ def test_the_walk_finds_every_layer():
 def test_no_module_outside_the_app_imports_qt():
     proc = import_without_qt(modules_outside_the_app())
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def imported_modules(path) -> set[str]:
+    """Every module a source file imports, at any level of the file (relative imports resolved)."""
+    package = "segviz." + ".".join(path.relative_to(ROOT / "segviz").with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_the_engine_process_never_imports_the_window():
+    """segviz.service runs in the engine process: nothing of the window (segviz.app) may reach it."""
+    files = sorted((ROOT / "segviz" / "service").glob("*.py"))
+    assert len(files) > 10
+    offending = {f.name: sorted(n for n in imported_modules(f) if n == "segviz.app" or n.startswith("segviz.app."))
+                 for f in files}
+    assert not {k: v for k, v in offending.items() if v}
+    # the check can fail: the window's own modules do import the service
+    assert any(n.startswith("segviz.service") for n in imported_modules(ROOT / "segviz" / "app" / "state.py"))
 
 
 def test_the_apps_engine_side_imports_no_qt():

@@ -1,4 +1,4 @@
-"""A model applied to several documents on two cores (segviz.app.parallel_apply): the same probabilities, plan,
+"""A model applied to several documents on two cores (segviz.service.parallel_apply): the same probabilities, plan,
 shown expert and feature columns as on one, whatever the forked worker does."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
-from segviz.app import parallel_apply, tasks
-from segviz.app.parallel_apply import split_documents
-from segviz.app.tasks import apply_model_task
+from segviz.service import parallel_apply, tasks
+from segviz.service.parallel_apply import split_documents
+from segviz.service.tasks import apply_model_task
 from segviz.events import run_to_end
 from segviz.models import load_model
 from tests.conftest import ROOT

@@ -1,4 +1,4 @@
-"""The engine's reading of several files on two cores (segviz.app.parallel_reading): the corpus is exactly the one
+"""The engine's reading of several files on two cores (segviz.service.parallel_reading): the corpus is exactly the one
 a single reader makes, whatever the forked reader does -- sends everything, dies, sends what does not decode,
 refuses a file, or never answers."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from segviz.app import forked_worker, parallel_reading
-from segviz.app.tasks import read_corpus_task
+from segviz.service import forked_worker, parallel_reading
+from segviz.service.tasks import read_corpus_task
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
 from tests.conftest import ROOT

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segviz.app.corpus_outline import outline_of
+from segviz.service.corpus_outline import outline_of
 from segviz.app.state import MODEL_ROW, SessionState
 from segviz.corpus import Corpus, Document
 from segviz.segmentation import boundaries_to_masses
@@ -102,7 +102,7 @@ def test_document_lookup():
 def test_peer_masses_run_each_source_file_on_its_own():
     from pathlib import Path
 
-    from segviz.app.tasks import peers_task
+    from segviz.service.tasks import peers_task
     from segviz.corpus import read_corpus
     from segviz.peers import segment_with
 
@@ -184,7 +184,7 @@ def test_each_document_is_decided_by_the_rule_of_the_segmenter_that_answers_for_
     its segmenter's rule on its own probabilities, a document edge is always a boundary, and moving the shown
     rule decides again only the documents of that segmenter."""
     from segviz import LengthPriorRule, Segmenter, ThresholdRule
-    from segviz.app.state import PlanUnit
+    from segviz.service.plan import PlanUnit
     from segviz.routing import ExpertRouter
     from segviz.segmentation import boundaries_to_masses
 
@@ -280,7 +280,8 @@ def test_decisions_prepared_in_the_background_give_the_same_hypothesis_and_no_so
     documents: the hypothesis is the one the state would compute, and neither the sort of the stream nor the
     greedy pass runs again when the probabilities are set (on 10^6 sentences they held the window 150 ms)."""
     from segviz import LengthPriorRule, Segmenter, ThresholdRule, rules
-    from segviz.app.state import PlanUnit, prepare_decisions
+    from segviz.app.state import prepare_decisions
+    from segviz.service.plan import PlanUnit
     from segviz.routing import ExpertRouter
 
     short = Segmenter.from_weights([], [], prior=0.3, mu=0.2, rule=ThresholdRule(alpha=0.4, epsilon=3))

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
-from segviz.app.child_process import child_command, decode_array, encode_array
-from segviz.app.training_job import (CurveUpdate, LanguageModelsReady, RelevanceReady, TrainingFinished,
+from segviz.service.child_process import child_command, decode_array, encode_array
+from segviz.service.training_job import (CurveUpdate, LanguageModelsReady, RelevanceReady, TrainingFinished,
                                      TrainingJob, split_for_training, training_events)
 from segviz.errors import SegvizError
 from segviz.events import Progress
@@ -293,8 +293,8 @@ def test_training_on_given_language_models_skips_their_training(corpus):
 
 
 def test_peers_in_the_child_equal_the_engine_run(corpus):
-    from segviz.app.peers_job import PeersJob
-    from segviz.app.tasks import peers_task
+    from segviz.service.peers_job import PeersJob
+    from segviz.service.tasks import peers_task
 
     groups = corpus.source_groups()
     job = PeersJob(["texttiling", "c99"], [CHOI], n=corpus.n_sentences)
@@ -321,7 +321,7 @@ def test_closing_the_peers_job_ends_its_child(tmp_path):
     """Close while the child is computing (it has reported a piece of work): the job ends without a result and
     the child is gone.  No clock is read: the input is long enough (30,000 sentences, 20 pieces of C99) that the
     child is still at work when it is told to stop, however busy the machine."""
-    from segviz.app.peers_job import PeersJob
+    from segviz.service.peers_job import PeersJob
 
     long = tmp_path / "long.ref"
     long.write_text((CHOI / "3-11_0.ref").read_text() * 500)
@@ -354,7 +354,7 @@ def test_closing_the_peers_job_ends_its_child(tmp_path):
 def test_a_live_training_stops_the_trigger_models_iis_sooner_unless_told(tmp_path):
     """The window's training fits its language models with a looser IIS stop (LIVE_LM_PARAMS: the first feature
     comes sooner); settings given to the job win, and the job's line to the engine carries them."""
-    from segviz.app.training_job import LIVE_LM_PARAMS
+    from segviz.service.training_job import LIVE_LM_PARAMS
     from segviz.lm.models import LanguageModels
 
     corpus = read_corpus(CHOI)

@@ -584,7 +584,7 @@ def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
     """A router whose experts decide by different rules: the panel shows the shown expert's rule (α, ε for the
     threshold rule; the length prior's settings for that one), each change decides again, and the metrics follow."""
     from segviz import LengthPriorRule, Segmenter, ThresholdRule
-    from segviz.app.state import PlanUnit
+    from segviz.service.plan import PlanUnit
     from segviz.routing import ExpertRouter
 
     probs = load_with_probs(window, qtbot)

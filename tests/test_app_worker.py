@@ -10,7 +10,7 @@ pytest.importorskip("pytestqt")
 
 from segviz import FeatureAdded, Segmenter, ThresholdRule  # noqa: E402
 from segviz.app import training_control  # noqa: E402
-from segviz.app.training_job import CurveUpdate, RelevanceReady, TrainingFinished, heldout_documents  # noqa: E402
+from segviz.service.training_job import CurveUpdate, RelevanceReady, TrainingFinished, heldout_documents  # noqa: E402
 from segviz.app.worker import GeneratorWorker  # noqa: E402
 from segviz.events import Progress  # noqa: E402
 from segviz.features import Window, WordQuestion  # noqa: E402

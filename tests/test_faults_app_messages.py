@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
-from segviz.app import child_process
-from segviz.app.apply_job import ApplyJob
-from segviz.app.child_process import encode_array
-from segviz.app.peers_job import PeersJob
-from segviz.app.corpus_outline import outline_messages, outline_of
-from segviz.app.read_job import ReadJob
-from segviz.app.training_job import TrainingJob
+from segviz.service import child_process
+from segviz.service.apply_job import ApplyJob
+from segviz.service.child_process import encode_array
+from segviz.service.peers_job import PeersJob
+from segviz.service.corpus_outline import outline_messages, outline_of
+from segviz.service.read_job import ReadJob
+from segviz.service.training_job import TrainingJob
 from segviz.errors import SegvizError
 from tests.conftest import ROOT
 from tests.drive import events_and_value

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from segviz.app.temp_dirs import OWNER_FILE, PREFIXES, owned_directory, remove_abandoned, remove_owned
+from segviz.service.temp_dirs import OWNER_FILE, PREFIXES, owned_directory, remove_abandoned, remove_owned
 from tests.conftest import ROOT
 
 CHOI_DIR = ROOT / "sample_corpora" / "choi"

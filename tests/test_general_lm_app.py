@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from segviz import read_corpus  # noqa: E402
-from segviz.app.engine_process import EngineProcess  # noqa: E402
-from segviz.app.general_relevance import (GeneralRelevanceJob, general_relevance_task,  # noqa: E402
+from segviz.service.engine_process import EngineProcess  # noqa: E402
+from segviz.service.general_relevance import (GeneralRelevanceJob, general_relevance_task,  # noqa: E402
                                           relevance_from_json, relevance_to_json)
 from segviz.errors import SegvizError  # noqa: E402
 from segviz.general_lm import GENERAL_LM_LABEL, MODEL_LM_LABEL, general_language_models  # noqa: E402

@@ -36,7 +36,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QObject, QTimer
 
 from ..persist import atomic_write_text
-from .temp_dirs import owned_temporary_directory
+from ..service.temp_dirs import owned_temporary_directory
 
 ALPHAS = 30
 EPSILONS = 10

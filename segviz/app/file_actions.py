@@ -26,9 +26,9 @@ from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
 from ..readers.source import expand_paths
 from .plot_svg import svg_document
-from .read_job import ReadJob
+from ..service.read_job import ReadJob
 from .state import prepare_corpus
-from .tasks import hypothesis_csv, write_bytes_task, write_text_task
+from .window_tasks import hypothesis_csv, write_bytes_task, write_text_task
 
 MAX_RECENT = 8
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ HYPOTHESIS_FILTERS = {"Choi format (*.ref)": ".ref", "CSV, one row per position 
 
 
 def open_corpus_task(job: ReadJob, *, seed: int = 0):
-    """The corpus's outline from the engine (:class:`~segviz.app.read_job.ReadJob`) and what the window derives
+    """The corpus's outline from the engine (:class:`~segviz.service.read_job.ReadJob`) and what the window derives
     from it (:func:`~segviz.app.state.prepare_corpus`: baselines and their metrics); None when closed first."""
     outline = yield from job.events()
     if outline is None:

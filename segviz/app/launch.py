@@ -43,7 +43,7 @@ def _load_engine() -> None:
     corpus opening); done here it costs well under a second before the window appears."""
     import numpy as np
 
-    from . import peers_job, tasks, training_job  # noqa: F401 - Qt-free; they import the engine
+    from ..service import peers_job, tasks, training_job  # noqa: F401 - Qt-free; they import the engine
     from ..decode import greedy_order_keep
     from ..readers.sentences import split_sentences
 
@@ -70,7 +70,7 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
     from .file_actions import SAMPLE_CORPUS, save_image
     from .gui_gc import collect_on_gui_thread
     from .main_window import MainWindow
-    from .temp_dirs import owned_temporary_directory
+    from ..service.temp_dirs import owned_temporary_directory
 
     corpus = list(args.corpus or [])
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
@@ -210,7 +210,7 @@ def _exit_now(status: dict, tmp) -> None:
 def _finish(tmp) -> None:
     # the run's and the engine's working directories go with the session, however it ended (os._exit skips every
     # finaliser and every step's own clean-up)
-    from .temp_dirs import remove_owned
+    from ..service.temp_dirs import remove_owned
 
     if tmp is not None:
         tmp.cleanup()

@@ -24,17 +24,17 @@ from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
 from .file_actions import SAMPLE_MODEL, FileActions, as_list
-from .general_relevance import TASK as GENERAL_RELEVANCE, GeneralRelevanceJob
+from ..service.general_relevance import TASK as GENERAL_RELEVANCE, GeneralRelevanceJob
 from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
-from .engine_models import LanguageModelFiles
-from .engine_process import EngineProcess
-from .temp_dirs import remove_abandoned
+from ..service.engine_models import LanguageModelFiles
+from ..service.engine_process import EngineProcess
+from ..service.temp_dirs import remove_abandoned
 from .state import SessionState
-from .peers_job import PeersJob
-from .tasks import files_changed, peer_names
+from ..service.peers_job import PeersJob
+from ..service.tasks import files_changed, peer_names
 from .training_control import TrainingControl
 from .worker import GeneratorWorker
 
@@ -601,7 +601,7 @@ class MainWindow(QMainWindow):
 
     @property
     def engine(self) -> EngineProcess:
-        """The window's engine process, shared by every background job (:mod:`segviz.app.engine_process`); a new
+        """The window's engine process, shared by every background job (:mod:`segviz.service.engine_process`); a new
         one when the last has ended (closed, or crashed: the next job starts afresh instead of failing)."""
         engine = self._engine
         if engine is None or engine.closed or (engine.started and not engine.running):

@@ -19,9 +19,10 @@ from PySide6.QtCore import QTimer
 
 from ..events import Progress
 from ..segmenter import SEGMENTER_NAME
-from .apply_job import ApplyJob
+from ..service.apply_job import ApplyJob
 from .state import prepare_decisions
-from .tasks import files_changed, tune_task
+from ..service.tasks import files_changed
+from .window_tasks import tune_task
 
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
@@ -169,7 +170,7 @@ class ModelControl:
             return False
         # in the engine process, whatever the model: its numpy calls would hold the GIL against the window for up
         # to a third of a second each.  A model with a file of its own is loaded there from the file; one trained
-        # here crosses as its JSON with its language models' file (segviz.app.engine_models)
+        # here crosses as its JSON with its language models' file (segviz.service.engine_models)
         job = ApplyJob(path if key is not None else None, state.corpus_paths, model=None if key is not None else model,
                        lm_files=win.lm_files, read_options=win.files.read_options,
                        engine=win.engine)
@@ -188,7 +189,7 @@ class ModelControl:
 
     def _apply_early(self, segmenter, path) -> None:
         """A model opened while a corpus is being read is applied at once, in the engine, on the corpus the engine
-        is reading for the window (:mod:`segviz.app.engine_cache`: one reading for both); the result waits for the
+        is reading for the window (:mod:`segviz.service.engine_cache`: one reading for both); the result waits for the
         corpus to be installed, which then takes it (:meth:`apply_model`)."""
         win = self.window
         opening = win.opening

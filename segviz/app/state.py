@@ -27,7 +27,8 @@ from ..metrics import score_row
 from ..rules import DecisionRule, ThresholdRule
 from ..segmentation import boundaries_to_masses, default_mu, masses_to_boundaries, segment_starts
 from ..segmented import SegmentedDocument
-from .corpus_outline import CorpusOutline
+from ..service.corpus_outline import CorpusOutline
+from ..service.plan import PlanUnit, check_units
 
 # Notification topics (one per kind of change, so views redraw only what changed).
 CORPUS = "corpus"            # corpus, reference, baselines replaced
@@ -47,18 +48,6 @@ MAX_CACHED_PREPARATIONS = 4096
 #: event-loop pass (when the window gives a :attr:`SessionState.metrics_scheduler`): scoring costs 2 ms at 70k
 #: sentences, 6.5 ms at 2*10^5 and 18-26 ms at 10^6 (``score_row``), most of an α step on the largest streams
 DEFER_METRICS_FROM = 200_000
-
-
-@dataclass(frozen=True)
-class PlanUnit:
-    """One document of the shown stream, decided on its own: sentences ``start .. end - 1``, the segmenter that
-    answers for it (``expert``; ``model`` for a lone segmenter) and why (``route``, a
-    :class:`segviz.model_protocol.Route`, when a router chose)."""
-
-    start: int
-    end: int
-    expert: str | None = None
-    route: Any = None
 
 
 @dataclass
@@ -166,7 +155,7 @@ class SessionState:
     # -- corpus ---------------------------------------------------------------------------------------------
     def set_corpus(self, corpus: CorpusOutline, path: str | None = None, *, paths=(), has_reference: bool = True,
                    prepared: "PreparedCorpus | None" = None) -> None:
-        """Replace the corpus (its outline, :mod:`segviz.app.corpus_outline`); the model's probabilities, peers and
+        """Replace the corpus (its outline, :mod:`segviz.service.corpus_outline`); the model's probabilities, peers and
         relevance of the old corpus are dropped.
 
         ``has_reference`` False: the documents are not a segmentation to score against (unlabelled text), so
@@ -662,17 +651,6 @@ def prepare_decisions(model, probabilities, units) -> DecisionPreparation:
         prepared[(expert, rule.preparation_key())] = rule.prepare_documents(
             probabilities, spans, scratch=scratch.setdefault(expert, {}))
     return DecisionPreparation(probabilities, units, prepared, scratch)
-
-
-def check_units(units, n: int) -> None:
-    """ValueError unless ``units`` cover sentences 0..n-1 in order, each at least one sentence long."""
-    at = 0
-    for unit in units:
-        if unit.start != at or unit.end <= unit.start:
-            raise ValueError(f"the documents of the plan do not cover the stream in order (at sentence {at})")
-        at = unit.end
-    if at != n:
-        raise ValueError(f"the documents of the plan cover {at} sentences, the stream has {n}")
 
 
 def _float(value) -> float:

@@ -1,7 +1,7 @@
 """Train / Step / Run / Pause / Stop: live feature induction (paper Section 4) on the shown corpus.
 
 :class:`TrainingControl` is composed by :class:`~segviz.app.main_window.MainWindow` (``window.training``).  It
-starts a :class:`~segviz.app.training_job.TrainingJob` (language models, then one feature per round, in a child
+starts a :class:`~segviz.service.training_job.TrainingJob` (language models, then one feature per round, in a child
 process) as the background task ``"training"`` and shows each round as it arrives: the feature in the table, its
 curve in the block view, the hypothesis and the metrics.  The worker runs in lock-step with the window, so Step
 adds exactly one feature and Pause stops at the next round boundary; Stop keeps the model of the last finished
@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 
 from ..errors import SegvizError
 from .panels import plural
-from .training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
+from ..service.training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
 from .worker import GeneratorWorker
 
 TASK = "training"

@@ -11,10 +11,10 @@ parsing it, so the reading takes about as long as the larger half.
 Whatever goes wrong with the forked reader -- it cannot be forked, it dies, it sends a line that does not decode,
 it gets a file wrong -- the engine parses the files it did not get itself, so the corpus is always the one a
 single reader makes (and a file the reader refuses gives the single reader's error).  A reader that has sent
-nothing long after the engine finished its own share is ended (:data:`~segviz.app.forked_worker.PATIENCE`).
+nothing long after the engine finished its own share is ended (:data:`~segviz.service.forked_worker.PATIENCE`).
 
-The forked process is a :class:`~segviz.app.forked_worker.ForkedWorker`.  Used by the engine process only, never
-by the window (:func:`segviz.app.tasks.read_corpus_task`).
+The forked process is a :class:`~segviz.service.forked_worker.ForkedWorker`.  Used by the engine process only, never
+by the window (:func:`segviz.service.tasks.read_corpus_task`).
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ in a child interpreter:
 * with one BLAS thread and a lower priority, so the window the user is looking at comes first; it ends with its
   parent (Linux ``PR_SET_PDEATHSIG``), and :meth:`ChildProcess.terminate` ends it at once, even mid-computation.
 
-One such interpreter serves every job of a window (:mod:`segviz.app.engine_process`: the window's side, one
-channel per job; :mod:`segviz.app.engine_child`: the engine's side).  Here: how it is started and ended, and how
+One such interpreter serves every job of a window (:mod:`segviz.service.engine_process`: the window's side, one
+channel per job; :mod:`segviz.service.engine_child`: the engine's side).  Here: how it is started and ended, and how
 arrays and messages cross and are checked.
 """
 from __future__ import annotations
@@ -58,7 +58,7 @@ def child_command() -> list[str]:
         "module = importlib.util.module_from_spec(spec)\n"
         "sys.modules['segviz'] = module\n"
         "spec.loader.exec_module(module)\n"
-        "from segviz.app.engine_child import main\n"
+        "from segviz.service.engine_child import main\n"
         "sys.exit(main())\n"
     )
     return [sys.executable, "-I", "-c", bootstrap]
@@ -240,7 +240,7 @@ class ChildProcess:
     """Starts the engine's interpreter (``python -I``, one BLAS thread, its own pipes) and ends it at once when asked.
 
     ``cancelled()`` is checked under a lock before the start, so a cancel from any thread either comes first (no
-    process) or finds the process to end.  The messages are the engine channels' (:mod:`segviz.app.engine_process`).
+    process) or finds the process to end.  The messages are the engine channels' (:mod:`segviz.service.engine_process`).
     """
 
     def __init__(self, what: str, cancelled: Callable[[], bool]):

@@ -1,10 +1,10 @@
 """The peer segmenters (TextTiling, C99) over the shown stream, in the window's engine process (Qt-free).
 
 C99 on a long stream is tens of seconds of numpy and Python that would hold the GIL against the window in a
-thread; in the engine (:mod:`segviz.app.engine_process`) it costs the window nothing.  Only the corpus files and
-reader options cross over: the engine runs the peers on the corpus it has read (:mod:`segviz.app.engine_cache`,
+thread; in the engine (:mod:`segviz.service.engine_process`) it costs the window nothing.  Only the corpus files and
+reader options cross over: the engine runs the peers on the corpus it has read (:mod:`segviz.service.engine_cache`,
 once per session for every job), each source file on its own and in pieces of at most 1,500 sentences
-(:func:`segviz.app.tasks.peers_task`), and streams its progress, then the masses and the sentence count, which
+(:func:`segviz.service.tasks.peers_task`), and streams its progress, then the masses and the sentence count, which
 the window checks against the stream it shows.
 """
 from __future__ import annotations

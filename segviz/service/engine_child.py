@@ -1,4 +1,4 @@
-"""Entry point of the app's engine process (see :mod:`segviz.app.engine_process` for the window's side).
+"""Entry point of the app's engine process (see :mod:`segviz.service.engine_process` for the window's side).
 
 Qt-free: it imports only the engine.  Every job of the window runs here on a *channel* of its own, each on its own
 thread: a frame ``{"id": N, "size": S}`` followed by S bytes feeds channel N's input (its first line names the

@@ -98,7 +98,7 @@ def relevance_from_json(message: dict) -> tuple[int, GeneralRelevance]:
 
 
 def serve(config: dict, commands, send) -> int:
-    """Engine side: the corpus (read once per session, :mod:`segviz.app.engine_cache`), then its relevance from
+    """Engine side: the corpus (read once per session, :mod:`segviz.service.engine_cache`), then its relevance from
     the bundled general-English LMs; progress, then the result (``send``: one reply message)."""
 
     def job() -> int:

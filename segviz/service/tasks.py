@@ -1,15 +1,12 @@
-"""The window's long steps as plain generators (no Qt): each yields ``Progress`` and returns its result.
+"""The engine process's long steps as plain generators (no Qt): each yields ``Progress`` and returns its result.
 
-The app runs them on a :class:`~segviz.app.worker.GeneratorWorker` (checking Cancel between yields); tests drive
+The engine's jobs run them and stream their progress to the window (checking Cancel between yields); tests drive
 them directly.  They call the engine's public API and nothing else: the readers, the segmenter, the relevance of
-Section 3.3, the decision rule and tuning of Section 7, the peer segmenters.
+Section 3.3, the peer segmenters.
 """
 from __future__ import annotations
 
-import csv
 import gc
-import io
-import os
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
@@ -23,12 +20,11 @@ from ..domain import model_coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..peers import PEERS, segment_with
-from ..persist import atomic_write_text
 from ..readers.source import expand_paths
 from .forked_worker import ForkedWorker, can_fork
 from .parallel_apply import document_from_message, document_message, split_documents
 from .parallel_reading import read_files
-from .state import PlanUnit
+from .plan import PlanUnit
 from ..relevance import relevance_profile, sentence_relevance
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
@@ -40,7 +36,7 @@ PEER_CHUNK = 1500
 def read_corpus_task(paths: Sequence[str], **options) -> Generator[Progress, None, Corpus]:
     """Read files, folders (their files) or globs into one corpus, a file at a time (Cancel is seen between
     files), with the engine's readers and ``options`` (``format``, ...); several files on two cores
-    (:mod:`segviz.app.parallel_reading`)."""
+    (:mod:`segviz.service.parallel_reading`)."""
     paths = [str(p) for p in paths]
     if not paths:
         raise SegvizError("no corpus files given")
@@ -103,7 +99,7 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
 
     The feature columns are kept so that later questions (which features fire at a position, where a feature
     fires) cost a lookup.  ``n_jobs=2`` forks a worker for the last documents when they are about half of the
-    corpus (:mod:`segviz.app.parallel_apply`), else for part of each document's questions
+    corpus (:mod:`segviz.service.parallel_apply`), else for part of each document's questions
     (:mod:`segviz.features.parallel`); only in the engine process, never in the window's."""
     documents = corpus.by_file()
     total = len(documents) + 2
@@ -161,7 +157,7 @@ def _apply_here(model, document, n_jobs: int):
 
 def _apply_documents(model, documents, *, n_jobs: int, total: int):
     """:func:`_apply_here` on every document, the last ones (about half of the sentences) in a forked worker when
-    ``n_jobs > 1`` and the halves are even (:mod:`segviz.app.parallel_apply`); yields Progress."""
+    ``n_jobs > 1`` and the halves are even (:mod:`segviz.service.parallel_apply`); yields Progress."""
     split = split_documents([d.n_sentences for d in documents]) if n_jobs > 1 and can_fork() else len(documents)
     results: list = [None] * len(documents)
     worker = None
@@ -187,15 +183,6 @@ def _apply_documents(model, documents, *, n_jobs: int, total: int):
         if results[i] is None:
             results[i] = _apply_here(model, documents[i], n_jobs)
     return results
-
-
-# -- the decision rule ----------------------------------------------------------------------------------------
-
-def tune_task(rule, probabilities: np.ndarray, reference_masses: Sequence[int]):
-    """``(tuned rule, score)``: ``rule``'s settings best on the given reference (P_mu, Section 7;
-    :func:`segviz.tuning.tune_rule`)."""
-    yield Progress("tuning the decision rule", 0, 1)
-    return rule.tune(probabilities, tuple(reference_masses))
 
 
 # -- peers ----------------------------------------------------------------------------------------------------
@@ -247,43 +234,3 @@ def peers_task(names: Sequence[str], sentences: Sequence[Sequence[str]], *, grou
             raise SegvizError(f"peer {name} returned masses summing to {sum(masses)}, not {len(sentences)}")
         out[name] = tuple(masses)
     return out
-
-
-# -- exports --------------------------------------------------------------------------------------------------
-
-def hypothesis_csv(probabilities: np.ndarray | None, hypothesis: np.ndarray, reference: np.ndarray | None,
-                   n: int) -> str:
-    """One row per position b = 1..n-1: probability, hypothesis (0/1) and reference (0/1, or empty without one)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["position", "probability", "hypothesis", "reference"])
-    hyp = np.zeros(n, dtype=np.int8)
-    hyp[np.asarray(hypothesis, dtype=np.int64)] = 1
-    ref = None
-    if reference is not None:
-        ref = np.zeros(n, dtype=np.int8)
-        ref[np.asarray(reference, dtype=np.int64)] = 1
-    probs = [""] * (n - 1) if probabilities is None else [f"{p:.6f}" for p in probabilities.tolist()]
-    hyp_l = hyp.tolist()
-    ref_l = ref.tolist() if ref is not None else None
-    writer.writerows([b, probs[b - 1], hyp_l[b], "" if ref_l is None else ref_l[b]] for b in range(1, n))
-    return out.getvalue()
-
-
-def write_text_task(path: str | os.PathLike, make_text, *, what: str = "export"):
-    """Build the text (in the worker) and write it whole or not at all."""
-    yield Progress(what, 0, 2)
-    text = make_text()
-    yield Progress(what, 1, 2)
-    atomic_write_text(path, text)
-    yield Progress(what, 2, 2)
-    return str(path)
-
-
-def write_bytes_task(path: str | os.PathLike, data: bytes, *, what: str = "export"):
-    from ..persist import atomic_write_bytes
-
-    yield Progress(what, 0, 1)
-    atomic_write_bytes(path, data)
-    yield Progress(what, 1, 1)
-    return str(path)

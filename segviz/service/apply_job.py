@@ -3,10 +3,10 @@
 Applying the default model to 70k sentences is some 20 s of engine work (the candidate families' cohesion
 profiles, names, the feature matrix), much of it inside single numpy calls that hold the GIL (``np.unique`` on
 token arrays: 150-330 ms each).  In a worker thread those calls froze the window as long; in a child
-(:mod:`segviz.app.child_process`) they cost it nothing.
+(:mod:`segviz.service.child_process`) they cost it nothing.
 
 The engine takes the corpus it read for the window (only paths cross over, as for training; a model opened
-together with a corpus is applied as soon as the engine has read it, :mod:`segviz.app.engine_cache`).  It then loads the model from its file, runs :func:`segviz.app.tasks.apply_model_task` on two cores
+together with a corpus is applied as soon as the engine has read it, :mod:`segviz.service.engine_cache`).  It then loads the model from its file, runs :func:`segviz.service.tasks.apply_model_task` on two cores
 (``n_jobs=2``: the window is idle by then) and sends back the compact arrays the views need: the boundary
 probabilities, the plan (which segmenter answered for each document, and why), the relevance and its profile,
 the shown segmenter's induced features' 0/1 matrix (CSR index arrays) and the vocabulary coverage.  The sentence count the parent shows is checked when the
@@ -30,7 +30,7 @@ from .child_process import MALFORMED, check_profile, decode_array, encode_array,
 from .engine_cache import shared_corpus, shared_lms, shared_model
 from .engine_models import LanguageModelFiles, model_source
 from .engine_process import EngineProcess, EngineRequest
-from .state import PlanUnit, check_units
+from .plan import PlanUnit, check_units
 from .tasks import AppliedModel, apply_model_task
 from .training_job import model_from_json
 
@@ -41,7 +41,7 @@ class ApplyJob(EngineRequest):
     """A model applied to the corpus read from ``paths`` with ``read_options``, in the engine process.
 
     The model is the one saved at ``model_path``, or ``model`` itself (one trained in the window, named to the
-    engine by its JSON and its language models' file, :mod:`segviz.app.engine_models`; ``lm_files`` keeps those
+    engine by its JSON and its language models' file, :mod:`segviz.service.engine_models`; ``lm_files`` keeps those
     files).  With ``columns_of`` (a segmenter of the model, by name) only that segmenter's feature columns on the
     whole stream are computed (what the context panel and the feature highlight read).
 
@@ -206,7 +206,7 @@ def applied_from_json(message: dict, parts: IndexParts) -> tuple[int, AppliedMod
 # -- the child's side -----------------------------------------------------------------------------------------
 
 def model_from_source(config: dict):
-    """The model a job line names (:func:`segviz.app.engine_models.model_source`): a file's, loaded once, or a
+    """The model a job line names (:func:`segviz.service.engine_models.model_source`): a file's, loaded once, or a
     segmenter rebuilt from its JSON document with the language models of its file."""
     if config.get("segmenter") is not None:
         lms = None if not config.get("lms") else shared_lms(str(config["lms"]))

@@ -1,6 +1,6 @@
 """What the window holds of a corpus: everything it draws, and nothing it would have to parse (Qt-free).
 
-The window's engine process (:mod:`segviz.app.engine_process`) is the only reader: it parses the files, keeps the
+The window's engine process (:mod:`segviz.service.engine_process`) is the only reader: it parses the files, keeps the
 corpus for every job (applying a model, the peers, training) and sends the window a :class:`CorpusOutline` --
 document names and lengths, the source units (a file, a JSONL object) with their paragraph starts and chapter
 titles, what the readers decided, and the sentence texts for the context panel and the exports.  The tokens, by

@@ -11,7 +11,7 @@ starts it) and serves every job of the window on the same JSON-lines pipes, each
   job has returned.
 
 The engine keeps what the jobs share: the corpus it read (one parse per session, not one per job) and the model
-it loaded last (:mod:`segviz.app.engine_cache`).  A job runs the same on a private engine of its own (what it
+it loaded last (:mod:`segviz.service.engine_cache`).  A job runs the same on a private engine of its own (what it
 does when no engine is given, e.g. in a script or a test) as on the window's.  Cancelling a channel stops its job
 at its next event without ending the engine; closing the engine ends every job at once.
 """

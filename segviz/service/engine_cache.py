@@ -3,7 +3,7 @@ language models it trained or loaded last (Qt-free).
 
 Applying a model, training and the peers of one window all work on the corpus the window shows; each job used to
 read it again (and load the model again) in an interpreter of its own.  In the window's one engine process
-(:mod:`segviz.app.engine_process`) the first job reads it and the later ones take it from here.  An entry is
+(:mod:`segviz.service.engine_process`) the first job reads it and the later ones take it from here.  An entry is
 keyed by the files' paths, their sizes and modification times and the reader options, so a file changed on disk
 is read again; only the latest corpus and the latest model are kept (a window shows one of each).
 """
@@ -26,7 +26,7 @@ _lock = threading.Lock()
 _corpus: dict = {"key": None, "value": None, "lock": threading.Lock()}
 _model: dict = {"key": None, "value": None, "lock": threading.Lock()}
 _lms: dict = {"key": None, "value": None, "lock": threading.Lock()}
-#: held by a job that sends the window its corpus (:mod:`segviz.app.read_job`) until it has sent it; every other job
+#: held by a job that sends the window its corpus (:mod:`segviz.service.read_job`) until it has sent it; every other job
 #: waits for it once it has its corpus.  They share one interpreter: a model applied beside the sending took the
 #: interpreter from it for up to a third of a second at a time, and at 10^6 sentences the window got its corpus
 #: only when the model was done, a minute later.

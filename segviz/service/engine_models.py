@@ -1,9 +1,9 @@
 """How the window names a model to its engine process (Qt-free).
 
-A model opened from a file is named by its path: the engine loads it once (:func:`segviz.app.engine_cache.
+A model opened from a file is named by its path: the engine loads it once (:func:`segviz.service.engine_cache.
 shared_model`).  A model trained in the window has no file of its own; it is named by its segmenter's JSON
 document (features, weights, rule: small) and the file of its language models, which stay where the training
-saved them, in the engine's working directory, and in the engine's memory (:func:`segviz.app.engine_cache.
+saved them, in the engine's working directory, and in the engine's memory (:func:`segviz.service.engine_cache.
 shared_lms`).  So applying a model and evaluating its features always happen in the engine, whatever the model's
 origin: the window never runs the engine's numpy work in a thread of its own.
 """

@@ -1,8 +1,8 @@
 """Reading a corpus for the window, in its engine process (Qt-free).
 
-The engine is the only reader of the window's corpus: it parses the files once (:mod:`segviz.app.engine_cache`),
+The engine is the only reader of the window's corpus: it parses the files once (:mod:`segviz.service.engine_cache`),
 keeps the corpus for the later jobs (applying a model, the peers, training, relevance) and sends the window its
-outline (:mod:`segviz.app.corpus_outline`): what the window draws, without the tokens.  Only the paths and the
+outline (:mod:`segviz.service.corpus_outline`): what the window draws, without the tokens.  Only the paths and the
 reader options cross to the engine.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ WHAT = "the reading process"
 
 class ReadJob(EngineRequest):
     """The outline of the corpus read from ``paths`` with ``read_options`` by the engine; iterate :meth:`events` on
-    a worker thread (it returns the :class:`~segviz.app.corpus_outline.CorpusOutline`, None when closed first),
+    a worker thread (it returns the :class:`~segviz.service.corpus_outline.CorpusOutline`, None when closed first),
     :meth:`close` from any thread."""
 
     what = WHAT

@@ -14,9 +14,9 @@ Qt-free.  Two halves of one path:
   rebuilt from each event) and the cancel flag; cancelling stops the child at once, even in the middle of a
   round, and keeps that partial model.
 
-The child (:mod:`segviz.app.child_process`: ``python -I``, the package loaded by location, JSON lines over its own
+The child (:mod:`segviz.service.child_process`: ``python -I``, the package loaded by location, JSON lines over its own
 pipes, no pickle, no key) takes the corpus it read for the window (the same files with the same reader options;
-:mod:`segviz.app.engine_cache`).  The
+:mod:`segviz.service.engine_cache`).  The
 exchange is lock-step: the parent asks for the next event and the child computes until it has one, then idles;
 so a consumer that stops pulling (the app's Pause, at a round boundary) stops the training exactly there.
 """
@@ -290,7 +290,7 @@ class TrainingJob:
 
         ``lms``: fitted language models to use instead of training new ones (e.g. the shown model's).
         ``lm_files``: the window's record of which file holds which language models
-        (:mod:`segviz.app.engine_models`): the trained ones stay in the engine's working directory, so that the
+        (:mod:`segviz.service.engine_models`): the trained ones stay in the engine's working directory, so that the
         model trained here can be applied in the engine later."""
         if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) or n_features < 1:
             raise SegvizError(f"the number of features must be an integer >= 1, got {n_features!r}")

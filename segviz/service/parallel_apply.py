@@ -4,9 +4,9 @@
 The app applies a model document by document (source unit by source unit, as ``segviz segment`` does), and a
 router first measures every document with its gauges: on reut2-000..013 (14 files of about 5,000 sentences) the
 gauges were as much work as the chosen expert, and neither was split between the cores at that size.  A
-:class:`~segviz.app.forked_worker.ForkedWorker` applies the model to the last documents (about half of the
+:class:`~segviz.service.forked_worker.ForkedWorker` applies the model to the last documents (about half of the
 sentences) while the engine applies it to the first, and sends back, per document, what
-:func:`segviz.app.tasks.apply_model_task` keeps: the gap probabilities, which expert answered and why, and that
+:func:`segviz.service.tasks.apply_model_task` keeps: the gap probabilities, which expert answered and why, and that
 expert's feature matrix.  The same code computes the same numbers in either process; a document the worker did
 not send (it died, it sent what does not decode, it never answered) is applied here.
 

@@ -1,8 +1,8 @@
 """A share of the engine's work in a process forked from it, its results coming back as JSON lines (Qt-free).
 
 The engine splits two kinds of work between itself and a forked process: reading a corpus of several files
-(:mod:`segviz.app.parallel_reading`) and applying a model to a corpus of several documents
-(:func:`segviz.app.tasks.apply_model_task`).  The forked process inherits everything it needs (the files' names,
+(:mod:`segviz.service.parallel_reading`) and applying a model to a corpus of several documents
+(:func:`segviz.service.tasks.apply_model_task`).  The forked process inherits everything it needs (the files' names,
 the model, the documents; copy-on-write), does its share, writes one JSON object a line on a pipe (no pickle) and
 leaves with ``os._exit`` without running anything of the engine's; a thread here collects the lines meanwhile, so
 the process never blocks on a full pipe.  The caller decodes what came and does itself whatever did not: a worker
