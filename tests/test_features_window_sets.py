@@ -58,3 +58,17 @@ def test_the_counts_are_the_row_sums_of_the_window_matrices():
 def test_a_stream_without_known_words_counts_nothing():
     before, after, both = TokenStream([("a",), ("b",), ("c",)], ["z"]).window_set_sizes(2)
     assert before.tolist() == after.tolist() == both.tolist() == [0.0, 0.0]
+
+
+def test_first_occurrences_are_those_of_python_sets():
+    """The names family's "new names" count: words a sentence holds for the first time in its group."""
+    for sentences, vocab, _, group in random_streams(11, 80):
+        known = set(vocab)
+        seen: dict = {}
+        expected = []
+        for s, sentence in enumerate(sentences):
+            g = None if group is None else group[s]
+            words = {w for w in sentence if w in known}
+            expected.append(float(len(words - seen.setdefault(g, set()))))
+            seen[g] |= words
+        np.testing.assert_array_equal(TokenStream(sentences, vocab).first_occurrences(group), expected)

@@ -3,6 +3,7 @@ they come from the bundled general-English language models, computed in the back
 window says so; a model's own language models win."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -94,3 +95,37 @@ def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qt
     assert state.relevance_source is None
     np.testing.assert_allclose(state.relevance, sentence_relevance(state.segmenter.lms_, shown_corpus(window).sentences()))
     assert MODEL_LM_LABEL in window.block_view.rel_flat_label.textItem.toPlainText()
+
+
+def test_training_cancels_the_general_relevance_it_replaces(window, qtbot, monkeypatch):
+    """Train brings the trace of its own language models: a general-English relevance still being computed for the
+    model shown before is cancelled (it would be dropped anyway, and it ran beside the language models' fitting)."""
+    from segviz.app import main_window
+    from segviz.events import Progress
+    from segviz.service.general_relevance import TASK
+
+    closed = []
+
+    class Unending:
+        """A relevance job that never ends by itself (its progress keeps coming until it is closed)."""
+
+        def __init__(self, *args, **kwargs):
+            self.open = True
+
+        def events(self):
+            while self.open:
+                yield Progress("relevance (never ends)", 0, 1)
+                time.sleep(0.005)   # a worker thread: not the GUI's
+
+        def close(self):
+            self.open = False
+            closed.append(True)
+
+    monkeypatch.setattr(main_window, "GeneralRelevanceJob", Unending)
+    assert window.open_corpus(str(CHOI))   # the bundled default model (no LMs): the general relevance follows
+    qtbot.waitUntil(lambda: window.background.is_running(TASK), timeout=120000)
+    with qtbot.waitSignal(window.trainingFinished, timeout=120000):
+        assert window.start_training(1) is not None
+        assert not window.background.is_running(TASK) and closed == [True]
+    qtbot.waitUntil(lambda: not window.busy, timeout=120000)
+    assert window.state.relevance is not None and window.state.relevance_source is None   # the training's own

@@ -14,6 +14,7 @@ from PySide6.QtCore import QTimer
 
 from ..errors import SegvizError
 from .panels import plural
+from ..service.general_relevance import TASK as GENERAL_RELEVANCE
 from ..service.training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
 from .worker import GeneratorWorker
 
@@ -70,7 +71,10 @@ class TrainingControl:
             win.show_error("Cannot train", str(exc))
             return None
         corpus = state.corpus
-        # the old model's curve, ticks and metrics go at once: what is shown from now on is this training
+        # the old model's curve, ticks and metrics go at once: what is shown from now on is this training.  The
+        # general-English relevance of that model goes too: the training brings the trace of its own language
+        # models, and scoring the corpus beside the language models' fitting only raised the engine's peak
+        win.background.cancel(GENERAL_RELEVANCE)
         state.clear_model()
         state.reset_rounds()
         win.heldout_start = job.heldout_start

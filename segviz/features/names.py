@@ -93,15 +93,7 @@ def _overlap(context, window: Window) -> np.ndarray:
 def _first_mentions(context) -> np.ndarray:
     """Per sentence: how many names the document mentions there for the first time."""
     stream, group = _name_stream(context)
-    firsts = np.zeros(context.n_sentences)
-    if stream.pair_sent.size:
-        key_group = group[stream.pair_sent]
-        order = np.lexsort((stream.pair_sent, stream.pair_word, key_group))
-        g, w, s = key_group[order], stream.pair_word[order], stream.pair_sent[order]
-        first = np.ones(order.size, dtype=bool)
-        first[1:] = (g[1:] != g[:-1]) | (w[1:] != w[:-1])
-        np.add.at(firsts, s[first], 1.0)
-    return firsts
+    return stream.first_occurrences(group)
 
 
 def _new(context, window: Window) -> np.ndarray:

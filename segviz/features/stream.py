@@ -24,8 +24,8 @@ __all__ = ["TokenStream", "word_block"]
 class TokenStream:
     """Integer-coded token stream of one sentence sequence over a word list.
 
-    ``tok`` holds token ids (-1 = not in ``vocab``), ``starts`` the sentence offsets into it; ``pair_sent`` /
-    ``pair_word`` list the distinct (sentence, word) incidences (the sentence-by-word matrix in coordinates).
+    ``tok`` holds token ids (-1 = not in ``vocab``), ``starts`` the sentence offsets into it; the distinct
+    (sentence, word) incidences are kept as a sparse sentence-by-word matrix and its transpose.
     The ``*_window`` methods return (events x vocab) binary CSC matrices: entry (r, j) is 1 when word j
     occurs in the window around the boundary before sentence r + 1.
     """
@@ -50,8 +50,6 @@ class TokenStream:
         incidence.sum_duplicates()
         incidence.data = np.ones(incidence.nnz, dtype=np.int8)   # which words a sentence holds, not how often
         self._incidence = incidence
-        self.pair_sent = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(incidence.indptr))
-        self.pair_word = incidence.indices.astype(np.int64)
 
     def _block(self, rows: np.ndarray, cols: np.ndarray) -> sp.csc_matrix:
         n_ev = max(self.n - 1, 0)
@@ -118,23 +116,25 @@ class TokenStream:
         then exact at every gap inside a group (at a gap between two groups they are not defined: callers mask
         those)."""
         n = self.n
-        s, w = self.pair_sent, self.pair_word
+        # the incidences word by word, each word's sentences ascending: the transposed incidence as it is, so no
+        # sort and no copy (at 7*10^4 sentences the sort's keys and orders were the largest arrays of a training
+        # round's curve)
+        by_word = self._sentences_of_word
+        s = by_word.indices.astype(np.int64)
+        follows = np.ones(s.size, dtype=bool)                    # the same word (and group) as the entry before
+        follows[by_word.indptr[:-1][np.diff(by_word.indptr) > 0]] = False
         if group is None:
-            key = w
             first = np.zeros(n, dtype=np.int64)                  # the first sentence a window may reach
             last = np.full(n, n - 1, dtype=np.int64)             # the last gap whose previous window may
         else:
             group = np.asarray(group, dtype=np.int64)
-            key = group[s] * max(self.V, 1) + w
+            follows[1:] &= group[s[1:]] == group[s[:-1]]
             edges = np.flatnonzero(np.diff(group)) + 1
             starts = np.concatenate([[0], edges])
             ends = np.concatenate([edges, [n]])
             first = np.repeat(starts, ends - starts)
             last = np.minimum(np.repeat(ends, ends - starts), n - 1)
-        order = np.lexsort((s, key))
-        key, s = key[order], s[order]
-        follows = np.zeros(s.size, dtype=bool)
-        follows[1:] = key[1:] == key[:-1]
+        follows[:1] = False
         none = -(k + 1) - n                                      # "no previous occurrence": far enough back
         prev = np.full(s.size, none, dtype=np.int64)
         prev[1:][follows[1:]] = s[:-1][follows[1:]]
@@ -144,11 +144,29 @@ class TokenStream:
             counts = (np.bincount(lo[ok], minlength=n + 1) - np.bincount(hi[ok] + 1, minlength=n + 1)).cumsum()
             return counts[1:n].astype(np.float64)
 
-        before = ranges(np.maximum(s, prev + k) + 1, np.minimum(s + k, last[s]))
-        after = ranges(np.maximum.reduce([s - k + 1, prev + 1, first[s], np.ones_like(s)]), s)
+        lo = np.maximum(s, prev + k)
+        lo += 1
+        before = ranges(lo, np.minimum(s + k, last[s]))
+        np.maximum(s - k + 1, prev + 1, out=lo)
+        np.maximum(lo, first[s], out=lo)
+        np.maximum(lo, 1, out=lo)
+        after = ranges(lo, s)
+        del lo
         p, q = s[:-1][follows[1:]], s[1:][follows[1:]]
         both = ranges(np.maximum(p, q - k) + 1, np.minimum(q, p + k))
         return before, after, both
+
+    def first_occurrences(self, group: np.ndarray | None = None) -> np.ndarray:
+        """Per sentence: how many of its words occur there for the first time (in its group, when ``group`` gives
+        one id per sentence in contiguous runs)."""
+        by_word = self._sentences_of_word
+        s = by_word.indices
+        first = np.zeros(s.size, dtype=bool)                     # the first entry of each word, then of each group
+        first[by_word.indptr[:-1][np.diff(by_word.indptr) > 0]] = True
+        if group is not None and s.size:
+            group = np.asarray(group, dtype=np.int64)
+            first[1:] |= group[s[1:]] != group[s[:-1]]
+        return np.bincount(s[first], minlength=self.n).astype(np.float64)
 
     def word_window(self, w: Window) -> sp.csc_matrix:
         """Word j is one of the tokens at offsets start .. end-1 from the boundary's first token."""
