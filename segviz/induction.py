@@ -25,6 +25,7 @@ from segviz.induction_math import (
     CandidateSearch,
     as_csc,
     candidate_gains,
+    column_source,
     iis_refit,
     log_likelihood,
     numba_available as _numba_available,
@@ -182,7 +183,9 @@ class BoundaryModel:
 
         ``X`` is the (events x candidates) binary matrix, ``y`` the labels, ``specs``
         the candidates' FeatureSpecs.  With ``heldout_X`` (held-out events x the same
-        candidates) and ``heldout_masses``, each round also reports the best
+        candidates: a matrix, or anything with its ``shape`` and ``columns(cols)``, such as
+        :class:`~segviz.features.question_columns.QuestionColumns`, which answers only the
+        chosen features) and ``heldout_masses``, each round also reports the best
         held-out P_mu over the alpha/epsilon grid.  The caller may stop pulling
         after any round: the model is consistent after every yield.  Calling
         ``induce`` again on a fitted model *resumes* (same candidate matrix),
@@ -193,7 +196,7 @@ class BoundaryModel:
         if target < 0:
             raise SegvizError("n_features must be >= 0")
         if heldout_X is not None:
-            heldout_X = as_csc(heldout_X)
+            heldout_X = column_source(heldout_X)
             if heldout_X.shape[1] != X.shape[1]:
                 raise SegvizError("held-out matrix must have the same candidate columns as the training matrix")
             if heldout_masses is None or int(np.sum(heldout_masses)) != heldout_X.shape[0] + 1:
@@ -243,7 +246,7 @@ class BoundaryModel:
             ll = log_likelihood(scores, y)
             hp = hr = None
             if heldout_X is not None:
-                hprobs = logistic(self.offset_ + np.asarray(heldout_X[:, self.columns_] @ lam).ravel())
+                hprobs = logistic(self.offset_ + np.asarray(heldout_X.columns(self.columns_) @ lam).ravel())
                 hr, hp = (ThresholdRule() if self.rule is None else self.rule).tune(hprobs, heldout_masses, mu=mu)
             event = FeatureAdded(
                 round=rnd, feature=self.features_[-1], gain=gain_j,

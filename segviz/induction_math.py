@@ -80,7 +80,9 @@ from segviz.segmentation import logistic
 
 __all__ = [
     "CandidateSearch",
+    "MatrixColumns",
     "as_csc",
+    "column_source",
     "candidate_gains",
     "iis_refit",
     "log_likelihood",
@@ -102,6 +104,23 @@ def penalised_log_likelihood(scores: np.ndarray, y: np.ndarray, lambdas: np.ndar
     """The log-likelihood minus the Gaussian prior's ``(l2 / 2) ||lambda||^2`` (the offset is not penalised)."""
     lam = np.asarray(lambdas, dtype=np.float64)
     return log_likelihood(scores, y) - 0.5 * float(l2) * float(lam @ lam)
+
+
+class MatrixColumns:
+    """A held-out candidate matrix as induction reads it: its ``shape`` and ``columns(cols)`` (``X[:, cols]``).
+    :class:`segviz.features.question_columns.QuestionColumns` answers the same two without the matrix."""
+
+    def __init__(self, X):
+        self.matrix = as_csc(X)
+        self.shape = self.matrix.shape
+
+    def columns(self, cols) -> sp.csc_matrix:
+        return self.matrix[:, list(cols)]
+
+
+def column_source(X):
+    """``X`` when it answers ``columns`` itself, else the matrix ``X`` wrapped in :class:`MatrixColumns`."""
+    return X if callable(getattr(X, "columns", None)) else MatrixColumns(X)
 
 
 def as_csc(X) -> sp.csc_matrix:

@@ -46,6 +46,7 @@ from segviz.features import (
     evaluate_features,
     resolve_families,
 )
+from segviz.features.question_columns import QuestionColumns
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
 from segviz.limits import MAX_ABS_LAMBDA, MAX_FEATURES, MAX_L2
@@ -320,7 +321,8 @@ class Segmenter(ParamsMixin, ModelQueries):
         yield Progress("candidate features", 1, 2)
         Xh = heldout_masses = None
         if heldout is not None:
-            Xh = evaluate_features(specs, FeatureContext.from_corpus(heldout, relevance=rel_h), layout="csc")
+            # answered per chosen feature, as rounds ask: induction reads no other held-out column
+            Xh = QuestionColumns(specs, FeatureContext.from_corpus(heldout, relevance=rel_h))
             heldout_masses = heldout.masses()
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()
@@ -359,7 +361,7 @@ class Segmenter(ParamsMixin, ModelQueries):
             rounds = int(np.argmax(scores)) + 1
         kept = model.truncated(rounds)
         if Xh is not None:
-            probs, reference, groups = kept.predict_proba(Xh[:, kept.columns_]), heldout_masses, \
+            probs, reference, groups = kept.predict_proba(Xh.columns(kept.columns_)), heldout_masses, \
                 heldout.source_groups()
         else:
             probs, reference, groups = kept.predict_proba(X[:, kept.columns_]), masses, train.source_groups()
