@@ -116,25 +116,19 @@ class TokenStream:
         then exact at every gap inside a group (at a gap between two groups they are not defined: callers mask
         those)."""
         n = self.n
-        # the incidences word by word, each word's sentences ascending: the transposed incidence as it is, so no
-        # sort and no copy (at 7*10^4 sentences the sort's keys and orders were the largest arrays of a training
-        # round's curve)
-        by_word = self._sentences_of_word
-        s = by_word.indices.astype(np.int64)
-        follows = np.ones(s.size, dtype=bool)                    # the same word (and group) as the entry before
-        follows[by_word.indptr[:-1][np.diff(by_word.indptr) > 0]] = False
+        s, starts = self._word_runs(group)
+        s = s.astype(np.int64)
+        follows = ~starts                                        # the same word (and group) as the entry before
         if group is None:
             first = np.zeros(n, dtype=np.int64)                  # the first sentence a window may reach
             last = np.full(n, n - 1, dtype=np.int64)             # the last gap whose previous window may
         else:
             group = np.asarray(group, dtype=np.int64)
-            follows[1:] &= group[s[1:]] == group[s[:-1]]
             edges = np.flatnonzero(np.diff(group)) + 1
             starts = np.concatenate([[0], edges])
             ends = np.concatenate([edges, [n]])
             first = np.repeat(starts, ends - starts)
             last = np.minimum(np.repeat(ends, ends - starts), n - 1)
-        follows[:1] = False
         none = -(k + 1) - n                                      # "no previous occurrence": far enough back
         prev = np.full(s.size, none, dtype=np.int64)
         prev[1:][follows[1:]] = s[:-1][follows[1:]]
@@ -159,14 +153,21 @@ class TokenStream:
     def first_occurrences(self, group: np.ndarray | None = None) -> np.ndarray:
         """Per sentence: how many of its words occur there for the first time (in its group, when ``group`` gives
         one id per sentence in contiguous runs)."""
+        s, starts = self._word_runs(group)
+        return np.bincount(s[starts], minlength=self.n).astype(np.float64)
+
+    def _word_runs(self, group: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The incidences word by word, each word's sentences ascending (the transposed incidence as it is: no sort
+        and no copy; at 7*10^4 sentences a sort's keys and orders were the largest arrays of a training round's
+        curve), and which entries start a run of one word (within one group, when ``group`` is given)."""
         by_word = self._sentences_of_word
         s = by_word.indices
-        first = np.zeros(s.size, dtype=bool)                     # the first entry of each word, then of each group
-        first[by_word.indptr[:-1][np.diff(by_word.indptr) > 0]] = True
+        starts = np.zeros(s.size, dtype=bool)
+        starts[by_word.indptr[:-1][np.diff(by_word.indptr) > 0]] = True
         if group is not None and s.size:
             group = np.asarray(group, dtype=np.int64)
-            first[1:] |= group[s[1:]] != group[s[:-1]]
-        return np.bincount(s[first], minlength=self.n).astype(np.float64)
+            starts[1:] |= group[s[1:]] != group[s[:-1]]
+        return s, starts
 
     def word_window(self, w: Window) -> sp.csc_matrix:
         """Word j is one of the tokens at offsets start .. end-1 from the boundary's first token."""
