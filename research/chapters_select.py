@@ -30,6 +30,7 @@ CONFIGS = {
     "vocabulary": {**BASE, "n_features": 100, "vocabulary": 2000, "min_support": 20,
                    "families": ("vocabulary",) + BASE["families"] + ("names", "dialogue")},
     "chapters": dict(CHAPTERS_SEGMENTER),
+    "novelty": {**CHAPTERS_SEGMENTER, "families": CHAPTERS_SEGMENTER["families"] + ("novelty",)},
     "transitions": {**CHAPTERS_SEGMENTER, "families": CHAPTERS_SEGMENTER["families"] + ("transitions",)},
     "strong-prior": {**BASE, "n_features": 100, "l2": 10.0,
                      "families": BASE["families"] + ("names", "dialogue")},

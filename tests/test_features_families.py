@@ -191,6 +191,88 @@ def test_names_questions_match_the_literal_definition(seed):
     assert build_candidates(FeatureContext(sentences, groups=groups), families=("names",))[1] == []
 
 
+# ----------------------------------------------------------------------------------------------- novelty
+
+
+def _long_prose(seed: int):
+    """Three documents of a few hundred sentences over a Zipfian vocabulary and a cast of 40, so that words and
+    names come back after absences of more than 100 and 300 sentences."""
+    rng = np.random.default_rng(seed)
+    cast = [f"Name{chr(65 + i // 26)}{chr(97 + i % 26)}" for i in range(40)]
+    texts, groups = [], []
+    for _ in range(3):
+        g = int(rng.integers(150, 420))
+        for _ in range(g):
+            who = list(rng.choice(cast, size=int(rng.integers(0, 3)), replace=False))
+            words = [f"w{min(int(x), 3000)}" for x in rng.zipf(1.4, size=int(rng.integers(0, 7)))]
+            texts.append(" ".join(["Then"] + [w for name in who for w in (name, "and")] + words + ["the", "end."]))
+        groups.append(g)
+    sentences = [tuple(t.lower().rstrip(".").split()) + (".",) for t in texts]
+    return sentences, texts, groups
+
+
+def _slow_novelty(sentences, texts, groups):
+    """The literal reading: per sentence, a direct scan of the sentences before it for each word it holds; the
+    windows' shares from those counts.  Returns ``value(signal, window, b)``."""
+    from segviz.features.names import sentence_names
+
+    stop = default_stopwords()
+    per_kind = {"names": [set(names) for names in sentence_names(texts)],
+                "words": [{t for t in s if t not in stop and any(c.isalpha() for c in t)} for s in sentences]}
+    group = np.repeat(np.arange(len(groups)), groups)
+    counts = {}
+
+    def returning(kind, lookback):
+        if (kind, lookback) not in counts:
+            sets = per_kind[kind]
+            out = []
+            for s in range(len(sentences)):
+                first = 0 if lookback is None else max(0, s - lookback)
+                earlier = {w for t in range(first, s) if group[t] == group[s] for w in sets[t]}
+                out.append((len(sets[s] - earlier), len(sets[s])))
+            counts[kind, lookback] = out
+        return counts[kind, lookback]
+
+    def value(signal, window, b):
+        if group[b - 1] != group[b]:
+            return math.nan
+        kind, tag = signal.split("_")[1:]
+        lookback = None if tag == "new" else int(tag)
+        rows = returning("words" if kind == "shift" else kind, lookback)
+
+        def share(lo, hi, side):
+            picked = [rows[s] for s in range(max(lo, 0), min(hi, len(sentences))) if group[s] == group[side]]
+            total = sum(t for _, t in picked)
+            return sum(r for r, _ in picked) / total if total else math.nan
+
+        k = window.end
+        if kind == "shift":
+            return share(b, b + k, b) - share(b - k, b, b - 1)
+        return share(b, b + k, b)
+
+    return value
+
+
+def test_novelty_questions_match_the_literal_definition():
+    sentences, texts, groups = _long_prose(3)
+    context = FeatureContext(sentences, texts=texts, groups=groups)
+    X, specs = build_candidates(context, families=("novelty",), drop_empty=False)
+    signals = {s.signal for s in specs}
+    assert signals == {"novelty_words_100", "novelty_words_300", "novelty_words_new", "novelty_shift_100",
+                       "novelty_shift_300", "novelty_shift_new", "novelty_names_100", "novelty_names_300"}
+    # the long absences occur in this stream: a lookback of 300 finds fewer returning words than one of 100
+    values = {name: context.values(signal_named(name), Window("sentence", 0, 25)) for name in
+              ("novelty_words_100", "novelty_words_300", "novelty_words_new")}
+    assert np.nanmean(values["novelty_words_100"]) > np.nanmean(values["novelty_words_300"]) \
+        > np.nanmean(values["novelty_words_new"]) > 0
+    # one window of each signal against the literal reading, at every gap (the slow reading is quadratic)
+    chosen = [q for q in specs if q.window.end == 10 and math.isinf(q.low)]
+    slow = _slow_novelty(sentences, texts, groups)
+    _columns_match_slow(context, chosen, lambda q, b: slow(q.signal, q.window, b))
+    # without raw texts (tokens only) the family proposes nothing
+    assert build_candidates(FeatureContext(sentences, groups=groups), families=("novelty",))[1] == []
+
+
 # ----------------------------------------------------------------------------------------------- dialogue
 
 

@@ -72,3 +72,17 @@ def test_first_occurrences_are_those_of_python_sets():
             expected.append(float(len(words - seen.setdefault(g, set()))))
             seen[g] |= words
         np.testing.assert_array_equal(TokenStream(sentences, vocab).first_occurrences(group), expected)
+
+
+@pytest.mark.parametrize("lookback", [0, 1, 3, 10, None])
+def test_returning_words_are_those_of_a_direct_scan(lookback):
+    """The novelty family's count: words a sentence holds that none of the ``lookback`` sentences before it (in
+    its group) held; None = first occurrences, 0 = every distinct word."""
+    for sentences, vocab, _, group in random_streams(13, 80):
+        known = set(vocab)
+        expected = []
+        for s, sentence in enumerate(sentences):
+            first = 0 if lookback is None else max(0, s - lookback)
+            earlier = {w for t in range(first, s) if group is None or group[t] == group[s] for w in sentences[t]}
+            expected.append(float(len({w for w in sentence if w in known} - earlier)))
+        np.testing.assert_array_equal(TokenStream(sentences, vocab).returns(lookback, group), expected)

@@ -23,7 +23,7 @@ from segviz.features.family import IntervalFamily
 from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
 from segviz.features.stream import TokenStream
 
-__all__ = ["NAME_WINDOWS", "sentence_names", "names_questions", "FAMILY"]
+__all__ = ["NAME_WINDOWS", "sentence_names", "name_stream", "names_questions", "FAMILY"]
 
 NAME_WINDOWS: tuple[int, ...] = (5, 10, 25)
 OVERLAP_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.1, 0.2, 0.3, 0.5, math.inf)
@@ -64,7 +64,8 @@ def sentence_names(texts: Sequence[str]) -> list[tuple[str, ...]]:
             for text, found in zip(texts, tokens)]
 
 
-def _name_stream(context) -> tuple[TokenStream, np.ndarray]:
+def name_stream(context) -> tuple[TokenStream, np.ndarray]:
+    """The stream's names as a token stream (one per context), and each sentence's source group."""
     def build():
         names = sentence_names(context.texts)
         vocab = sorted({w for s in names for w in s})
@@ -76,7 +77,7 @@ def _name_stream(context) -> tuple[TokenStream, np.ndarray]:
 def _set_sizes(context, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct names before / after each gap (k sentences, within the document) and shared by both."""
     def build():
-        stream, group = _name_stream(context)
+        stream, group = name_stream(context)
         return stream.window_set_sizes(k, group)
 
     return context.memo(("names", "set sizes", k), build)
@@ -92,7 +93,7 @@ def _overlap(context, window: Window) -> np.ndarray:
 
 def _first_mentions(context) -> np.ndarray:
     """Per sentence: how many names the document mentions there for the first time."""
-    stream, group = _name_stream(context)
+    stream, group = name_stream(context)
     return stream.first_occurrences(group)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import (cohesion, dialogue, names, paragraphs, peer, position, relevance, shape, tfidf,
-                             transitions)
+from segviz.features import (cohesion, dialogue, names, novelty, paragraphs, peer, position, relevance, shape,
+                             tfidf, transitions)
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 
@@ -24,6 +24,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     relevance.HORIZONS_FAMILY,
     tfidf.FAMILY,
     names.FAMILY,
+    novelty.FAMILY,
     dialogue.FAMILY,
     transitions.FAMILY,
     paragraphs.FAMILY,

@@ -153,8 +153,16 @@ class TokenStream:
     def first_occurrences(self, group: np.ndarray | None = None) -> np.ndarray:
         """Per sentence: how many of its words occur there for the first time (in its group, when ``group`` gives
         one id per sentence in contiguous runs)."""
-        s, starts = self._word_runs(group)
-        return np.bincount(s[starts], minlength=self.n).astype(np.float64)
+        return self.returns(None, group)
+
+    def returns(self, lookback: int | None, group: np.ndarray | None = None) -> np.ndarray:
+        """Per sentence: how many of its words occur there and in none of the ``lookback`` sentences before it (in
+        its group, when ``group`` gives one id per sentence in contiguous runs); ``None``: for the first time.
+        ``lookback = 0`` counts every distinct word of the sentence."""
+        s, fresh = self._word_runs(group)
+        if lookback is not None and s.size > 1:
+            fresh[1:] |= (s[1:] - s[:-1]) > int(lookback)
+        return np.bincount(s[fresh], minlength=self.n).astype(np.float64)
 
     def _word_runs(self, group: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """The incidences word by word, each word's sentences ascending (the transposed incidence as it is: no sort

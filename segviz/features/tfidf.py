@@ -31,6 +31,7 @@ from segviz.peers import default_stopwords
 
 __all__ = [
     "TFIDF_WINDOWS",
+    "content_vocabulary",
     "tfidf_cohesion",
     "tfidf_cosines",
     "term_counts",
@@ -57,10 +58,15 @@ COSINE_DECIMALS = 12
 _LETTER = re.compile(r"[^\W\d_]")
 
 
+def content_vocabulary(sentences: Sequence[Sequence[str]]) -> list[str]:
+    """The content words of the sentences, sorted: no stopword, at least one letter."""
+    stop = default_stopwords()
+    return sorted(t for t in {t for s in sentences for t in s} if t not in stop and _LETTER.search(t))
+
+
 def _term_counts(sentences: Sequence[Sequence[str]]) -> sp.csr_matrix:
     """Sentence x content-word counts."""
-    stop = default_stopwords()
-    vocab = sorted(t for t in {t for s in sentences for t in s} if t not in stop and _LETTER.search(t))
+    vocab = content_vocabulary(sentences)
     stream = TokenStream(sentences, vocab)
     known = stream.tok >= 0
     return sp.csr_matrix((np.ones(int(known.sum())), (stream.sent[known], stream.tok[known])),
