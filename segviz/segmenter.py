@@ -451,13 +451,17 @@ class Segmenter(ParamsMixin, ModelQueries):
         return AppliedDocument(self.boundary_probabilities(document, relevance=relevance), self.rule_for(document),
                                self.route(document), self)
 
-    def with_tuned_rule(self, rule: DecisionRule, heldout, *, relevance: np.ndarray | None = None) -> "Segmenter":
+    def with_tuned_rule(self, rule: DecisionRule, heldout, *, relevance: np.ndarray | None = None,
+                        tuning_metric: str | None = None, tuning_units: str | None = None) -> "Segmenter":
         """A copy of this fitted segmenter deciding with ``rule`` tuned on ``heldout`` (a corpus with a reference),
-        as ``fit`` tunes its own (``tuning_metric``, ``tuning_units``)."""
+        as ``fit`` tunes its own (``tuning_metric``, ``tuning_units``; either given here is the copy's own)."""
         self._check_fitted()
         heldout = as_corpus(heldout, what="held-out corpus")
-        probs = self.boundary_probabilities(heldout, relevance=relevance)
         out = copy.copy(self)
+        out.tuning_metric = self.tuning_metric if tuning_metric is None else tuning_metric
+        out.tuning_units = self.tuning_units if tuning_units is None else tuning_units
+        check_tuning(out.tuning_metric, out.tuning_units)
+        probs = self.boundary_probabilities(heldout, relevance=relevance)
         out.info_ = dict(self.info_)
         out.info_.update(out._tune_rule(rule.check().with_mean_length(self.mean_length_), probs, heldout.masses(),
                                         heldout.source_groups()))

@@ -10,7 +10,10 @@ not have to know which applies to their text, so :func:`select_iter` trains each
 corpus, scores every one on the held-out documents the way a test would (each document on its own, rates averaged
 over documents), and keeps the one best on both metrics at once: the highest P_mu - P_k (P_mu rewards the right
 number of segments, P_k forgives missing ones; a rule tuned for one alone can lose on the other, as books show).  What was tried and how each scored is stored in the
-chosen model's ``info_["selection"]``.
+chosen model's ``info_["selection"]``, beside the trivial baselines ("none", "even") scored the same way on the same
+documents (:func:`baseline_scores`), so that a user sees at once whether the chosen model is worth anything there.
+Configurations that differ only in how their rule is tuned (``natural`` and ``natural-pmu``) induce the same
+features and stop at the same round: they share one fit, and only the rule is tuned again.
 
 Selecting on the same held-out data the rules were tuned on is optimistic for the chosen model's own score, not
 for the choice: every candidate gets the same advantage.  Report test scores from data none of them saw.
@@ -22,6 +25,7 @@ from typing import Any, Generator, Mapping, Sequence
 
 import numpy as np
 
+from .baselines import even_masses, none_masses
 from .errors import SegvizError
 from .evaluation import macro_average, model_segmenter
 from .events import Progress
@@ -30,7 +34,7 @@ from .model_protocol import as_corpus
 from .rules import LengthPriorRule, ThresholdRule
 from .segmenter import Segmenter
 
-__all__ = ["PRESETS", "AUTO_PRESETS", "Selection", "select_iter", "heldout_scores"]
+__all__ = ["PRESETS", "AUTO_PRESETS", "Selection", "select_iter", "heldout_scores", "baseline_scores"]
 
 #: the natural-boundary families (docs/reproduction.md): cohesion at many scales, sentence shape, position, paragraph
 #: starts, proper-name change and dialogue (the last two chosen on held-out books, research/chapters_select.py)
@@ -69,15 +73,33 @@ class Selection:
     model: Segmenter
     chosen: str
     scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: the trivial baselines on the same held-out documents, scored the same way (:func:`baseline_scores`)
+    baselines: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def table(self) -> list[str]:
-        """One line per candidate, the chosen one marked."""
+        """One line per candidate, the chosen one marked, then one per trivial baseline."""
         lines = []
         for name, row in self.scores.items():
             mark = "*" if name == self.chosen else " "
             lines.append(f"{mark} {name:<22} held-out P_k {row['p_k']:.3f}  P_mu {row['p_mu']:.3f}  "
                          f"{row['features']} features, {row['rule']}")
+        for name, row in self.baselines.items():
+            lines.append(f"  {name:<22} held-out P_k {row['p_k']:.3f}  P_mu {row['p_mu']:.3f}  "
+                         f"baseline: {_BASELINE_WORDS[name]}")
         return lines
+
+
+_BASELINE_WORDS = {"none": "no boundary", "even": "a boundary every mean reference segment length"}
+_BASELINES = {"none": none_masses, "even": even_masses}
+_TUNING = ("tuning_metric", "tuning_units")
+
+
+def _fit_key(config: Mapping[str, Any]) -> str:
+    """Every setting the induction and its held-out stop depend on: all but how the decision rule is tuned."""
+    def plain(value):
+        return value.to_dict() if hasattr(value, "to_dict") else repr(value)
+
+    return repr(sorted((k, plain(v)) for k, v in config.items() if k not in _TUNING))
 
 
 def heldout_scores(model, heldout) -> dict[str, float]:
@@ -94,6 +116,20 @@ def heldout_scores(model, heldout) -> dict[str, float]:
     return {key: float(value) for key, value in macro_average(rows).items()}
 
 
+def baseline_scores(heldout) -> dict[str, dict[str, float]]:
+    """"none" and "even" on each held-out document (source unit) of 3+ sentences, rates averaged over documents,
+    as :func:`heldout_scores` scores a model: what a configuration must beat to be worth anything."""
+    heldout = as_corpus(heldout, what="held-out corpus")
+    references = [unit.masses() for unit in heldout.by_file() if unit.n_sentences >= 3]
+    if not references:
+        raise SegvizError("no held-out document has 3 or more sentences to score the configurations on")
+    out = {}
+    for name, masses in _BASELINES.items():
+        row = macro_average([score_row(ref, masses(ref)) for ref in references])
+        out[name] = {"p_k": float(row["p_k"]), "p_mu": float(row["p_mu"]), "window_diff": float(row["window_diff"])}
+    return out
+
+
 def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESETS,
                 params: Mapping[str, Any] | None = None) -> Generator[Any, None, Selection]:
     """Train the configurations ``presets`` (each with ``params`` over it, e.g. ``n_features``), score each on
@@ -107,12 +143,23 @@ def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESE
                           f"choose from {', '.join(PRESETS)}")
     scores: dict[str, dict[str, float]] = {}
     models: dict[str, Segmenter] = {}
+    fitted: dict[str, Segmenter] = {}   # by _fit_key: configurations that differ only in tuning share one fit
     for i, name in enumerate(presets):
         yield Progress(f"configuration {name}", i, len(presets))
-        seg = Segmenter(**{**PRESETS[name], **dict(params or {})}).check_params()
-        for event in seg.fit_iter(train, heldout, lms):
-            yield Progress(f"{name}: {event.stage}", event.done, event.total) if isinstance(event, Progress) \
-                else event
+        config = {**PRESETS[name], **dict(params or {})}
+        seg = Segmenter(**config).check_params()
+        same = fitted.get(_fit_key(config))
+        if same is not None:
+            # the same induction and held-out stop; only the rule's tuning differs, done on the same held-out data
+            yield Progress(f"{name}: tuning the decision rule", 0, 1)
+            seg = same.with_tuned_rule(seg.base_rule(), heldout, tuning_metric=seg.tuning_metric,
+                                       tuning_units=seg.tuning_units)
+            yield Progress(f"{name}: tuning the decision rule", 1, 1)
+        else:
+            for event in seg.fit_iter(train, heldout, lms):
+                yield Progress(f"{name}: {event.stage}", event.done, event.total) if isinstance(event, Progress) \
+                    else event
+            fitted[_fit_key(config)] = seg
         row = heldout_scores(seg, heldout)
         scores[name] = {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
                         "features": len(seg.features_), "rule": seg.rule_.describe()}
@@ -120,7 +167,8 @@ def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESE
     yield Progress("configuration", len(presets), len(presets))
     chosen = min(scores, key=lambda n: (round(scores[n]["p_k"] - scores[n]["p_mu"], 6), scores[n]["p_k"],
                                         presets.index(n)))
+    baselines = baseline_scores(heldout)
     model = models[chosen]
-    model.info_["selection"] = {"chosen": chosen, "heldout": scores,
+    model.info_["selection"] = {"chosen": chosen, "heldout": scores, "baselines": baselines,
                                 "how": "each configuration on each held-out document; highest mean P_mu - P_k"}
-    return Selection(model, chosen, scores)
+    return Selection(model, chosen, scores, baselines)

@@ -13,7 +13,12 @@ from segviz import load_model, read_corpus
 from segviz.commands.train import PRESET_NAMES
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
-from segviz.selection import AUTO_PRESETS, PRESETS, heldout_scores, select_iter
+from segviz import Segmenter
+from segviz.baselines import even_masses, none_masses
+from segviz.evaluation import macro_average
+from segviz.induction import FeatureAdded
+from segviz.metrics import score_row
+from segviz.selection import AUTO_PRESETS, PRESETS, Selection, heldout_scores, select_iter
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = sorted((ROOT / "sample_corpora" / "choi").glob("*.ref"))
@@ -35,7 +40,39 @@ def test_the_configuration_with_the_least_heldout_pk_is_kept():
     again = heldout_scores(selection.model, held)
     assert again["p_k"] == pytest.approx(scores[best]["p_k"])
     assert selection.model.info_["selection"]["chosen"] == best
-    assert len(selection.table()) == 2 and selection.table()[[*scores].index(best)].startswith("*")
+    assert len(selection.table()) == 4 and selection.table()[[*scores].index(best)].startswith("*")
+    # beside them, the trivial baselines on the same documents, scored the same way
+    assert set(selection.baselines) == {"none", "even"} and selection.table()[2].lstrip().startswith("none")
+    assert selection.model.info_["selection"]["baselines"] == selection.baselines
+    for unit_name, masses in (("none", none_masses), ("even", even_masses)):
+        rows = [score_row(u.masses(), masses(u.masses())) for u in held.by_file() if u.n_sentences >= 3]
+        assert selection.baselines[unit_name]["p_k"] == pytest.approx(macro_average(rows)["p_k"])
+
+
+def test_configurations_that_differ_only_in_tuning_share_one_fit():
+    """natural and natural-pmu induce the same features and stop at the same round: the second is the first's
+    model with its rule tuned for P_mu, the same as fitting it afresh, and it is not trained twice."""
+    train, held = read_corpus(CHOI[:3]), read_corpus(CHOI[3:])
+    params = {"n_features": 4}
+    events = []
+
+    def recorded(work):
+        while True:
+            try:
+                events.append(next(work))
+            except StopIteration as done:
+                return done.value
+
+    selection = recorded(select_iter(train, held, presets=("natural", "natural-pmu"), params=params))
+    assert isinstance(selection, Selection)
+    rounds = [e for e in events if isinstance(e, FeatureAdded)]
+    fresh = Segmenter(**{**PRESETS["natural-pmu"], **params}).fit(train, held)
+    natural_rounds = Segmenter(**{**PRESETS["natural"], **params}).fit(train, held).info_["rounds_induced"]
+    assert len(rounds) == natural_rounds   # one induction for the two
+    shared = run_to_end(select_iter(train, held, presets=("natural-pmu",), params=params)).model
+    assert shared.rule_.to_dict() == fresh.rule_.to_dict()
+    assert selection.scores["natural-pmu"]["rule"] == fresh.rule_.describe()
+    assert heldout_scores(fresh, held)["p_mu"] == pytest.approx(selection.scores["natural-pmu"]["p_mu"])
 
 
 def test_selection_needs_heldout_data_and_known_presets():
@@ -53,7 +90,7 @@ def test_train_chooses_prints_and_stores_its_choice(tmp_path):
                            "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "held-out P_k" in line]
-    assert len(lines) == len(AUTO_PRESETS) and sum(line.split("segviz:")[1].strip().startswith("*")
+    assert len(lines) == len(AUTO_PRESETS) + 2 and sum(line.split("segviz:")[1].strip().startswith("*")
                                                    for line in lines) == 1
     model = load_model(out)
     chosen = model.info_["selection"]["chosen"]
