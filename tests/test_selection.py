@@ -15,10 +15,11 @@ from segviz.errors import SegvizError
 from segviz.events import run_to_end
 from segviz import Segmenter
 from segviz.baselines import even_masses, none_masses
-from segviz.evaluation import macro_average
+from segviz.evaluation import macro_average, model_segmenter
 from segviz.induction import FeatureAdded
 from segviz.metrics import score_row
-from segviz.selection import AUTO_PRESETS, PRESETS, Selection, heldout_scores, select_iter
+from segviz.documents import Corpus
+from segviz.selection import AUTO_PRESETS, PRESETS, Selection, crossfit_scores, heldout_scores, select_iter
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = sorted((ROOT / "sample_corpora" / "choi").glob("*.ref"))
@@ -28,7 +29,7 @@ def test_the_command_line_names_every_preset():
     assert PRESET_NAMES == tuple(PRESETS) and set(AUTO_PRESETS) <= set(PRESETS)
 
 
-def test_the_configuration_with_the_least_heldout_pk_is_kept():
+def test_the_configuration_best_on_both_metrics_is_kept():
     train, held = read_corpus(CHOI[:3]), read_corpus(CHOI[3:])
     selection = run_to_end(select_iter(train, held, presets=("paper", "natural"),
                                        params={"n_features": 3, "vocabulary": 300}))
@@ -36,9 +37,10 @@ def test_the_configuration_with_the_least_heldout_pk_is_kept():
     assert set(scores) == {"paper", "natural"}
     best = min(scores, key=lambda n: (scores[n]["p_k"] - scores[n]["p_mu"], scores[n]["p_k"]))
     assert selection.chosen == best
-    # the scores are the chosen model's own on each held-out document (what a test would compute)
-    again = heldout_scores(selection.model, held)
-    assert again["p_k"] == pytest.approx(scores[best]["p_k"])
+    # the scores are the chosen model's on each held-out document, each decided by the rule tuned on the others
+    assert scores[best]["cross_fitted"] is True
+    assert crossfit_scores(selection.model, held)["p_k"] == pytest.approx(scores[best]["p_k"])
+    assert heldout_scores(selection.model, held)["p_k"] == pytest.approx(scores[best]["tuned_here_p_k"])
     assert selection.model.info_["selection"]["chosen"] == best
     assert len(selection.table()) == 4 and selection.table()[[*scores].index(best)].startswith("*")
     # beside them, the trivial baselines on the same documents, scored the same way
@@ -72,7 +74,32 @@ def test_configurations_that_differ_only_in_tuning_share_one_fit():
     shared = run_to_end(select_iter(train, held, presets=("natural-pmu",), params=params)).model
     assert shared.rule_.to_dict() == fresh.rule_.to_dict()
     assert selection.scores["natural-pmu"]["rule"] == fresh.rule_.describe()
-    assert heldout_scores(fresh, held)["p_mu"] == pytest.approx(selection.scores["natural-pmu"]["p_mu"])
+    assert crossfit_scores(fresh, held)["p_mu"] == pytest.approx(selection.scores["natural-pmu"]["p_mu"])
+
+
+@pytest.mark.parametrize("preset", ["natural", "natural-pmu"])
+def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset):
+    """Leave-one-out (as many folds as documents), each document's rule tuned by the model itself on a corpus of
+    the other documents: the same scores, row by row averaged."""
+    train, held = read_corpus(CHOI[:2]), read_corpus(CHOI[2:])
+    model = Segmenter(**{**PRESETS[preset], "n_features": 4}).fit(train, held)
+    units = held.by_file()
+    assert len(units) >= 3
+    rows = []
+    for i, unit in enumerate(units):
+        others = Corpus.concatenate([u for j, u in enumerate(units) if j != i])
+        rows.append(score_row(unit.masses(), heldout_masses(model.with_tuned_rule(model.base_rule(), others), unit)))
+    expected = macro_average(rows)
+    got = crossfit_scores(model, held, folds=len(units))
+    assert got["cross_fitted"] == 1.0
+    assert got["p_k"] == pytest.approx(expected["p_k"]) and got["p_mu"] == pytest.approx(expected["p_mu"])
+    # one held-out document: nothing to cross-fit with, the rule's own scores, said so
+    single = crossfit_scores(model, units[0])
+    assert single["cross_fitted"] == 0.0 and single["p_k"] == pytest.approx(heldout_scores(model, units[0])["p_k"])
+
+
+def heldout_masses(model, unit):
+    return model_segmenter(model)(unit)
 
 
 def test_selection_needs_heldout_data_and_known_presets():

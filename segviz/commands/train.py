@@ -109,8 +109,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
                                       quiet=args.quiet)
         seg = selection.model
-        print(f"segviz: configurations tried on {held.name} (each document on its own; the highest P_mu - P_k "
-              "wins):",
+        cross_fitted = all(row.get("cross_fitted") for row in selection.scores.values())
+        how = ("each document on its own, decided by the rule as tuned on the other documents" if cross_fitted
+               else "one document: the rules tuned and scored on it")
+        print(f"segviz: configurations tried on {held.name} ({how}; the highest P_mu - P_k wins):",
               file=sys.stderr)
         for line in selection.table():
             print(f"segviz:   {line}", file=sys.stderr)
