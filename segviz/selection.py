@@ -129,7 +129,8 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
     only.  A rule tuned and judged on the same documents flatters the metric it was tuned for (the books: P_k
     33.7 % scored where it was tuned, 35.4 % cross-fitted); cross-fitted, candidates tuned for different metrics
     compare fairly.  ``cross_fitted`` in the result is 1.0, or 0.0 when there is a single held-out document (then
-    the scores are :func:`heldout_scores`').
+    the scores are :func:`heldout_scores`'); ``tuned_here_p_k`` / ``tuned_here_p_mu`` are the model's own rule's,
+    tuned on every held-out document (what :func:`heldout_scores` gives).
 
     The model's boundary probabilities are computed once for the whole held-out stream (every question is
     answered within its source unit, so a document's probabilities are its slice of them); a fold's tuning stream
@@ -138,13 +139,18 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
     heldout = as_corpus(heldout, what="held-out corpus")
     units = heldout.by_file()
     if len(units) < 2:
-        return {**heldout_scores(model, heldout), "cross_fitted": 0.0}
+        row = heldout_scores(model, heldout)
+        return {**row, "cross_fitted": 0.0, "tuned_here_p_k": row["p_k"], "tuned_here_p_mu": row["p_mu"]}
     probs = np.asarray(model.boundary_probabilities(heldout), dtype=np.float64)
     sizes = [unit.n_sentences for unit in units]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     k = max(2, min(int(folds), len(units)))
     base = model.base_rule().with_mean_length(model.mean_length_)
-    rows = []
+    rows, home = [], []
+    for i in range(len(units)):
+        if sizes[i] >= 3:
+            found = model.rule_.decide(probs[starts[i]:starts[i + 1] - 1])
+            home.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
     for fold in range(k):
         inside = [i for i in range(len(units)) if i % k != fold]
         parts = []
@@ -161,7 +167,9 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
                 rows.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
     if not rows:
         raise SegvizError("no held-out document has 3 or more sentences to score the configurations on")
-    return {**{key: float(value) for key, value in macro_average(rows).items()}, "cross_fitted": 1.0}
+    tuned_here = macro_average(home)
+    return {**{key: float(value) for key, value in macro_average(rows).items()}, "cross_fitted": 1.0,
+            "tuned_here_p_k": float(tuned_here["p_k"]), "tuned_here_p_mu": float(tuned_here["p_mu"])}
 
 
 def baseline_scores(heldout) -> dict[str, dict[str, float]]:
@@ -209,10 +217,10 @@ def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESE
                     else event
             fitted[_fit_key(config)] = seg
         yield Progress(f"{name}: scoring on the held-out documents", 0, 1)
-        row, home = crossfit_scores(seg, heldout), heldout_scores(seg, heldout)
+        row = crossfit_scores(seg, heldout)
         scores[name] = {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
                         "cross_fitted": bool(row["cross_fitted"]),
-                        "tuned_here_p_k": home["p_k"], "tuned_here_p_mu": home["p_mu"],
+                        "tuned_here_p_k": row["tuned_here_p_k"], "tuned_here_p_mu": row["tuned_here_p_mu"],
                         "features": len(seg.features_), "rule": seg.rule_.describe()}
         yield Progress(f"{name}: scoring on the held-out documents", 1, 1)
         models[name] = seg

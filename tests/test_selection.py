@@ -94,6 +94,8 @@ def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset):
     assert got["cross_fitted"] == 1.0
     assert got["p_k"] == pytest.approx(expected["p_k"]) and got["p_mu"] == pytest.approx(expected["p_mu"])
     # one held-out document: nothing to cross-fit with, the rule's own scores, said so
+    own = heldout_scores(model, held)
+    assert got["tuned_here_p_k"] == pytest.approx(own["p_k"]) and got["tuned_here_p_mu"] == pytest.approx(own["p_mu"])
     single = crossfit_scores(model, units[0])
     assert single["cross_fitted"] == 0.0 and single["p_k"] == pytest.approx(heldout_scores(model, units[0])["p_k"])
 
