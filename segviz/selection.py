@@ -82,6 +82,17 @@ class Selection:
     #: the trivial baselines on the same held-out documents, scored the same way (:func:`baseline_scores`)
     baselines: dict[str, dict[str, float]] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, model: Segmenter, name: str, heldout) -> "Selection":
+        """One fitted model scored as :func:`select_iter` scores its candidates (a configuration named, not
+        searched), with the baselines beside it."""
+        row = crossfit_scores(model, heldout)
+        scores = {name: {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
+                         "cross_fitted": bool(row["cross_fitted"]), "tuned_here_p_k": row["tuned_here_p_k"],
+                         "tuned_here_p_mu": row["tuned_here_p_mu"], "features": len(model.features_),
+                         "rule": model.rule_.describe()}}
+        return cls(model, name, scores, baseline_scores(heldout))
+
     def table(self) -> list[str]:
         """One line per candidate, the chosen one marked, then one per trivial baseline."""
         lines = []
@@ -217,11 +228,7 @@ def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESE
                     else event
             fitted[_fit_key(config)] = seg
         yield Progress(f"{name}: scoring on the held-out documents", 0, 1)
-        row = crossfit_scores(seg, heldout)
-        scores[name] = {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
-                        "cross_fitted": bool(row["cross_fitted"]),
-                        "tuned_here_p_k": row["tuned_here_p_k"], "tuned_here_p_mu": row["tuned_here_p_mu"],
-                        "features": len(seg.features_), "rule": seg.rule_.describe()}
+        scores[name] = Selection.of(seg, name, heldout).scores[name]
         yield Progress(f"{name}: scoring on the held-out documents", 1, 1)
         models[name] = seg
     yield Progress("configuration", len(presets), len(presets))

@@ -135,3 +135,8 @@ def test_train_chooses_prints_and_stores_its_choice(tmp_path):
                           timeout=900)
     assert proc.returncode == 0, proc.stderr
     assert "no search" in proc.stderr and load_model(out).info_["selection"]["chosen"] == "given"
+    # the one configuration is scored as the search scores candidates, beside the baselines
+    lines = [line for line in proc.stderr.splitlines() if "held-out P_k" in line]
+    assert [line.split("segviz:")[1].replace("*", "").split()[0] for line in lines] == ["given", "none", "even"]
+    stored = load_model(out).info_["selection"]
+    assert set(stored["heldout"]) == {"given"} and set(stored["baselines"]) == {"none", "even"}

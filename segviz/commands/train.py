@@ -57,7 +57,7 @@ CONFIGURATION_PARAMS = ("families", "rule", "l2", "tuning_metric", "tuning_units
 def _cmd_train(args: argparse.Namespace) -> int:
     from ..lm.models import LanguageModels
     from ..segmenter import Segmenter
-    from ..selection import AUTO_PRESETS, PRESETS, select_iter
+    from ..selection import AUTO_PRESETS, PRESETS, Selection, select_iter
 
     # before minutes of training, not after; never over what training reads
     check_output(args.out, corpora=[*args.train, *(args.heldout or ())], inputs=[args.lm], parents=args.parents)
@@ -109,16 +109,20 @@ def _cmd_train(args: argparse.Namespace) -> int:
         selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
                                       quiet=args.quiet)
         seg = selection.model
-        cross_fitted = all(row.get("cross_fitted") for row in selection.scores.values())
-        how = ("each document on its own, decided by the rule as tuned on the other documents" if cross_fitted
-               else "one document: the rules tuned and scored on it")
-        print(f"segviz: configurations tried on {held.name} ({how}; the highest P_mu - P_k wins):",
-              file=sys.stderr)
+        print(f"segviz: configurations tried on {held.name} ({_scoring_words(selection)}; the highest "
+              "P_mu - P_k wins):", file=sys.stderr)
         for line in selection.table():
             print(f"segviz:   {line}", file=sys.stderr)
     else:
         run_with_progress(seg.fit_iter(train, held, lms), quiet=args.quiet)
         seg.info_["selection"] = {"chosen": preset or "given", "how": "named, not searched"}
+        if held is not None:
+            # the one configuration scored as the search scores its candidates, beside the trivial baselines
+            named = Selection.of(seg, preset or "given", held)
+            seg.info_["selection"].update(heldout=named.scores, baselines=named.baselines)
+            print(f"segviz: on {held.name} ({_scoring_words(named)}):", file=sys.stderr)
+            for line in named.table():
+                print(f"segviz:   {line}", file=sys.stderr)
     seg.save(args.out, parents=args.parents)
     info = seg.info_
     print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
@@ -128,6 +132,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     for line in feature_lines(seg, limit=args.show):
         print(line, file=sys.stderr)
     return 0
+
+
+def _scoring_words(selection) -> str:
+    """How the held-out scores of a selection table were taken, in words."""
+    if all(row.get("cross_fitted") for row in selection.scores.values()):
+        return "each document on its own, decided by the rule as tuned on the other documents"
+    return "one document: the rule tuned and scored on it"
 
 
 def add_training_arguments(p: argparse.ArgumentParser) -> None:
