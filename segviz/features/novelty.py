@@ -108,8 +108,8 @@ WORD_SIGNALS = {lookback: _signals(lookback) for lookback in LOOKBACKS}
 NAME_SIGNALS = {lookback: _name_signal(lookback) for lookback in NAME_LOOKBACKS}
 
 
-def novelty_questions(windows: Sequence[int] = NOVELTY_WINDOWS, *, names: bool = True) -> list[IntervalQuestion]:
-    """The family's questions; ``names=False`` leaves out those about names (a stream without raw texts)."""
+def novelty_questions(windows: Sequence[int] = NOVELTY_WINDOWS) -> list[IntervalQuestion]:
+    """The family's questions: the words' share and its change, the names' share, at each window."""
     out = []
     for lookback, (words, shift) in WORD_SIGNALS.items():
         for k in windows:
@@ -117,10 +117,9 @@ def novelty_questions(windows: Sequence[int] = NOVELTY_WINDOWS, *, names: bool =
                     for lo, hi in interval_grid(WORD_EDGES[lookback])]
             out += [IntervalQuestion(shift.name, Window("sentence", -k, k), lo, hi)
                     for lo, hi in interval_grid(SHIFT_EDGES)]
-    if names:
-        for signal in NAME_SIGNALS.values():
-            out += [IntervalQuestion(signal.name, Window("sentence", 0, k), lo, hi)
-                    for k in windows for lo, hi in interval_grid(NAME_EDGES)]
+    for signal in NAME_SIGNALS.values():
+        out += [IntervalQuestion(signal.name, Window("sentence", 0, k), lo, hi)
+                for k in windows for lo, hi in interval_grid(NAME_EDGES)]
     return out
 
 
