@@ -134,14 +134,15 @@ def heldout_scores(model, heldout) -> dict[str, float]:
 
 
 def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, float]:
-    """:func:`heldout_scores` without the rule's home advantage: the held-out documents (source units) are dealt
-    into ``folds`` folds (document i to fold i mod folds), and each document is decided by the model's rule tuned,
-    as ``fit`` tunes it (the model's ``tuning_metric`` and ``tuning_units``), on the documents of the other folds
-    only.  A rule tuned and judged on the same documents flatters the metric it was tuned for (the books: P_k
-    33.7 % scored where it was tuned, 35.4 % cross-fitted); cross-fitted, candidates tuned for different metrics
-    compare fairly.  ``cross_fitted`` in the result is 1.0, or 0.0 when there is a single held-out document (then
-    the scores are :func:`heldout_scores`'); ``tuned_here_p_k`` / ``tuned_here_p_mu`` are the model's own rule's,
-    tuned on every held-out document (what :func:`heldout_scores` gives).
+    """:func:`heldout_scores` without the rule's home advantage: the held-out documents (source units) of 3+
+    sentences are dealt into ``folds`` folds (the i-th of them to fold i mod folds), and each is decided by the
+    model's rule tuned, as ``fit`` tunes it (the model's ``tuning_metric`` and ``tuning_units``), on the documents
+    outside its fold only.  A rule tuned and judged on the same documents flatters the metric it was tuned for
+    (the books: P_k 33.7 % scored where it was tuned, 35.4 % cross-fitted); cross-fitted, candidates tuned for
+    different metrics compare fairly.  ``cross_fitted`` in the result is 1.0, or 0.0 when fewer than two held-out
+    documents have 3+ sentences (then the scores are :func:`heldout_scores`'); ``tuned_here_p_k`` /
+    ``tuned_here_p_mu`` are the model's own rule's, tuned on every held-out document (what :func:`heldout_scores`
+    gives).
 
     The model's boundary probabilities are computed once for the whole held-out stream (every question is
     answered within its source unit, so a document's probabilities are its slice of them); a fold's tuning stream
@@ -149,21 +150,22 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
     """
     heldout = as_corpus(heldout, what="held-out corpus")
     units = heldout.by_file()
-    if len(units) < 2:
+    sizes = [unit.n_sentences for unit in units]
+    scored = [i for i, size in enumerate(sizes) if size >= 3]   # as the evaluation, shorter ones are not scored
+    if len(scored) < 2:
         row = heldout_scores(model, heldout)
         return {**row, "cross_fitted": 0.0, "tuned_here_p_k": row["p_k"], "tuned_here_p_mu": row["p_mu"]}
     probs = np.asarray(model.boundary_probabilities(heldout), dtype=np.float64)
-    sizes = [unit.n_sentences for unit in units]
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    k = max(2, min(int(folds), len(units)))
+    k = max(2, min(int(folds), len(scored)))
+    fold_of = {i: n % k for n, i in enumerate(scored)}   # documents too short to score are never left out
     base = model.base_rule().with_mean_length(model.mean_length_)
     rows, home = [], []
-    for i in range(len(units)):
-        if sizes[i] >= 3:
-            found = model.rule_.decide(probs[starts[i]:starts[i + 1] - 1])
-            home.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
+    for i in scored:
+        found = model.rule_.decide(probs[starts[i]:starts[i + 1] - 1])
+        home.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
     for fold in range(k):
-        inside = [i for i in range(len(units)) if i % k != fold]
+        inside = [i for i in range(len(units)) if fold_of.get(i) != fold]
         parts = []
         for j, i in enumerate(inside):
             if j:
@@ -172,12 +174,10 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
         rule, _ = base.tune(np.concatenate(parts), [m for i in inside for m in units[i].masses()],
                             groups=[sizes[i] for i in inside], metric=model.tuning_metric,
                             units=model.tuning_units, mu=model.mu_)
-        for i in range(fold, len(units), k):
-            if sizes[i] >= 3:
+        for i in scored:
+            if fold_of[i] == fold:
                 found = rule.decide(probs[starts[i]:starts[i + 1] - 1])
                 rows.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
-    if not rows:
-        raise SegvizError("no held-out document has 3 or more sentences to score the configurations on")
     tuned_here = macro_average(home)
     return {**{key: float(value) for key, value in macro_average(rows).items()}, "cross_fitted": 1.0,
             "tuned_here_p_k": float(tuned_here["p_k"]), "tuned_here_p_mu": float(tuned_here["p_mu"])}

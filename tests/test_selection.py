@@ -78,7 +78,7 @@ def test_configurations_that_differ_only_in_tuning_share_one_fit():
 
 
 @pytest.mark.parametrize("preset", ["natural", "natural-pmu"])
-def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset):
+def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset, tmp_path):
     """Leave-one-out (as many folds as documents), each document's rule tuned by the model itself on a corpus of
     the other documents: the same scores, row by row averaged."""
     train, held = read_corpus(CHOI[:2]), read_corpus(CHOI[2:])
@@ -93,6 +93,12 @@ def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset):
     got = crossfit_scores(model, held, folds=len(units))
     assert got["cross_fitted"] == 1.0
     assert got["p_k"] == pytest.approx(expected["p_k"]) and got["p_mu"] == pytest.approx(expected["p_mu"])
+    # a held-out file too short to score is never left out, and breaks nothing
+    (tmp_path / "tiny.txt").write_text("A single short line.\n")
+    tiny = read_corpus([tmp_path / "tiny.txt"], kind="lines")
+    assert tiny.n_sentences < 3
+    with_tiny = Corpus.concatenate([tiny, *units])
+    assert crossfit_scores(model, with_tiny, folds=len(units))["p_k"] == pytest.approx(got["p_k"])
     # one held-out document: nothing to cross-fit with, the rule's own scores, said so
     own = heldout_scores(model, held)
     assert got["tuned_here_p_k"] == pytest.approx(own["p_k"]) and got["tuned_here_p_mu"] == pytest.approx(own["p_mu"])
