@@ -105,6 +105,18 @@ class Selection:
                          f"baseline: {_BASELINE_WORDS[name]}")
         return lines
 
+    def shortfalls(self) -> list[str]:
+        """Where the chosen configuration does not beat a trivial baseline on the held-out documents, in words
+        (P_k lower is better, P_mu higher): what a user should know before trusting the model on such text."""
+        row = self.scores[self.chosen]
+        out = []
+        for name, base in self.baselines.items():
+            if row["p_k"] >= base["p_k"]:
+                out.append(f"held-out P_k {row['p_k']:.3f} is no better than \"{name}\" ({base['p_k']:.3f})")
+            if row["p_mu"] <= base["p_mu"]:
+                out.append(f"held-out P_mu {row['p_mu']:.3f} is no better than \"{name}\" ({base['p_mu']:.3f})")
+        return out
+
 
 _BASELINE_WORDS = {"none": "no boundary", "even": "a boundary every mean reference segment length"}
 _BASELINES = {"none": none_masses, "even": even_masses}

@@ -113,6 +113,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
               "P_mu - P_k wins):", file=sys.stderr)
         for line in selection.table():
             print(f"segviz:   {line}", file=sys.stderr)
+        _say_shortfalls(selection)
     else:
         run_with_progress(seg.fit_iter(train, held, lms), quiet=args.quiet)
         seg.info_["selection"] = {"chosen": preset or "given", "how": "named, not searched"}
@@ -123,6 +124,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
             print(f"segviz: on {held.name} ({_scoring_words(named)}):", file=sys.stderr)
             for line in named.table():
                 print(f"segviz:   {line}", file=sys.stderr)
+            _say_shortfalls(named)
     seg.save(args.out, parents=args.parents)
     info = seg.info_
     print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
@@ -132,6 +134,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     for line in feature_lines(seg, limit=args.show):
         print(line, file=sys.stderr)
     return 0
+
+
+def _say_shortfalls(selection) -> None:
+    """Say plainly where the model kept loses to a trivial baseline on the held-out documents."""
+    for shortfall in selection.shortfalls():
+        print(f"segviz: warning: {selection.chosen}: {shortfall}", file=sys.stderr)
 
 
 def _scoring_words(selection) -> str:
