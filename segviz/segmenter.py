@@ -378,13 +378,22 @@ class Segmenter(ParamsMixin, ModelQueries):
         self._check_fitted()
         return 1.0 / self.mu_
 
+    def tuned_rule(self, probabilities, reference, groups=None, *, rule: DecisionRule | None = None
+                   ) -> tuple[DecisionRule, float]:
+        """``rule`` (default :meth:`base_rule`; its expected segment length, where it leaves it open, the training
+        mean) tuned on gap probabilities of a held-out stream against its ``reference`` masses (``groups``: its
+        source groups), as ``fit`` tunes its own: for ``tuning_metric`` over ``tuning_units``
+        (:func:`segviz.tuning.tune_rule`).  Returns the tuned rule and its score; this segmenter is unchanged."""
+        base = (self.base_rule() if rule is None else rule).with_mean_length(1.0 / self.mu_)
+        return base.tune(probabilities, reference, groups=groups, metric=self.tuning_metric, units=self.tuning_units,
+                         mu=self.mu_)
+
     def _tune_rule(self, base_rule: DecisionRule, probs, reference, groups) -> dict:
-        """Tune ``base_rule`` on held-out gap probabilities ``probs`` (the stream's) against ``reference`` masses,
-        as ``tuning_metric``/``tuning_units`` say (:func:`segviz.tuning.tune_rule`); sets ``rule_`` and returns
-        what the tuning reached, for ``info_``."""
-        metric, units = self.tuning_metric, self.tuning_units
-        self.rule_, score = base_rule.tune(probs, reference, groups=groups, metric=metric, units=units, mu=self.mu_)
-        return {"tuning": f"{metric}, {units}", "tuned_score": float(score), "rule": self.rule_.describe()}
+        """:meth:`tuned_rule` of ``base_rule`` as this segmenter's ``rule_``; returns what the tuning reached, for
+        ``info_``."""
+        self.rule_, score = self.tuned_rule(probs, reference, groups, rule=base_rule)
+        return {"tuning": f"{self.tuning_metric}, {self.tuning_units}", "tuned_score": float(score),
+                "rule": self.rule_.describe()}
 
     def _set_model(self, features, lambdas, prior, rule: DecisionRule) -> None:
         self.features_ = list(features)
@@ -463,8 +472,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         check_tuning(out.tuning_metric, out.tuning_units)
         probs = self.boundary_probabilities(heldout, relevance=relevance)
         out.info_ = dict(self.info_)
-        out.info_.update(out._tune_rule(rule.check().with_mean_length(self.mean_length_), probs, heldout.masses(),
-                                        heldout.source_groups()))
+        out.info_.update(out._tune_rule(rule.check(), probs, heldout.masses(), heldout.source_groups()))
         return out
 
     def segmenters(self) -> dict[str, "Segmenter"]:

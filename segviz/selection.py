@@ -86,12 +86,7 @@ class Selection:
     def of(cls, model: Segmenter, name: str, heldout) -> "Selection":
         """One fitted model scored as :func:`select_iter` scores its candidates (a configuration named, not
         searched), with the baselines beside it."""
-        row = crossfit_scores(model, heldout)
-        scores = {name: {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
-                         "cross_fitted": bool(row["cross_fitted"]), "tuned_here_p_k": row["tuned_here_p_k"],
-                         "tuned_here_p_mu": row["tuned_here_p_mu"], "features": len(model.features_),
-                         "rule": model.rule_.describe()}}
-        return cls(model, name, scores, baseline_scores(heldout))
+        return cls(model, name, {name: _candidate_row(model, heldout)}, baseline_scores(heldout))
 
     def table(self) -> list[str]:
         """One line per candidate, the chosen one marked, then one per trivial baseline."""
@@ -121,6 +116,16 @@ class Selection:
 _BASELINE_WORDS = {"none": "no boundary", "even": "a boundary every mean reference segment length"}
 _BASELINES = {"none": none_masses, "even": even_masses}
 _TUNING = ("tuning_metric", "tuning_units")
+
+
+def _candidate_row(model: Segmenter, heldout) -> dict[str, Any]:
+    """A candidate's row of the search: its cross-fitted held-out scores (:func:`crossfit_scores`), those where
+    its rule was tuned, its size and its rule."""
+    row = crossfit_scores(model, heldout)
+    return {"p_k": row["p_k"], "p_mu": row["p_mu"], "window_diff": row["window_diff"],
+            "cross_fitted": bool(row["cross_fitted"]), "tuned_here_p_k": row["tuned_here_p_k"],
+            "tuned_here_p_mu": row["tuned_here_p_mu"], "features": len(model.features_),
+            "rule": model.rule_.describe()}
 
 
 def _fit_key(config: Mapping[str, Any]) -> str:
@@ -171,7 +176,6 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
     starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     k = max(2, min(int(folds), len(scored)))
     fold_of = {i: n % k for n, i in enumerate(scored)}   # documents too short to score are never left out
-    base = model.base_rule().with_mean_length(model.mean_length_)
     rows, home = [], []
     for i in scored:
         found = model.rule_.decide(probs[starts[i]:starts[i + 1] - 1])
@@ -183,9 +187,8 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
             if j:
                 parts.append(probs[starts[i] - 1:starts[i]])          # the gap that led into document i
             parts.append(probs[starts[i]:starts[i + 1] - 1])
-        rule, _ = base.tune(np.concatenate(parts), [m for i in inside for m in units[i].masses()],
-                            groups=[sizes[i] for i in inside], metric=model.tuning_metric,
-                            units=model.tuning_units, mu=model.mu_)
+        rule, _ = model.tuned_rule(np.concatenate(parts), [m for i in inside for m in units[i].masses()],
+                                   [sizes[i] for i in inside])
         for i in scored:
             if fold_of[i] == fold:
                 found = rule.decide(probs[starts[i]:starts[i + 1] - 1])
@@ -240,7 +243,7 @@ def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESE
                     else event
             fitted[_fit_key(config)] = seg
         yield Progress(f"{name}: scoring on the held-out documents", 0, 1)
-        scores[name] = Selection.of(seg, name, heldout).scores[name]
+        scores[name] = _candidate_row(seg, heldout)
         yield Progress(f"{name}: scoring on the held-out documents", 1, 1)
         models[name] = seg
     yield Progress("configuration", len(presets), len(presets))

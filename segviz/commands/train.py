@@ -109,11 +109,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
         selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
                                       quiet=args.quiet)
         seg = selection.model
-        print(f"segviz: configurations tried on {held.name} ({_scoring_words(selection)}; the highest "
-              "P_mu - P_k wins):", file=sys.stderr)
-        for line in selection.table():
-            print(f"segviz:   {line}", file=sys.stderr)
-        _say_shortfalls(selection)
+        _report(selection, f"configurations tried on {held.name} ({_scoring_words(selection)}; the highest "
+                           "P_mu - P_k wins)")
     else:
         run_with_progress(seg.fit_iter(train, held, lms), quiet=args.quiet)
         seg.info_["selection"] = {"chosen": preset or "given", "how": "named, not searched"}
@@ -121,10 +118,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
             # the one configuration scored as the search scores its candidates, beside the trivial baselines
             named = Selection.of(seg, preset or "given", held)
             seg.info_["selection"].update(heldout=named.scores, baselines=named.baselines)
-            print(f"segviz: on {held.name} ({_scoring_words(named)}):", file=sys.stderr)
-            for line in named.table():
-                print(f"segviz:   {line}", file=sys.stderr)
-            _say_shortfalls(named)
+            _report(named, f"on {held.name} ({_scoring_words(named)})")
     seg.save(args.out, parents=args.parents)
     info = seg.info_
     print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
@@ -136,8 +130,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_shortfalls(selection) -> None:
-    """Say plainly where the model kept loses to a trivial baseline on the held-out documents."""
+def _report(selection, heading: str) -> None:
+    """The held-out table under ``heading``, then, plainly, where the model kept loses to a trivial baseline."""
+    print(f"segviz: {heading}:", file=sys.stderr)
+    for line in selection.table():
+        print(f"segviz:   {line}", file=sys.stderr)
     for shortfall in selection.shortfalls():
         print(f"segviz: warning: {selection.chosen}: {shortfall}", file=sys.stderr)
 
