@@ -24,6 +24,7 @@ from .corpus import Corpus
 from .errors import SegvizError
 from .events import Progress, run_to_end
 from .metrics import score_row
+from .rules import document_sizes
 from .segmentation import boundaries_to_masses
 
 __all__ = ["SegmentationModel", "ModelQueries", "AppliedDocument", "Route", "Check", "as_corpus", "stream_masses",
@@ -129,6 +130,8 @@ class AppliedDocument:
     rule: object
     route: Route
     segmenter: object = field(repr=False)
+    #: each sentence's size (:func:`segviz.rules.document_sizes`), for a rule that measures segments in words
+    sizes: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def n_sentences(self) -> int:
@@ -138,7 +141,7 @@ class AppliedDocument:
         """Boundary positions (1..n-1) under :attr:`rule`."""
         if self.probabilities.size == 0:
             return np.zeros(0, dtype=np.int64)
-        return np.asarray(self.rule.decide(self.probabilities), dtype=np.int64)
+        return np.asarray(self.rule.decide(self.probabilities, self.sizes), dtype=np.int64)
 
     def masses(self) -> tuple[int, ...]:
         return tuple(int(m) for m in boundaries_to_masses(self.boundaries(), self.n_sentences))
@@ -190,8 +193,10 @@ class ModelQueries:
         return self.apply(document).probabilities
 
     def decide(self, probabilities, document=None) -> np.ndarray:
-        """Boundary positions (1..n-1) for ``probabilities`` under the rule this model uses for ``document``."""
-        return self.rule_for(document).decide(probabilities)
+        """Boundary positions (1..n-1) for ``probabilities`` under the rule this model uses for ``document``
+        (whose sentences' sizes a rule that measures segments in words needs)."""
+        sizes = None if document is None else document_sizes(as_corpus(document).sentences())
+        return self.rule_for(document).decide(probabilities, sizes)
 
     def apply_short(self, document) -> AppliedDocument:
         """A one-sentence document: one segment, nothing to decide or route (the last segmenter, a router's

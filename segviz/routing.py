@@ -44,7 +44,7 @@ from segviz.events import Progress, run_to_end
 from segviz.metrics import score_row
 from segviz.model_protocol import EXPERT_NAME, AppliedDocument, Check, ModelQueries, Route, as_corpus
 from segviz.params import ParamsMixin
-from segviz.rules import DecisionRule
+from segviz.rules import DecisionRule, document_sizes
 from segviz.segmentation import boundaries_to_masses
 from segviz.segmenter import Segmenter
 
@@ -249,8 +249,9 @@ class ExpertRouter(ParamsMixin, ModelQueries):
                     g[i, j] = (expected_segment_length(probabilities[gauge]) if unit.n_sentences <= GAUGE_SENTENCES
                                else self._gauge(gauge, unit))
                 reference = unit.masses()
+                sizes = document_sizes(unit.sentences())
                 for k, (name, expert) in enumerate(experts.items()):
-                    masses = _masses(expert.rule_for(unit).decide(probabilities[name]), unit.n_sentences)
+                    masses = _masses(expert.rule_for(unit).decide(probabilities[name], sizes), unit.n_sentences)
                     s[i, k] = score_row(reference, masses)[self.tuning_metric]
                 done += 1
                 yield Progress("tuning the router", done, total)
@@ -342,7 +343,7 @@ class ExpertRouter(ParamsMixin, ModelQueries):
         document = as_corpus(document)
         route = self.route(document)
         applied = self.experts_[route.expert].apply(document, n_jobs=n_jobs)
-        return AppliedDocument(applied.probabilities, applied.rule, route, applied.segmenter)
+        return AppliedDocument(applied.probabilities, applied.rule, route, applied.segmenter, applied.sizes)
 
     def segmenters(self) -> dict[str, Segmenter]:
         """The experts by name, in order."""

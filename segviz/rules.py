@@ -3,8 +3,10 @@
 A model's boundary probabilities q(yes | gap) (Section 4) say where a boundary is likely; a *decision rule* says
 where boundaries go.  Every rule has the same small surface, so no caller ever asks which kind it holds:
 
-``decide(probabilities)``
-    boundary positions b (sorted, 1..n-1) for the n - 1 gaps of one document.
+``decide(probabilities, sizes=None)``
+    boundary positions b (sorted, 1..n-1) for the n - 1 gaps of one document; ``sizes``, each of its n
+    sentences' word count, for a rule that measures segments in words (every other rule ignores them, so a
+    caller always passes what it has).
 ``tune(probabilities, reference, ...)``
     a copy with its settings chosen on held-out data, and the held-out score (:func:`segviz.tuning.tune_rule`,
     the one tuning implementation: by P_mu or P_k, on one stream or document by document).
@@ -20,8 +22,8 @@ The rules:
 :class:`ThresholdRule` (α, ε) -- the paper's rule (Section 7): a boundary wherever q > α, at least ε sentences
     apart (:mod:`segviz.decode`).
 :class:`LengthPriorRule` (mean length, shape, bias) -- beyond the paper: the exact maximiser of the boundary
-    log-odds plus a gamma prior on segment lengths (:mod:`segviz.length_prior`); right for segments of a hundred
-    sentences and more, where the threshold rule cuts wherever one sentence looks fresh.
+    log-odds plus a gamma prior on segment lengths (:mod:`segviz.length_prior`), in sentences or in words; right
+    for segments of a hundred sentences and more, where the threshold rule cuts wherever one sentence looks fresh.
 :class:`SegmentCountRule` (segments N, or mean length L) -- "about 30 chapters": the length-prior rule with its
     bias set so that a document gets exactly N segments (N = n / L rounded when a mean length is given).
 """
@@ -36,14 +38,16 @@ import numpy as np
 from .decode import (DEFAULT_ALPHAS, DEFAULT_EPSILONS, check_probabilities, decode, greedy_keep_in_order, greedy_order,
                      greedy_order_keep)
 from .errors import SegvizError
-from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
+from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, check_sizes, decode_length_prior, length_prior_gains
 # the largest ε and expected segment length a rule may hold: one source, shared with the CLI and the model schema
 from .limits import MAX_EPSILON, MAX_MEAN_LENGTH
 from .params import ParamsMixin
 from .tuning import tune_rule
 
 __all__ = ["DecisionRule", "ThresholdRule", "LengthPriorRule", "SegmentCountRule", "RULES", "rule_from_dict",
-           "MAX_EPSILON", "MAX_MEAN_LENGTH"]
+           "MAX_EPSILON", "MAX_MEAN_LENGTH", "LENGTH_UNITS", "document_sizes"]
+#: what a length-prior rule measures a segment's length in
+LENGTH_UNITS = ("sentences", "words")
 #: the bias search of :class:`SegmentCountRule`: its bracket and how many halvings
 _COUNT_BIAS_RANGE = (-60.0, 60.0)
 _COUNT_BISECTIONS = 40
@@ -70,6 +74,16 @@ def _integer(value, name: str, *, low: int, high: int) -> int:
     return int(value)
 
 
+def document_sizes(sentences) -> np.ndarray:
+    """Each sentence's size as the rules measure it (:mod:`segviz.length_prior`): its number of tokens."""
+    return np.fromiter((len(s) for s in sentences), dtype=np.float64)
+
+
+def _sizes_of(sizes, start: int, stop: int):
+    """The sizes of the sentences around gaps ``start..stop-1`` of a stream (None stays None)."""
+    return None if sizes is None else np.asarray(sizes, dtype=np.float64)[start:stop + 1]
+
+
 def _grid(values, name: str, check) -> tuple:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise SegvizError(f"{name} must be a non-empty list, got {values!r}")
@@ -85,7 +99,7 @@ class DecisionRule(ParamsMixin):
     #: the rule's name in saved models and on the command line
     kind: ClassVar[str] = ""
 
-    def decide(self, probabilities) -> np.ndarray:
+    def decide(self, probabilities, sizes=None) -> np.ndarray:
         raise NotImplementedError
 
     def candidates(self) -> Iterator[tuple["DecisionRule", Any]]:
@@ -98,23 +112,23 @@ class DecisionRule(ParamsMixin):
         probabilities (by default the whole rule: the preparation is the decision itself)."""
         return json.dumps(self.to_dict(), sort_keys=True)
 
-    def prepare(self, probabilities):
+    def prepare(self, probabilities, sizes=None):
         """The part of a decision that a live control can reuse (:meth:`decide_prepared`); by default the
         decision itself.  A view that moves one setting keeps preparations by :meth:`preparation_key`."""
-        return self.decide(probabilities)
+        return self.decide(probabilities, sizes)
 
     def decide_prepared(self, prepared, probabilities) -> np.ndarray:
         """:meth:`decide` from a :meth:`prepare` of the same probabilities (with the same preparation key)."""
         return prepared
 
-    def prepare_documents(self, probabilities, spans, *, scratch: dict | None = None):
+    def prepare_documents(self, probabilities, spans, *, scratch: dict | None = None, sizes=None):
         """:meth:`prepare` of several documents of one stream: ``spans`` are their ``(start, stop)`` slices of the
-        stream's gap probabilities (each document decided on its own).  ``scratch`` is a dict the caller keeps
+        stream's gap probabilities (each document decided on its own; ``sizes``: one per sentence of the stream).  ``scratch`` is a dict the caller keeps
         for as long as these probabilities and spans stay the same: a rule may keep there what does not depend
         on its settings (the threshold rule: the greedy pass's visiting order, a sort of the stream that a new
         epsilon then does not redo)."""
         p = np.asarray(probabilities, dtype=np.float64)
-        return [self.prepare(p[start:stop]) for start, stop in spans]
+        return [self.prepare(p[start:stop], _sizes_of(sizes, start, stop)) for start, stop in spans]
 
     def decide_documents(self, prepared, probabilities, spans) -> np.ndarray:
         """Boundary positions in the stream (a document's boundary ``b`` at ``start + b``) of every document of
@@ -124,19 +138,21 @@ class DecisionRule(ParamsMixin):
                  for prep, (start, stop) in zip(prepared, spans)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
-    def decisions(self, probabilities) -> Iterator[tuple["DecisionRule", np.ndarray]]:
+    def decisions(self, probabilities, sizes=None) -> Iterator[tuple["DecisionRule", np.ndarray]]:
         """``(candidate, its boundaries)`` for every candidate of the tuning grid on one document."""
         for rule, _ in self.candidates():
-            yield rule, rule.decide(probabilities)
+            yield rule, rule.decide(probabilities, sizes)
 
     def tune(self, probabilities, reference: Sequence[int], *, groups: Sequence[int] | None = None,
-             metric: str = "p_mu", units: str = "stream", mu: float | None = None
+             metric: str = "p_mu", units: str = "stream", mu: float | None = None, sizes=None
              ) -> tuple["DecisionRule", float]:
         """The candidate of the grid best on held-out data and its score (:func:`segviz.tuning.tune_rule`)."""
-        return tune_rule(self, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu)
+        return tune_rule(self, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu,
+                         sizes=sizes)
 
-    def with_mean_length(self, mean_length: float) -> "DecisionRule":
-        """This rule with ``mean_length`` as its expected segment length where it has none (others: itself)."""
+    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> "DecisionRule":
+        """This rule with ``mean_length`` as its expected segment length (in sentences) where it has none, and
+        ``words_per_sentence`` (the training corpus's mean) where it needs one (others: itself)."""
         return self
 
     def controls(self) -> list[dict]:
@@ -191,14 +207,14 @@ class ThresholdRule(DecisionRule):
         _grid(self.epsilons, "epsilons", lambda v, n: _integer(v, n, low=1, high=MAX_EPSILON))
         return self
 
-    def decide(self, probabilities) -> np.ndarray:
+    def decide(self, probabilities, sizes=None) -> np.ndarray:
         return decode(probabilities, float(self.alpha), int(self.epsilon))
 
     # alpha moves cost one comparison per position: the greedy pass depends on epsilon only (decode's docstring)
     def preparation_key(self) -> str:
         return f"threshold, epsilon {int(self.epsilon)}"
 
-    def prepare(self, probabilities):
+    def prepare(self, probabilities, sizes=None):
         p = check_probabilities(probabilities)
         kept = np.flatnonzero(greedy_order_keep(p, int(self.epsilon)))
         return kept, p[kept]
@@ -207,7 +223,7 @@ class ThresholdRule(DecisionRule):
         kept, kept_p = prepared
         return kept[kept_p > float(self.alpha)] + 1
 
-    def prepare_documents(self, probabilities, spans, *, scratch: dict | None = None):
+    def prepare_documents(self, probabilities, spans, *, scratch: dict | None = None, sizes=None):
         # each document's greedy pass, laid end to end in stream positions: a new alpha is then one comparison over
         # the whole stream, however many documents it holds; the visiting orders (sorts of the documents' gaps)
         # are kept in ``scratch``, so a new epsilon is one compiled pass per document (on 10^6 sentences the
@@ -238,7 +254,7 @@ class ThresholdRule(DecisionRule):
     def _at(self, alpha, epsilon) -> "ThresholdRule":
         return ThresholdRule(alpha=float(alpha), epsilon=int(epsilon), alphas=self.alphas, epsilons=self.epsilons)
 
-    def decisions(self, probabilities):
+    def decisions(self, probabilities, sizes=None):
         # the boundaries kept at threshold alpha are those kept at 0 that exceed alpha (decode's docstring): one
         # greedy pass per epsilon serves every alpha of the grid
         p = check_probabilities(probabilities)
@@ -268,13 +284,20 @@ class LengthPriorRule(DecisionRule):
     length the model itself expects there, n / (1 + sum q) (the expected number of boundaries is the sum of the
     gap probabilities, Section 4; the router's gauge, :mod:`segviz.routing`).  Books have chapters of 60 sentences
     (Moby-Dick) or 260 (Jane Eyre): one training mean fits neither.  ``scales`` is its tuning grid (None: not
-    tuned)."""
+    tuned).
+
+    ``unit="words"`` measures a segment's length in words (the sum of its sentences' sizes,
+    :func:`document_sizes`) instead of sentences: the prior's mean is then ``mean_length`` sentences of
+    ``words_per_sentence`` words (the training corpus's means, :meth:`with_mean_length`), so a book of long
+    sentences is expected to have fewer of them to a chapter (:mod:`segviz.length_prior`).  Deciding in words
+    needs each sentence's size (``decide(probabilities, sizes)``)."""
 
     kind = "length_prior"
 
     def __init__(self, *, mean_length: float | None = None, shape: float = 2.0, bias: float = 0.0,
                  shapes: Sequence[float] = DEFAULT_SHAPES, biases: Sequence[float] = DEFAULT_BIASES,
-                 scale: float | None = None, scales: Sequence[float] | None = None):
+                 scale: float | None = None, scales: Sequence[float] | None = None, unit: str = "sentences",
+                 words_per_sentence: float | None = None):
         self.mean_length = mean_length
         self.shape = shape
         self.bias = bias
@@ -282,6 +305,8 @@ class LengthPriorRule(DecisionRule):
         self.biases = biases
         self.scale = scale
         self.scales = scales
+        self.unit = unit
+        self.words_per_sentence = words_per_sentence
 
     def check(self) -> "LengthPriorRule":
         if self.mean_length is not None:
@@ -294,7 +319,18 @@ class LengthPriorRule(DecisionRule):
             _number(self.scale, "scale", low=0.0, high=1000.0, open_low=True)
         if self.scales is not None:
             _grid(self.scales, "scales", lambda v, n: _number(v, n, low=0.0, high=1000.0, open_low=True))
+        if self.unit not in LENGTH_UNITS:
+            raise SegvizError(f"the length-prior rule's unit must be one of {', '.join(LENGTH_UNITS)}, "
+                              f"got {self.unit!r}")
+        if self.words_per_sentence is not None:
+            _number(self.words_per_sentence, "words_per_sentence", low=0.0, high=10_000.0, open_low=True)
+        if self.unit == "words" and (self.scale is not None or self.scales is not None):
+            raise SegvizError("the length-prior rule measures each document's own length scale in sentences; "
+                              "it cannot also measure segments in words")
         return self
+
+    def _in_words(self) -> bool:
+        return self.unit == "words"
 
     def _mean(self, probabilities=None) -> float:
         if self.scale is not None and probabilities is not None:
@@ -304,9 +340,19 @@ class LengthPriorRule(DecisionRule):
             raise SegvizError("the length-prior rule has no expected segment length yet (mean_length)")
         return float(self.mean_length)
 
-    def decide(self, probabilities) -> np.ndarray:
+    def decide(self, probabilities, sizes=None) -> np.ndarray:
         p = check_probabilities(probabilities)
-        return decode_length_prior(p, mean_length=self._mean(p), shape=float(self.shape), bias=float(self.bias))
+        if not self._in_words():
+            return decode_length_prior(p, mean_length=self._mean(p), shape=float(self.shape),
+                                       bias=float(self.bias))
+        if sizes is None:
+            raise SegvizError("the length-prior rule measures segments in words: it needs each sentence's size")
+        if self.words_per_sentence is None:
+            raise SegvizError("the length-prior rule measures segments in words but has no training mean of "
+                              "words per sentence yet (words_per_sentence)")
+        return decode_length_prior(p, mean_length=self._mean(p) * float(self.words_per_sentence),
+                                   shape=float(self.shape), bias=float(self.bias),
+                                   sizes=check_sizes(sizes, p.size + 1))
 
     def _with(self, **changes) -> "LengthPriorRule":
         params = self.get_params(deep=False)
@@ -320,10 +366,13 @@ class LengthPriorRule(DecisionRule):
                 for bias in self.biases:
                     yield self._with(shape=float(shape), bias=float(bias), scale=scale), None
 
-    def with_mean_length(self, mean_length: float) -> "LengthPriorRule":
-        if self.mean_length is not None:
-            return self
-        return self._with(mean_length=float(mean_length))
+    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> "LengthPriorRule":
+        changes = {}
+        if self.mean_length is None:
+            changes["mean_length"] = float(mean_length)
+        if self._in_words() and self.words_per_sentence is None and words_per_sentence is not None:
+            changes["words_per_sentence"] = float(words_per_sentence)
+        return self._with(**changes) if changes else self
 
     def controls(self) -> list[dict]:
         first = ({"name": "scale", "label": "segment length × model's expectation", "value": float(self.scale),
@@ -341,6 +390,10 @@ class LengthPriorRule(DecisionRule):
             mean = f"{float(self.scale):g} x the model's expected segment length in each document"
         else:
             mean = "the training mean" if self.mean_length is None else f"{float(self.mean_length):.1f}"
+        if self._in_words():
+            words = "" if self.mean_length is None or self.words_per_sentence is None else \
+                f" = {float(self.mean_length) * float(self.words_per_sentence):,.0f} words"
+            mean = f"{mean} sentences{words}, measured in words"
         return f"length-prior rule: expected segment length {mean}, shape {float(self.shape):g}, " \
                f"bias {float(self.bias):+g}"
 
@@ -377,7 +430,7 @@ class SegmentCountRule(DecisionRule):
             raise SegvizError("the segment-count rule needs a number of segments or a mean segment length")
         return max(1, min(n, int(round(n / float(self.mean_length)))))
 
-    def decide(self, probabilities) -> np.ndarray:
+    def decide(self, probabilities, sizes=None) -> np.ndarray:
         p = check_probabilities(probabilities)
         n = p.size + 1
         want = self.target(n) - 1
@@ -405,14 +458,15 @@ class SegmentCountRule(DecisionRule):
                 hi, more = mid, found
         return _adjust_count(p, fewer if abs(fewer.size - want) <= abs(more.size - want) else more, want)
 
-    def tune(self, probabilities, reference, *, groups=None, metric="p_mu", units="stream", mu=None):
+    def tune(self, probabilities, reference, *, groups=None, metric="p_mu", units="stream", mu=None, sizes=None):
         rule = self
         if self.segments is None and self.mean_length is None:
             ref = [int(m) for m in reference]
             rule = SegmentCountRule(mean_length=sum(ref) / len(ref), shape=self.shape)
-        return tune_rule(rule, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu)
+        return tune_rule(rule, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu,
+                         sizes=sizes)
 
-    def with_mean_length(self, mean_length: float) -> "SegmentCountRule":
+    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> "SegmentCountRule":
         if self.segments is not None or self.mean_length is not None:
             return self
         return SegmentCountRule(mean_length=float(mean_length), shape=self.shape)

@@ -54,7 +54,7 @@ from segviz.lm.models import LanguageModels
 from segviz.model_protocol import AppliedDocument, ModelQueries, Route, as_corpus
 from segviz.model_schema import validate_model_document
 from segviz.params import ParamsMixin
-from segviz.rules import DecisionRule, ThresholdRule
+from segviz.rules import DecisionRule, ThresholdRule, document_sizes
 from segviz.segmentation import default_mu, logistic, masses_to_indicator
 from segviz.tuning import check_tuning
 
@@ -327,7 +327,8 @@ class Segmenter(ParamsMixin, ModelQueries):
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()
 
-        base_rule = self.base_rule().with_mean_length(1.0 / mu)
+        words_per_sentence = float(document_sizes(train_sentences).sum()) / max(1, len(train_sentences))
+        base_rule = self.base_rule().with_mean_length(1.0 / mu, words_per_sentence)
         round_rule = base_rule if isinstance(base_rule, ThresholdRule) else None
         model = BoundaryModel(n_features=int(self.n_features), lambda_max=float(self.lambda_max), l2=float(self.l2),
                               iis_tol=float(self.iis_tol), rule=round_rule)
@@ -335,7 +336,8 @@ class Segmenter(ParamsMixin, ModelQueries):
         self.lms_ = lms
         self.info_ = {
             "train_corpus": train.name, "heldout_corpus": heldout.name if heldout is not None else None,
-            "train_sentences": len(train_sentences), "train_events": int(X.shape[0]),
+            "train_sentences": len(train_sentences), "train_words_per_sentence": words_per_sentence,
+            "train_events": int(X.shape[0]),
             "train_boundaries": int(y.sum()), "candidates": int(X.shape[1]), "candidate_nonzeros": int(X.nnz),
             "vocabulary": self.vocabulary if isinstance(self.vocabulary, (int, np.integer)) else len(self.vocabulary),
             "families": list(families),
@@ -363,10 +365,12 @@ class Segmenter(ParamsMixin, ModelQueries):
         if Xh is not None:
             probs, reference, groups = kept.predict_proba(Xh.columns(kept.columns_)), heldout_masses, \
                 heldout.source_groups()
+            sizes = document_sizes(heldout.sentences())
         else:
             probs, reference, groups = kept.predict_proba(X[:, kept.columns_]), masses, train.source_groups()
+            sizes = document_sizes(train_sentences)
         self._set_model(kept.features_, kept.lambdas_, kept.prior_, base_rule)
-        self.info_.update(self._tune_rule(base_rule, probs, reference, groups))
+        self.info_.update(self._tune_rule(base_rule, probs, reference, groups, sizes))
         self.info_.update(rounds_induced=len(model.features_), rounds_kept=rounds,
                           tuned_on="heldout" if Xh is not None else "train",
                           induction_seconds=round(t2 - t1, 3), total_seconds=round(time.perf_counter() - t0, 3))
@@ -378,20 +382,32 @@ class Segmenter(ParamsMixin, ModelQueries):
         self._check_fitted()
         return 1.0 / self.mu_
 
-    def tuned_rule(self, probabilities, reference, groups=None, *, rule: DecisionRule | None = None
+    @property
+    def words_per_sentence_(self) -> float | None:
+        """The training corpus's mean number of words per sentence (a length-prior rule that measures segments in
+        words expects ``mean_length_`` sentences of this many words); None for a model that does not record it."""
+        self._check_fitted()
+        return _recorded_words_per_sentence(self.info_)
+
+    def _with_training_lengths(self, rule: DecisionRule) -> DecisionRule:
+        """``rule`` with the training means filled in where it leaves them open (:meth:`DecisionRule.with_mean_length`)."""
+        return rule.with_mean_length(self.mean_length_, self.words_per_sentence_)
+
+    def tuned_rule(self, probabilities, reference, groups=None, *, rule: DecisionRule | None = None, sizes=None
                    ) -> tuple[DecisionRule, float]:
         """``rule`` (default :meth:`base_rule`; its expected segment length, where it leaves it open, the training
         mean) tuned on gap probabilities of a held-out stream against its ``reference`` masses (``groups``: its
-        source groups), as ``fit`` tunes its own: for ``tuning_metric`` over ``tuning_units``
-        (:func:`segviz.tuning.tune_rule`).  Returns the tuned rule and its score; this segmenter is unchanged."""
-        base = (self.base_rule() if rule is None else rule).with_mean_length(1.0 / self.mu_)
+        source groups; ``sizes``: its sentences' sizes, :func:`segviz.rules.document_sizes`), as ``fit`` tunes its
+        own: for ``tuning_metric`` over ``tuning_units`` (:func:`segviz.tuning.tune_rule`).  Returns the tuned rule
+        and its score; this segmenter is unchanged."""
+        base = self._with_training_lengths(self.base_rule() if rule is None else rule)
         return base.tune(probabilities, reference, groups=groups, metric=self.tuning_metric, units=self.tuning_units,
-                         mu=self.mu_)
+                         mu=self.mu_, sizes=sizes)
 
-    def _tune_rule(self, base_rule: DecisionRule, probs, reference, groups) -> dict:
+    def _tune_rule(self, base_rule: DecisionRule, probs, reference, groups, sizes) -> dict:
         """:meth:`tuned_rule` of ``base_rule`` as this segmenter's ``rule_``; returns what the tuning reached, for
         ``info_``."""
-        self.rule_, score = self.tuned_rule(probs, reference, groups, rule=base_rule)
+        self.rule_, score = self.tuned_rule(probs, reference, groups, rule=base_rule, sizes=sizes)
         return {"tuning": f"{self.tuning_metric}, {self.tuning_units}", "tuned_score": float(score),
                 "rule": self.rule_.describe()}
 
@@ -458,21 +474,24 @@ class Segmenter(ParamsMixin, ModelQueries):
         if n_jobs != 1 and relevance is None:
             self.feature_matrix(document, n_jobs=n_jobs)   # kept: the probabilities below reuse it
         return AppliedDocument(self.boundary_probabilities(document, relevance=relevance), self.rule_for(document),
-                               self.route(document), self)
+                               self.route(document), self, sizes=document_sizes(document.sentences()))
 
     def with_tuned_rule(self, rule: DecisionRule, heldout, *, relevance: np.ndarray | None = None,
                         tuning_metric: str | None = None, tuning_units: str | None = None) -> "Segmenter":
         """A copy of this fitted segmenter deciding with ``rule`` tuned on ``heldout`` (a corpus with a reference),
-        as ``fit`` tunes its own (``tuning_metric``, ``tuning_units``; either given here is the copy's own)."""
+        as ``fit`` tunes its own (``tuning_metric``, ``tuning_units``; either given here is the copy's own).  ``rule``
+        becomes the copy's ``rule`` parameter, so a later re-tuning (:meth:`tuned_rule`) starts from it."""
         self._check_fitted()
         heldout = as_corpus(heldout, what="held-out corpus")
         out = copy.copy(self)
+        out.rule = rule
         out.tuning_metric = self.tuning_metric if tuning_metric is None else tuning_metric
         out.tuning_units = self.tuning_units if tuning_units is None else tuning_units
         check_tuning(out.tuning_metric, out.tuning_units)
         probs = self.boundary_probabilities(heldout, relevance=relevance)
         out.info_ = dict(self.info_)
-        out.info_.update(out._tune_rule(rule.check(), probs, heldout.masses(), heldout.source_groups()))
+        out.info_.update(out._tune_rule(rule.check(), probs, heldout.masses(), heldout.source_groups(),
+                                        document_sizes(heldout.sentences())))
         return out
 
     def segmenters(self) -> dict[str, "Segmenter"]:
@@ -488,7 +507,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         if not isinstance(rule, DecisionRule):
             raise SegvizError(f"rule must be a decision rule (segviz.rules), not {type(rule).__name__}")
         out = copy.copy(self)
-        out.rule_ = rule.check().with_mean_length(self.mean_length_)
+        out.rule_ = self._with_training_lengths(rule.check())
         return out
 
     def active_features(self, corpus, position: int, *, relevance: np.ndarray | None = None
@@ -608,9 +627,10 @@ class Segmenter(ParamsMixin, ModelQueries):
         seg = cls()
         for name, value in values["params"].items():
             setattr(seg, name, value)
-        # a rule saved with its expected segment length left open takes the training mean, as fit gives it
+        # a rule saved with its expected segment length left open takes the training means, as fit gives them
         seg._set_model(features, values["lambdas"], values["prior"],
-                       values["rule"].with_mean_length(1.0 / values["mu"]))
+                       values["rule"].with_mean_length(1.0 / values["mu"],
+                                                       _recorded_words_per_sentence(values["info"])))
         seg.mu_, seg.lms_ = values["mu"], lms
         seg.history_ = values["history"]
         seg.info_ = values["info"]
@@ -630,6 +650,15 @@ class Segmenter(ParamsMixin, ModelQueries):
         rule = ThresholdRule() if rule is None else rule
         seg._set_model(features, lambdas, prior, rule.check().with_mean_length(1.0 / float(mu)))
         return seg
+
+
+def _recorded_words_per_sentence(info) -> float | None:
+    """The training mean of words per sentence that ``fit`` recorded in ``info_`` (None if absent or not a
+    positive number: the file is read, not trusted)."""
+    value = info.get("train_words_per_sentence") if isinstance(info, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and 0 < value <= 10_000 else None
 
 
 def _history_entry(event: FeatureAdded) -> dict:

@@ -35,7 +35,7 @@ from .evaluation import macro_average, model_segmenter
 from .events import Progress
 from .metrics import score_row
 from .model_protocol import as_corpus
-from .rules import LengthPriorRule, ThresholdRule
+from .rules import LengthPriorRule, ThresholdRule, document_sizes
 from .segmentation import boundaries_to_masses
 from .segmenter import Segmenter
 
@@ -49,6 +49,9 @@ _WIDE_ALPHAS = (0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 
 _WIDE_EPSILONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 _LONG_SHAPES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 _LONG_BIASES = tuple(float(b) for b in np.round(np.arange(-4.0, 10.01, 0.5), 2))
+#: in words the prior is a density over lengths only sentence ends can take: about log(words per sentence), some 3,
+#: below a probability per segment, which the bias makes up (segviz.length_prior), so its grid reaches higher
+_WORD_BIASES = tuple(float(b) for b in np.round(np.arange(-4.0, 16.01, 0.5), 2))
 
 def _natural(**changes) -> dict[str, Any]:
     """The natural-boundary configuration (docs/reproduction.md): the families of natural boundaries, a Gaussian
@@ -67,9 +70,13 @@ PRESETS: dict[str, dict[str, Any]] = {
     "natural-pmu": _natural(tuning_metric="p_mu"),
     "natural-threshold": _natural(rule=ThresholdRule(alphas=_WIDE_ALPHAS, epsilons=_WIDE_EPSILONS)),
     "natural-strong-prior": _natural(l2=10.0),
+    "natural-words": _natural(rule=LengthPriorRule(unit="words", shapes=_LONG_SHAPES, biases=_WORD_BIASES)),
+    "natural-words-pmu": _natural(rule=LengthPriorRule(unit="words", shapes=_LONG_SHAPES, biases=_WORD_BIASES),
+                                  tuning_metric="p_mu"),
 }
 #: what ``segviz train`` compares by default
-AUTO_PRESETS = ("paper", "natural", "natural-pmu", "natural-threshold", "natural-strong-prior")
+AUTO_PRESETS = ("paper", "natural", "natural-pmu", "natural-threshold", "natural-strong-prior", "natural-words",
+                "natural-words-pmu")
 
 
 @dataclass
@@ -129,11 +136,15 @@ def _candidate_row(model: Segmenter, heldout) -> dict[str, Any]:
 
 
 def _fit_key(config: Mapping[str, Any]) -> str:
-    """Every setting the induction and its held-out stop depend on: all but how the decision rule is tuned."""
-    def plain(value):
+    """Every setting the induction and its held-out stop depend on: all but how the decision rule is tuned, and the
+    rule itself unless it is the threshold rule, the one a round's held-out score is taken with
+    (:meth:`Segmenter.fit_iter`); any other rule is applied once induction is over."""
+    def plain(key, value):
+        if key == "rule" and not isinstance(value, ThresholdRule):
+            return "decided after induction"
         return value.to_dict() if hasattr(value, "to_dict") else repr(value)
 
-    return repr(sorted((k, plain(v)) for k, v in config.items() if k not in _TUNING))
+    return repr(sorted((k, plain(k, v)) for k, v in config.items() if k not in _TUNING))
 
 
 def heldout_scores(model, heldout) -> dict[str, float]:
@@ -167,32 +178,40 @@ def crossfit_scores(model: Segmenter, heldout, *, folds: int = 5) -> dict[str, f
     """
     heldout = as_corpus(heldout, what="held-out corpus")
     units = heldout.by_file()
-    sizes = [unit.n_sentences for unit in units]
-    scored = [i for i, size in enumerate(sizes) if size >= 3]   # as the evaluation, shorter ones are not scored
+    lengths = [unit.n_sentences for unit in units]
+    scored = [i for i, n in enumerate(lengths) if n >= 3]   # as the evaluation, shorter ones are not scored
     if len(scored) < 2:
         row = heldout_scores(model, heldout)
         return {**row, "cross_fitted": 0.0, "tuned_here_p_k": row["p_k"], "tuned_here_p_mu": row["p_mu"]}
     probs = np.asarray(model.boundary_probabilities(heldout), dtype=np.float64)
-    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    words = document_sizes(heldout.sentences())
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+    def gaps(i):
+        return probs[starts[i]:starts[i + 1] - 1]
+
+    def sizes(i):
+        return words[starts[i]:starts[i + 1]]
+
     k = max(2, min(int(folds), len(scored)))
     fold_of = {i: n % k for n, i in enumerate(scored)}   # documents too short to score are never left out
     rows, home = [], []
     for i in scored:
-        found = model.rule_.decide(probs[starts[i]:starts[i + 1] - 1])
-        home.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
+        found = model.rule_.decide(gaps(i), sizes(i))
+        home.append(score_row(units[i].masses(), boundaries_to_masses(found, lengths[i])))
     for fold in range(k):
         inside = [i for i in range(len(units)) if fold_of.get(i) != fold]
         parts = []
         for j, i in enumerate(inside):
             if j:
                 parts.append(probs[starts[i] - 1:starts[i]])          # the gap that led into document i
-            parts.append(probs[starts[i]:starts[i + 1] - 1])
+            parts.append(gaps(i))
         rule, _ = model.tuned_rule(np.concatenate(parts), [m for i in inside for m in units[i].masses()],
-                                   [sizes[i] for i in inside])
+                                   [lengths[i] for i in inside], sizes=np.concatenate([sizes(i) for i in inside]))
         for i in scored:
             if fold_of[i] == fold:
-                found = rule.decide(probs[starts[i]:starts[i + 1] - 1])
-                rows.append(score_row(units[i].masses(), boundaries_to_masses(found, sizes[i])))
+                found = rule.decide(gaps(i), sizes(i))
+                rows.append(score_row(units[i].masses(), boundaries_to_masses(found, lengths[i])))
     tuned_here = macro_average(home)
     return {**{key: float(value) for key, value in macro_average(rows).items()}, "cross_fitted": 1.0,
             "tuned_here_p_k": float(tuned_here["p_k"]), "tuned_here_p_mu": float(tuned_here["p_mu"])}

@@ -94,10 +94,25 @@ def unit_score(reference: Sequence[int], boundaries, metric: str, mu: float | No
     return agreement
 
 
+def _unit_sizes(sizes, probs, ref_masses, groups) -> list:
+    """Each tuning unit's slice of ``sizes`` (one per sentence of the stream), as :func:`held_out_units` cuts the
+    stream (None per unit without sizes)."""
+    n = np.asarray(probs).size + 1
+    counts = [n] if groups is None else [int(g) for g in groups]
+    if sizes is None:
+        return [None] * sum(1 for c in counts if c > 2)
+    s = np.asarray(sizes, dtype=np.float64)
+    if s.shape != (n,):
+        raise SegvizError(f"sentence sizes must be one number per sentence ({n}), got shape {s.shape}")
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    return [s[starts[i]:starts[i + 1]] for i, c in enumerate(counts) if c > 2]
+
+
 def tune_rule(rule, probs, ref_masses: Sequence[int], *, groups: Sequence[int] | None = None,
-              metric: str = "p_mu", units: str = "stream", mu: float | None = None):
+              metric: str = "p_mu", units: str = "stream", mu: float | None = None, sizes=None):
     """``(best candidate, its score)`` of ``rule``'s tuning grid on held-out gap probabilities ``probs`` of a
-    stream with reference ``ref_masses`` (module docstring).
+    stream with reference ``ref_masses`` (module docstring); ``sizes`` (one per sentence: its word count) are
+    passed on to rules that measure segments in words.
 
     ``rule`` is any decision rule (:mod:`segviz.rules`): :meth:`~segviz.rules.DecisionRule.decisions` gives
     each candidate of its grid with the boundaries it places on one unit.  On one stream the score uses ``mu``
@@ -107,10 +122,11 @@ def tune_rule(rule, probs, ref_masses: Sequence[int], *, groups: Sequence[int] |
     stream_mu = None
     if units == "stream":
         stream_mu = default_mu(validate_masses(ref_masses, what="reference")) if mu is None else float(mu)
+    unit_sizes = _unit_sizes(sizes, probs, ref_masses, groups if units == "per-document" else None)
     totals: list[float] = []
     candidates: list = []
     for k, (unit_probs, ref) in enumerate(parts):
-        for i, (candidate, boundaries) in enumerate(rule.decisions(unit_probs)):
+        for i, (candidate, boundaries) in enumerate(rule.decisions(unit_probs, sizes=unit_sizes[k])):
             score = unit_score(ref, boundaries, metric, stream_mu)
             if k == 0:
                 candidates.append(candidate)

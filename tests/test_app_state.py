@@ -316,3 +316,33 @@ def test_decisions_prepared_in_the_background_give_the_same_hypothesis_and_no_so
     state.set_probabilities(other, units=units, decisions=decisions)
     expected.set_probabilities(other, units=units)
     np.testing.assert_array_equal(state.hypothesis_boundaries, expected.hypothesis_boundaries)
+
+
+def test_a_rule_in_words_decides_by_the_sizes_the_outline_carries():
+    """The window holds no tokens; a length prior in words decides by the sentence sizes of the outline, as the
+    engine decides the same document, and a setting moved on it (the bias) is decided the same way."""
+    from segviz import LengthPriorRule, Segmenter
+    from segviz.rules import document_sizes
+
+    rng = np.random.default_rng(8)
+    docs = []
+    for d, m in enumerate((30, 40)):
+        sents = tuple(tuple(f"w{d}_{i}_{j}" for j in range(int(rng.integers(1, 40)))) for i in range(m))
+        docs.append(Document(f"doc{d}", sents, tuple(" ".join(s) for s in sents)))
+    corpus = Corpus(docs, name="sized")
+    outline = outline_of(corpus)
+    assert outline.sentence_sizes.tolist() == document_sizes(corpus.sentences()).tolist()
+    rule = LengthPriorRule(shape=4.0, bias=0.5, unit="words", words_per_sentence=10.0)
+    model = Segmenter.from_weights([], [], prior=0.05, mu=1 / 8, rule=rule)
+    state = SessionState()
+    state.set_corpus(outline)
+    state.set_model(model)
+    probs = rng.random(corpus.n_sentences - 1) ** 3
+    probs[29] = 1.0   # the edge between the two documents
+    state.set_probabilities(probs)
+    sizes = outline.sentence_sizes
+    for bias in (0.5, -2.0, 3.0):
+        state.set_rule(model.rule_.with_setting("bias", bias))
+        want = [model.rule_.with_setting("bias", bias).decide(probs[a:b - 1], sizes[a:b]) + a
+                for a, b in ((0, 30), (30, 70))]
+        np.testing.assert_array_equal(state.hypothesis_boundaries, np.sort(np.concatenate([*want, [30]])))

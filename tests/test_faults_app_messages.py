@@ -60,7 +60,8 @@ def good_result() -> dict:
             "relevance": None, "profile": None,
             "columns": {"shape": [N - 1, 0], "indptr": encode_array(np.zeros(N, dtype=np.int32), "<i4"),
                         "parts": 0, "data": None},
-            "coverage": None, "units": [[0, N, "model", None]], "shown": "model"}
+            "coverage": None, "units": [[0, N, "model", None]], "shown": "model",
+            "sentence_sizes": encode_array(np.full(N, 7.0))}
 
 
 def with_(**changes) -> dict:
@@ -112,6 +113,9 @@ APPLY_RESULTS = {
                                                            "parts": 1, "data": None}),
     "coverage of strings": with_(coverage={"covered": "a", "words": 1, "vocabulary": 1}),
     "coverage missing": with_(coverage={}),
+    "sentence sizes missing": with_(sentence_sizes=None),
+    "sentence sizes of another shape": with_(sentence_sizes=encode_array(np.full(N - 1, 7.0))),
+    "negative sentence sizes": with_(sentence_sizes=encode_array(np.full(N, -1.0))),
 }
 
 
@@ -250,6 +254,7 @@ def test_the_fake_engine_serves_a_well_formed_outline(monkeypatch, tmp_path):
     _, outline = events_and_value(ReadJob([CHOI]).events())
     corpus = read_corpus(CHOI)
     assert outline.masses == corpus.document_masses() and list(outline.texts) == corpus.sentence_texts()
+    assert outline.sentence_sizes.tolist() == [len(s) for s in corpus.sentences()]
 
 
 OUTLINES = {
@@ -262,6 +267,9 @@ OUTLINES = {
     "texts missing": {"texts": lambda m: None},
     "texts that are not strings": {"texts": lambda m: {**m, "texts": [1] * len(m["texts"])}},
     "more texts than announced": {"texts": lambda m: {**m, "texts": m["texts"] * 2}},
+    "sentence sizes missing": {"texts": lambda m: {k: v for k, v in m.items() if k != "sizes"}},
+    "fewer sentence sizes than texts": {"texts": lambda m: {**m, "sizes": m["sizes"][:-1]}},
+    "sentence sizes that are not counts": {"texts": lambda m: {**m, "sizes": [-1] * len(m["sizes"])}},
     "a unit of wrong shape": {"units": lambda m: {**m, "units": [[1, 2]]}},
     "a paragraph start beyond its unit": {"units": lambda m: {**m, "units": [[u[0], u[1], [u[1] + 5], u[3]]
                                                                           for u in m["units"]]}},

@@ -120,6 +120,36 @@ def test_cli_python_and_app_segment_alike(tmp_path):
     assert gui == cli
 
 
+def test_a_rule_that_measures_segments_in_words_segments_alike_everywhere(tmp_path):
+    """A model whose length prior measures segments in words decides by each sentence's size: the command line,
+    Python and the app (whose window holds no tokens, only the sizes its engine sends) give the same segments,
+    and they are not those of the same prior in sentences."""
+    words = LengthPriorRule(shape=4.0, bias=0.0, unit="words", words_per_sentence=25.0)
+    model = Segmenter.from_weights([], [], prior=0.02, mu=1 / 12, rule=words)
+    assert model.rule_.mean_length == 12.0 and model.rule_.words_per_sentence == 25.0
+    path = tmp_path / "words.segviz"
+    model.save(path)
+    paths = [CHOI, SAMPLE]
+    corpus = read_corpus(paths)
+    predicted = load_model(path).predict(corpus)
+    assert predicted == model.predict(corpus)
+    in_sentences = model.with_rule(LengthPriorRule(shape=4.0, bias=0.0)).predict(corpus)
+    assert predicted != in_sentences
+    proc = subprocess.run([sys.executable, "-m", "segviz", "segment", *map(str, paths), "--model", str(path), "-o",
+                           str(tmp_path / "cli.jsonl"), "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    cli = [json.loads(line) for line in (tmp_path / "cli.jsonl").read_text().splitlines()]
+    assert [r["end"] - r["start"] for r in cli] == [m for masses in predicted for m in masses]
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = tmp_path / "gui.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "segviz", "gui", *map(str, paths), "--model", str(path),
+                           "--export-segments", str(out)], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line) for line in out.read_text().splitlines()] == cli
+
+
 def test_the_rule_options_replace_the_models_rule_and_say_so(tmp_path):
     out = tmp_path / "x.jsonl"
     proc = subprocess.run([sys.executable, "-m", "segviz", "segment", str(CHOI), str(SAMPLE), "-o", str(out),

@@ -338,3 +338,32 @@ def test_fit_tunes_the_rule_it_is_given(sample):
     assert seg.rule_.shape == 2.0 and seg.rule_.bias in (0.0, 1.0)
     assert seg.rule.mean_length is None                         # the parameter is stored verbatim
     assert seg.info_["families"] == ["vocabulary"]
+
+
+def test_a_fit_records_its_words_per_sentence_for_a_rule_in_words(tmp_path):
+    """fit measures the training corpus's mean words per sentence; a length prior in words takes it (and the
+    mean length) where left open, keeps it through a save, and a rule given later gets it too."""
+    from segviz import load_model
+    from segviz.rules import document_sizes
+
+    choi = sorted((ROOT / "sample_corpora" / "choi").glob("*.ref"))
+    train, held = read_corpus(choi[:3]), read_corpus(choi[3:])
+    words = LengthPriorRule(unit="words", shapes=(2.0, 4.0), biases=(0.0, 2.0, 4.0))
+    seg = Segmenter(families=("cohesion", "shape"), n_features=3, rule=words, tuning_units="per-document",
+                    tuning_metric="p_k").fit(train, held)
+    wps = float(document_sizes(train.sentences()).sum()) / train.n_sentences
+    assert seg.words_per_sentence_ == pytest.approx(wps)
+    assert seg.rule_.unit == "words" and seg.rule_.words_per_sentence == pytest.approx(wps)
+    assert seg.rule_.mean_length == pytest.approx(seg.mean_length_)
+    path = tmp_path / "w.segviz"
+    seg.save(path)
+    back = load_model(path)
+    assert back.rule_.to_dict() == seg.rule_.to_dict() and back.words_per_sentence_ == pytest.approx(wps)
+    assert back.predict(held) == seg.predict(held)
+    # a rule in words given to a fitted model takes the training means
+    other = back.with_rule(LengthPriorRule(unit="words", shape=2.0, bias=1.0))
+    assert other.rule_.words_per_sentence == pytest.approx(wps)
+    for unit in held.by_file():
+        q = other.boundary_probabilities(unit)
+        want = other.rule_.decide(q, document_sizes(unit.sentences()))
+        np.testing.assert_array_equal(other.decide(q, unit), want)

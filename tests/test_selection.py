@@ -56,9 +56,11 @@ def test_the_configuration_best_on_both_metrics_is_kept():
         assert selection.baselines[unit_name]["p_k"] == pytest.approx(macro_average(rows)["p_k"])
 
 
-def test_configurations_that_differ_only_in_tuning_share_one_fit():
-    """natural and natural-pmu induce the same features and stop at the same round: the second is the first's
-    model with its rule tuned for P_mu, the same as fitting it afresh, and it is not trained twice."""
+@pytest.mark.parametrize("other", ["natural-pmu", "natural-words", "natural-words-pmu"])
+def test_configurations_that_differ_only_in_tuning_share_one_fit(other):
+    """natural and natural-pmu (or a length-prior rule in words, which induction never sees) induce the same
+    features and stop at the same round: the second is the first's model with its rule tuned for P_mu (or in
+    words), the same as fitting it afresh, and it is not trained twice."""
     train, held = read_corpus(CHOI[:3]), read_corpus(CHOI[3:])
     params = {"n_features": 4}
     events = []
@@ -70,19 +72,22 @@ def test_configurations_that_differ_only_in_tuning_share_one_fit():
             except StopIteration as done:
                 return done.value
 
-    selection = recorded(select_iter(train, held, presets=("natural", "natural-pmu"), params=params))
+    selection = recorded(select_iter(train, held, presets=("natural", other), params=params))
     assert isinstance(selection, Selection)
     rounds = [e for e in events if isinstance(e, FeatureAdded)]
-    fresh = Segmenter(**{**PRESETS["natural-pmu"], **params}).fit(train, held)
+    fresh = Segmenter(**{**PRESETS[other], **params}).fit(train, held)
     natural_rounds = Segmenter(**{**PRESETS["natural"], **params}).fit(train, held).info_["rounds_induced"]
     assert len(rounds) == natural_rounds   # one induction for the two
-    shared = run_to_end(select_iter(train, held, presets=("natural-pmu",), params=params)).model
+    shared = selection.model if selection.chosen == other else \
+        run_to_end(select_iter(train, held, presets=(other,), params=params)).model
     assert shared.rule_.to_dict() == fresh.rule_.to_dict()
-    assert selection.scores["natural-pmu"]["rule"] == fresh.rule_.describe()
-    assert crossfit_scores(fresh, held)["p_mu"] == pytest.approx(selection.scores["natural-pmu"]["p_mu"])
+    assert shared.base_rule().to_dict() == PRESETS[other]["rule"].to_dict()   # a re-tuning starts from its rule
+    assert selection.scores[other]["rule"] == fresh.rule_.describe()
+    assert crossfit_scores(fresh, held)["p_mu"] == pytest.approx(selection.scores[other]["p_mu"])
+    assert crossfit_scores(fresh, held)["p_k"] == pytest.approx(selection.scores[other]["p_k"])
 
 
-@pytest.mark.parametrize("preset", ["natural", "natural-pmu"])
+@pytest.mark.parametrize("preset", ["natural", "natural-pmu", "natural-words-pmu"])
 def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset, tmp_path):
     """Leave-one-out (as many folds as documents), each document's rule tuned by the model itself on a corpus of
     the other documents: the same scores, row by row averaged."""

@@ -38,7 +38,7 @@ def applied_and_prepared(job: ApplyJob, model):
         return None
     n, applied = result
     yield Progress("preparing the decision rules", 0, 1)
-    return n, applied, prepare_decisions(model, applied.probabilities, applied.units)
+    return n, applied, prepare_decisions(model, applied.probabilities, applied.units, applied.sentence_sizes)
 
 
 class ModelControl:
@@ -321,7 +321,7 @@ class ModelControl:
             ref = state.reference_boundaries
             masses = tuple(np.diff(np.concatenate([[0], ref[ref > start] - start, [state.n_sentences - start]])))
             where = f"held-out documents (sentences {start}-{state.n_sentences - 1})"
-            self._tune_on(state.probabilities[start:], masses, where)
+            self._tune_on(state.probabilities[start:], masses, where, state.corpus.sentence_sizes[start:])
         elif state.opened_model is not None:
             state.restore_rules()
             score = state.segmenter.info_.get("tuned_score") if isinstance(state.segmenter.info_, dict) else None
@@ -336,9 +336,10 @@ class ModelControl:
         state = self.window.state
         if state.probabilities is None or not state.has_reference:
             return
-        self._tune_on(state.probabilities, state.reference_masses, "the shown reference (oracle)", oracle=True)
+        self._tune_on(state.probabilities, state.reference_masses, "the shown reference (oracle)",
+                      state.corpus.sentence_sizes, oracle=True)
 
-    def _tune_on(self, probabilities, masses, where: str, *, oracle: bool = False) -> None:
+    def _tune_on(self, probabilities, masses, where: str, sizes, *, oracle: bool = False) -> None:
         win = self.window
         state = win.state
         shown_probs = state.probabilities
@@ -353,7 +354,7 @@ class ModelControl:
             win.info_label.setText(f"tuned on {where}: {tuned.describe()}, P_mu = {score:.3f}{suffix}")
             win.tuned.emit()
 
-        win.background.start("tune", lambda: tune_task(rule, probabilities, masses), on_result=done,
+        win.background.start("tune", lambda: tune_task(rule, probabilities, masses, sizes), on_result=done,
                              on_error=lambda msg: win.show_error("Cannot tune", msg))
 
     def forget(self) -> None:

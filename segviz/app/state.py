@@ -369,9 +369,10 @@ class SessionState:
         if expert is None:
             self._idle_rule = rule if isinstance(rule, ThresholdRule) else self._idle_rule
         else:
-            mean = getattr(self.opened_model.segmenters().get(expert), "mean_length_", None) \
-                if self.opened_model is not None else None
-            self.rules[expert] = rule.with_mean_length(mean) if mean else rule
+            segmenter = self.opened_model.segmenters().get(expert) if self.opened_model is not None else None
+            mean = getattr(segmenter, "mean_length_", None)
+            self.rules[expert] = rule.with_mean_length(mean, getattr(segmenter, "words_per_sentence_", None)) \
+                if mean else rule
         defer = self.metrics_scheduler is not None and self.n_sentences >= DEFER_METRICS_FROM
         self._recompute_hypothesis(metrics=not defer)
         if defer and self.has_reference and self.probabilities is not None:
@@ -439,7 +440,8 @@ class SessionState:
         prepared = self._prepared_rules.get(key)
         if prepared is None:
             prepared = rule.prepare_documents(self.probabilities, spans,
-                                              scratch=self._rule_scratch.setdefault(expert, {}))
+                                              scratch=self._rule_scratch.setdefault(expert, {}),
+                                              sizes=self.corpus.sentence_sizes)
             if len(self._prepared_rules) >= MAX_CACHED_PREPARATIONS:
                 self._prepared_rules.pop(next(iter(self._prepared_rules)))
             self._prepared_rules[key] = prepared
@@ -640,16 +642,17 @@ class DecisionPreparation:
     scratch: dict = field(repr=False)
 
 
-def prepare_decisions(model, probabilities, units) -> DecisionPreparation:
+def prepare_decisions(model, probabilities, units, sizes=None) -> DecisionPreparation:
     """:class:`DecisionPreparation` for ``model``'s segmenters' own rules (what :meth:`SessionState.set_model` shows
-    first); Qt-free and touching no state, so it runs on a worker thread."""
+    first; ``sizes``: each sentence's, for a rule that measures segments in words); Qt-free and touching no state,
+    so it runs on a worker thread."""
     segmenters = model.segmenters()
     units = tuple(units)
     prepared, scratch = {}, {}
     for expert, spans in spans_by_expert(units).items():
         rule = segmenters[expert].rule_
         prepared[(expert, rule.preparation_key())] = rule.prepare_documents(
-            probabilities, spans, scratch=scratch.setdefault(expert, {}))
+            probabilities, spans, scratch=scratch.setdefault(expert, {}), sizes=sizes)
     return DecisionPreparation(probabilities, units, prepared, scratch)
 
 

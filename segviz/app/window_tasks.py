@@ -18,11 +18,11 @@ from ..persist import atomic_write_bytes, atomic_write_text
 
 # -- the decision rule ----------------------------------------------------------------------------------------
 
-def tune_task(rule, probabilities: np.ndarray, reference_masses: Sequence[int]):
+def tune_task(rule, probabilities: np.ndarray, reference_masses: Sequence[int], sizes=None):
     """``(tuned rule, score)``: ``rule``'s settings best on the given reference (P_mu, Section 7;
-    :func:`segviz.tuning.tune_rule`)."""
+    :func:`segviz.tuning.tune_rule`; ``sizes``: the sentences' sizes, for a rule that measures segments in words)."""
     yield Progress("tuning the decision rule", 0, 1)
-    return rule.tune(probabilities, tuple(reference_masses))
+    return rule.tune(probabilities, tuple(reference_masses), sizes=sizes)
 
 
 # -- exports --------------------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ _OPTION_PARAMS = {"features": "n_features", "vocabulary": "vocabulary", "stoppin
                   "templates": "templates", "min_support": "min_support", "families": "families", "l2": "l2"}
 #: ``--preset NAME``: segviz.selection.PRESETS (named here so that ``segviz --help`` imports no numpy; a test keeps
 #: the two the same)
-PRESET_NAMES = ("paper", "natural", "natural-pmu", "natural-threshold", "natural-strong-prior")
+PRESET_NAMES = ("paper", "natural", "natural-pmu", "natural-threshold", "natural-strong-prior", "natural-words",
+                "natural-words-pmu")
 #: ``--rule NAME``: the decision rule tuned on the held-out data
 RULE_CHOICES = ("threshold", "length_prior", "segment_count")
 
@@ -198,5 +199,6 @@ def register(subparsers) -> None:
                         "vocabulary and relevance questions, the alpha/epsilon rule for P_mu), natural (cohesion, "
                         "tf-idf, shape, position and paragraph questions, a Gaussian prior, the length-prior rule "
                         "for the mean P_k per document), natural-pmu (the same tuned for P_mu), natural-threshold, "
-                        "natural-strong-prior")
+                        "natural-strong-prior, natural-words and natural-words-pmu (segment lengths measured in "
+                        "words)")
     t.set_defaults(func=_cmd_train)

@@ -164,6 +164,7 @@ def applied_to_json(n: int, applied: AppliedModel) -> dict:
                                                    "vocabulary": coverage.vocabulary},
         "units": [[u.start, u.end, u.expert, None if u.route is None else u.route.to_dict()] for u in applied.units],
         "shown": applied.shown,
+        "sentence_sizes": encode_array(np.asarray(applied.sentence_sizes, dtype=np.float64)),
     }
 
 
@@ -196,11 +197,14 @@ def applied_from_json(message: dict, parts: IndexParts) -> tuple[int, AppliedMod
         shown = message["shown"]
         if not isinstance(shown, str) or shown not in {u.expert for u in units}:
             raise ValueError("the shown segmenter answers for no document")
+        sizes = decode_array(message["sentence_sizes"], shape=(n,))
+        if not (np.all(np.isfinite(sizes)) and (sizes.size == 0 or sizes.min() >= 0)):
+            raise ValueError("sentence sizes that are not counts")
     except SegvizError:
         raise
     except MALFORMED as exc:
         raise SegvizError(f"{WHAT}: malformed result ({exc.__class__.__name__}: {exc!s:.200})") from None
-    return n, AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown, coverage)
+    return n, AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown, coverage, sizes)
 
 
 # -- the child's side -----------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 The window's engine process (:mod:`segviz.service.engine_process`) is the only reader: it parses the files, keeps the
 corpus for every job (applying a model, the peers, training) and sends the window a :class:`CorpusOutline` --
 document names and lengths, the source units (a file, a JSONL object) with their paragraph starts and chapter
-titles, what the readers decided, and the sentence texts for the context panel and the exports.  The tokens, by
+titles, what the readers decided, the sentence texts for the context panel and the exports, and each sentence's
+size in tokens (what a decision rule that measures segments in words needs).  The tokens, by
 far the largest part of a parsed corpus, never cross: at 10^6 sentences a parse is some 2.5 GB of Python objects
 in each process that holds one, the outline about 70 MB.
 
@@ -21,12 +22,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import SegvizError
+from ..rules import document_sizes
 from ..segmented import reference_titles
 
 __all__ = ["SentenceTexts", "UnitOutline", "CorpusOutline", "outline_of", "outline_messages", "OutlineReceiver"]
 
 #: sentences (or documents) per message of an outline
 CHUNK = 4000
+#: the most tokens a sentence's size may say (a reader caps sentences far below)
+MAX_SENTENCE_SIZE = 1_000_000
 
 
 class SentenceTexts(Sequence):
@@ -122,7 +126,8 @@ class CorpusOutline:
     """A corpus as the window holds it (module docstring).  ``document_names[i]`` and ``masses[i]`` are document
     i's name and length in sentences; the units laid end to end are the stream; ``summary`` and
     ``readings_summary`` say what the readers decided (:meth:`Corpus.summary`, and each reading with its notes);
-    ``reading_paths`` are the files read."""
+    ``reading_paths`` are the files read; ``sentence_sizes`` the sentences' sizes the decision rules may measure
+    segments by."""
 
     name: str
     document_names: tuple[str, ...] = field(repr=False)
@@ -130,6 +135,8 @@ class CorpusOutline:
     units: tuple[UnitOutline, ...] = field(repr=False)
     has_reference: bool
     texts: SentenceTexts = field(repr=False)
+    #: each sentence's size in tokens (:func:`segviz.rules.document_sizes`), int32
+    sentence_sizes: np.ndarray = field(repr=False, compare=False)
     summary: str | None = None
     readings_summary: str = ""
     reading_paths: tuple[str, ...] = ()
@@ -158,7 +165,7 @@ def outline_of(corpus) -> CorpusOutline:
     return CorpusOutline(
         corpus.name, tuple(d.name for d in corpus.documents), tuple(corpus.document_masses()), tuple(units),
         bool(corpus.has_reference), SentenceTexts.of(corpus.sentence_texts()),
-        corpus.summary() if corpus.readings else None,
+        document_sizes(corpus.sentences()).astype(np.int32), corpus.summary() if corpus.readings else None,
         "\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes) for r in corpus.readings),
         tuple(r.path for r in corpus.readings))
 
@@ -175,8 +182,11 @@ def outline_messages(outline: CorpusOutline) -> Iterator[dict]:
     for lo in range(0, len(outline.units), CHUNK):
         yield {"type": "units", "units": [[u.name, u.size, list(u.paragraph_starts), [list(t) for t in u.titles]]
                                           for u in outline.units[lo:lo + CHUNK]]}
+    done = 0
     for texts in outline.texts.chunks():
-        yield {"type": "texts", "texts": texts}
+        yield {"type": "texts", "texts": texts,
+               "sizes": outline.sentence_sizes[done:done + len(texts)].tolist()}
+        done += len(texts)
 
 
 def _is_count(value, *, positive: bool = False) -> bool:
@@ -198,6 +208,7 @@ class OutlineReceiver:
         self._masses: list[int] = []
         self._units: list[UnitOutline] = []
         self._texts = SentenceTexts()
+        self._sizes: list[int] = []
 
     def _malformed(self, detail: str) -> SegvizError:
         return SegvizError(f"{self.what}: malformed corpus outline ({detail})")
@@ -234,10 +245,14 @@ class OutlineReceiver:
             for unit in units:
                 self._units.append(self._unit(unit))
         else:
-            texts = message.get("texts")
+            texts, sizes = message.get("texts"), message.get("sizes")
             if not isinstance(texts, list) or not all(_is_text(t) for t in texts):
                 raise self._malformed("sentence texts")
+            if not isinstance(sizes, list) or len(sizes) != len(texts) \
+                    or not all(_is_count(x) and x <= MAX_SENTENCE_SIZE for x in sizes):
+                raise self._malformed("sentence sizes")
             self._texts.append(texts)
+            self._sizes.extend(sizes)
         if len(self._names) > self._head["documents"] or len(self._units) > self._head["units"] \
                 or len(self._texts) > self._head["sentences"]:
             raise self._malformed("more parts than its head announced")
@@ -271,5 +286,6 @@ class OutlineReceiver:
         if sum(self._masses) != n or sum(u.size for u in self._units) != n:
             raise self._malformed("its documents or units do not cover its sentences")
         return CorpusOutline(head["name"], tuple(self._names), tuple(self._masses), tuple(self._units),
-                             head["has_reference"], self._texts, head["summary"], head["readings_summary"],
+                             head["has_reference"], self._texts, np.asarray(self._sizes, dtype=np.int32),
+                             head["summary"], head["readings_summary"],
                              tuple(head["reading_paths"]))

@@ -26,6 +26,7 @@ from .parallel_apply import document_from_message, document_message, split_docum
 from .parallel_reading import read_files
 from .plan import PlanUnit
 from ..relevance import relevance_profile, sentence_relevance
+from ..rules import document_sizes
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
 PEER_CHUNK = 1500
@@ -80,8 +81,9 @@ class AppliedModel:
     """A model on one corpus, document by document as ``segviz segment`` applies it: the boundary probabilities
     of the stream (n-1; 1 at each document edge, always a boundary), the plan (:class:`~segviz.app.state.PlanUnit`:
     which segmenter answered for each document, and why), the shown segmenter's name (``shown``: the one answering
-    for most sentences), per-sentence relevance (n) and its profile, and the shown segmenter's induced features'
-    0/1 columns (n-1, features; which feature fires where; empty rows at document edges)."""
+    for most sentences), per-sentence relevance (n) and its profile, the shown segmenter's induced features'
+    0/1 columns (n-1, features; which feature fires where; empty rows at document edges), and each sentence's size
+    in tokens (n; :func:`segviz.rules.document_sizes`, what a rule that measures segments in words decides by)."""
 
     probabilities: np.ndarray = field(repr=False)
     relevance: np.ndarray | None = field(repr=False)
@@ -90,6 +92,7 @@ class AppliedModel:
     units: tuple = ()
     shown: str | None = None
     coverage: object = None   # segviz.domain.Coverage: how much of the text the model's vocabulary knows
+    sentence_sizes: np.ndarray | None = field(default=None, repr=False)
 
 
 def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Progress, None, AppliedModel]:
@@ -143,7 +146,7 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
             profile = relevance_profile(lms, corpus, relevance=relevance)
     yield Progress("applying the model", total, total)
     return AppliedModel(probabilities, relevance, profile, columns, tuple(units), shown,
-                        model_coverage(segmenter, corpus))
+                        model_coverage(segmenter, corpus), document_sizes(corpus.sentences()))
 
 
 def _apply_here(model, document, n_jobs: int):
