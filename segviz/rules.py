@@ -174,6 +174,10 @@ class DecisionRule(ParamsMixin):
     def describe(self) -> str:
         raise NotImplementedError
 
+    def label(self) -> str:
+        """What kind of rule this is, in a few words (a table row's name: "threshold rule")."""
+        return f"{self.kind.replace('_', ' ')} rule"
+
     def to_dict(self) -> dict:
         out = {"kind": self.kind}
         for name, value in self.get_params(deep=False).items():
@@ -384,6 +388,9 @@ class LengthPriorRule(DecisionRule):
                  "step": 0.25, "integer": False},
                 {"name": "bias", "label": "boundary bias β", "value": float(self.bias), "low": -20.0, "high": 20.0,
                  "step": 0.25, "integer": False}]
+
+    def label(self) -> str:
+        return "length prior rule in words" if self._in_words() else super().label()
 
     def describe(self) -> str:
         if self.scale is not None:

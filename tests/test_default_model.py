@@ -11,6 +11,7 @@ import pytest
 from segviz.baselines import none_masses
 from segviz.cli import main
 from segviz.corpus import Corpus, read_corpus
+from segviz.default_model import CHAPTERS_PARAMS
 from segviz.metrics import p_k
 from segviz.model_protocol import SegmentationModel, stream_masses
 from segviz.paths import DEFAULT_MODEL, SOURCE_ROOT, bundled, default_model
@@ -63,6 +64,11 @@ def test_it_is_small_loads_and_needs_no_language_models(model):
     assert [e.rule_.kind for e in experts.values()] == ["threshold", "threshold", "threshold", "length_prior",
                                                           "length_prior"]
     assert experts["chapters"].rule_.mean_length == pytest.approx(experts["chapters"].mean_length_)
+    # the chapters expert is the chapters protocol's model: its length prior measures chapters in words, at the
+    # training books' mean of words per sentence
+    assert experts["chapters"].base_rule().to_dict() == CHAPTERS_PARAMS["rule"].to_dict()
+    assert experts["chapters"].rule_.unit == "words" and 15 < experts["chapters"].words_per_sentence_ < 30
+    assert experts["chapters"].rule_.words_per_sentence == pytest.approx(experts["chapters"].words_per_sentence_)
     assert "gutenberg train" in experts["chapters"].info_["trained_on"]
     assert experts["long-form"].rule_.mean_length == pytest.approx(experts["long-form"].mean_length_)
     assert "mixed" in experts["mixed"].info_["trained_on"] and "choi 4" in experts["excerpts"].info_["trained_on"]
