@@ -381,7 +381,7 @@ class LengthPriorRule(DecisionRule):
     def controls(self) -> list[dict]:
         first = ({"name": "scale", "label": "segment length × model's expectation", "value": float(self.scale),
                   "low": 0.05, "high": 20.0, "step": 0.05, "integer": False} if self.scale is not None else
-                 {"name": "mean_length", "label": "expected segment length", "value": self._mean(), "low": 1.0,
+                 {"name": "mean_length", "label": self._mean_label(), "value": self._mean(), "low": 1.0,
                   "high": 5000.0, "step": 1.0, "integer": False})
         return [first,
                 {"name": "shape", "label": "prior shape k", "value": float(self.shape), "low": 0.25, "high": 64.0,
@@ -391,6 +391,12 @@ class LengthPriorRule(DecisionRule):
 
     def label(self) -> str:
         return "length prior rule in words" if self._in_words() else super().label()
+
+    def _mean_label(self) -> str:
+        if self._in_words() and self.words_per_sentence is not None:
+            # the setting stays in sentences (as the training mean is); the decision counts words
+            return f"expected segment length (sentences of {float(self.words_per_sentence):.1f} words)"
+        return "expected segment length"
 
     def describe(self) -> str:
         if self.scale is not None:
