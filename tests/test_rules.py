@@ -94,6 +94,9 @@ def test_the_length_prior_rule_in_words_expects_the_training_mean_in_words():
     np.testing.assert_array_equal(filled.decide(p, s),
                                   decode_length_prior(p, mean_length=150.0, shape=4.0, bias=2.0, sizes=s))
     assert "150 words" in filled.describe() and "measured in words" in filled.describe()
+    # the setting a user moves stays in sentences; its label says of how many words
+    assert filled.controls()[0]["name"] == "mean_length" and "sentences of 15.0 words" in filled.controls()[0]["label"]
+    assert filled.label() == "length prior rule in words" != LengthPriorRule().label()
     # every sentence of one word: the same decision as in sentences with the mean in words
     ones = np.ones(p.size + 1)
     np.testing.assert_array_equal(filled.decide(p, ones), decode_length_prior(p, mean_length=150.0, shape=4.0,
