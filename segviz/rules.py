@@ -171,6 +171,11 @@ class DecisionRule(ParamsMixin):
         """Validate the settings; returns ``self`` (every problem one :class:`SegvizError`)."""
         return self
 
+    def check_ready(self) -> "DecisionRule":
+        """:meth:`check`, and that nothing the rule decides by is still left open (a model's rule must be ready
+        to decide); returns ``self``."""
+        return self.check()
+
     def describe(self) -> str:
         raise NotImplementedError
 
@@ -335,6 +340,15 @@ class LengthPriorRule(DecisionRule):
 
     def _in_words(self) -> bool:
         return self.unit == "words"
+
+    def check_ready(self) -> "LengthPriorRule":
+        self.check()
+        if self.mean_length is None and self.scale is None:
+            raise SegvizError("the length-prior rule has no expected segment length (mean_length)")
+        if self._in_words() and self.words_per_sentence is None:
+            raise SegvizError("the length-prior rule measures segments in words but has no training mean of words "
+                              "per sentence (words_per_sentence)")
+        return self
 
     def _mean(self, probabilities=None) -> float:
         if self.scale is not None and probabilities is not None:

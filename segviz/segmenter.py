@@ -507,7 +507,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         if not isinstance(rule, DecisionRule):
             raise SegvizError(f"rule must be a decision rule (segviz.rules), not {type(rule).__name__}")
         out = copy.copy(self)
-        out.rule_ = self._with_training_lengths(rule.check())
+        out.rule_ = self._with_training_lengths(rule.check()).check_ready()
         return out
 
     def active_features(self, corpus, position: int, *, relevance: np.ndarray | None = None
@@ -628,9 +628,12 @@ class Segmenter(ParamsMixin, ModelQueries):
         for name, value in values["params"].items():
             setattr(seg, name, value)
         # a rule saved with its expected segment length left open takes the training means, as fit gives them
-        seg._set_model(features, values["lambdas"], values["prior"],
-                       values["rule"].with_mean_length(1.0 / values["mu"],
-                                                       _recorded_words_per_sentence(values["info"])))
+        rule = values["rule"].with_mean_length(1.0 / values["mu"], _recorded_words_per_sentence(values["info"]))
+        try:
+            rule.check_ready()
+        except SegvizError as exc:
+            raise SegvizError(f"{source}: {exc}") from None
+        seg._set_model(features, values["lambdas"], values["prior"], rule)
         seg.mu_, seg.lms_ = values["mu"], lms
         seg.history_ = values["history"]
         seg.info_ = values["info"]
@@ -648,7 +651,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         seg = cls(n_features=max(1, len(features)))
         seg.mu_, seg.lms_, seg.history_, seg.info_ = float(mu), lms, [], {}
         rule = ThresholdRule() if rule is None else rule
-        seg._set_model(features, lambdas, prior, rule.check().with_mean_length(1.0 / float(mu)))
+        seg._set_model(features, lambdas, prior, rule.check().with_mean_length(1.0 / float(mu)).check_ready())
         return seg
 
 

@@ -338,7 +338,9 @@ def test_a_version_1_document_in_a_bundle_is_refused(model_file, tmp_path):
                                    "the model again)")
 
 
-@pytest.mark.parametrize("rule", [{"kind": "length_prior"}, {"kind": "segment_count"}])
+@pytest.mark.parametrize("rule", [{"kind": "length_prior"}, {"kind": "segment_count"},
+                                  {"kind": "length_prior", "unit": "words"},
+                                  {"kind": "length_prior", "unit": "words", "words_per_sentence": 21.5}])
 def test_a_saved_rule_without_its_mean_length_refuses_or_works(model_file, corpora, tmp_path, rule):
     bundle = read_bundle(model_file)
     out = tmp_path / "m.segviz"
@@ -420,3 +422,22 @@ def test_save_refuses_a_symlink_and_keeps_its_target(model_file, tmp_path):
     with pytest.raises(SegvizError, match="symbolic link"):
         Segmenter.load(model_file).save(link)
     assert target.read_bytes() == b"keep"
+
+
+def test_a_rule_in_words_without_the_training_words_per_sentence_is_refused(model_file, tmp_path):
+    """A length prior in words whose file records no training mean of words per sentence (neither in the rule nor
+    in what fit recorded) could decide nothing: the file is refused when read, naming it, not when first used."""
+    bundle = read_bundle(model_file)
+    out = tmp_path / "m.segviz"
+    document = bundle.document("segmenter")
+    info = {k: v for k, v in document["info"].items() if k != "train_words_per_sentence"}
+    _rewrite(bundle, out, documents={"segmenter": dict(document, rule={"kind": "length_prior", "unit": "words"},
+                                                       info=info)})
+    with pytest.raises(SegvizError) as caught:
+        Segmenter.load(out)
+    assert _one_line(caught) == (f"{out}: the length-prior rule measures segments in words but has no training mean "
+                                 "of words per sentence (words_per_sentence)")
+    recorded = dict(info, train_words_per_sentence=18.0)
+    _rewrite(bundle, out, documents={"segmenter": dict(document, rule={"kind": "length_prior", "unit": "words"},
+                                                       info=recorded)})
+    assert Segmenter.load(out).rule_.words_per_sentence == 18.0

@@ -363,6 +363,12 @@ def test_a_fit_records_its_words_per_sentence_for_a_rule_in_words(tmp_path):
     # a rule in words given to a fitted model takes the training means
     other = back.with_rule(LengthPriorRule(unit="words", shape=2.0, bias=1.0))
     assert other.rule_.words_per_sentence == pytest.approx(wps)
+    # a model that records no training words per sentence cannot take one: said when the rule is given
+    bare = Segmenter.from_weights([], [], prior=0.1, mu=0.1)
+    with pytest.raises(SegvizError, match="words per sentence"):
+        bare.with_rule(LengthPriorRule(unit="words"))
+    with pytest.raises(SegvizError, match="words per sentence"):
+        Segmenter.from_weights([], [], prior=0.1, mu=0.1, rule=LengthPriorRule(unit="words"))
     for unit in held.by_file():
         q = other.boundary_probabilities(unit)
         want = other.rule_.decide(q, document_sizes(unit.sentences()))
