@@ -21,14 +21,15 @@ The exact maximiser is found by dynamic programming over segment ends, O(n * L_m
 ``k >= 1``).
 
 A segment's length ``L`` may also be measured in words (``sizes``: each sentence's word count): the prior then
-holds in words, with ``m`` a mean in words.  Chapters differ in sentences far more than in words from one author
-to the next, because an author of long sentences writes fewer of them to a chapter (a book's mean chapter length
-varies, as the standard deviation of its logarithm, by 0.51 in sentences and 0.46 in words over the 15 training
-books of the ``chapters`` protocol, 0.34 and 0.30 without Heart of Darkness's three chapters; 0.57 and 0.45 over
-all 26 books): a mean in words carries over to an unseen book better.  In words
-the prior is a density over lengths that only sentence ends can take, so it is off from a probability by a
-constant per segment, which the bias absorbs.  :class:`segviz.rules.LengthPriorRule` holds ``(m, k, beta)`` and tunes ``(k, beta)`` on held-out
-data (:func:`segviz.tuning.tune_rule`).
+holds in words, with ``m`` a mean in words.  A book's chapters vary in length from one author to the next somewhat
+less in words than in sentences, because an author of long sentences writes fewer of them to a chapter (the
+standard deviation of the logarithm of a book's mean chapter length is 0.51 in sentences and 0.46 in words over
+the 15 training books of the ``chapters`` protocol, 0.34 and 0.30 without Heart of Darkness's three chapters;
+0.57 and 0.45 over all 26 books).  In words the prior is a density over lengths that only sentence ends can take,
+so it is off from a probability by a constant per segment, which the bias absorbs.
+
+:class:`segviz.rules.LengthPriorRule` holds ``(m, k, beta)`` and tunes ``(k, beta)`` on held-out data
+(:func:`segviz.tuning.tune_rule`).
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ from numba import njit
 
 from .errors import SegvizError
 
-__all__ = ["decode_length_prior", "length_prior_gains", "check_sizes", "DEFAULT_SHAPES", "DEFAULT_BIASES", "log_length_prior"]
+__all__ = ["decode_length_prior", "length_prior_gains", "check_sizes", "DEFAULT_SHAPES", "DEFAULT_BIASES",
+           "log_length_prior"]
 
 DEFAULT_SHAPES = (1.0, 2.0, 4.0, 8.0)
 DEFAULT_BIASES = tuple(float(b) for b in np.round(np.arange(-4.0, 4.01, 0.5), 2))

@@ -123,10 +123,10 @@ class DecisionRule(ParamsMixin):
 
     def prepare_documents(self, probabilities, spans, *, scratch: dict | None = None, sizes=None):
         """:meth:`prepare` of several documents of one stream: ``spans`` are their ``(start, stop)`` slices of the
-        stream's gap probabilities (each document decided on its own; ``sizes``: one per sentence of the stream).  ``scratch`` is a dict the caller keeps
-        for as long as these probabilities and spans stay the same: a rule may keep there what does not depend
-        on its settings (the threshold rule: the greedy pass's visiting order, a sort of the stream that a new
-        epsilon then does not redo)."""
+        stream's gap probabilities (each document decided on its own; ``sizes``: one per sentence of the stream).
+        ``scratch`` is a dict the caller keeps for as long as these probabilities and spans stay the same: a rule
+        may keep there what does not depend on its settings (the threshold rule: the greedy pass's visiting order,
+        a sort of the stream that a new epsilon then does not redo)."""
         p = np.asarray(probabilities, dtype=np.float64)
         return [self.prepare(p[start:stop], _sizes_of(sizes, start, stop)) for start, stop in spans]
 

@@ -390,7 +390,8 @@ class Segmenter(ParamsMixin, ModelQueries):
         return _recorded_words_per_sentence(self.info_)
 
     def _with_training_lengths(self, rule: DecisionRule) -> DecisionRule:
-        """``rule`` with the training means filled in where it leaves them open (:meth:`DecisionRule.with_mean_length`)."""
+        """``rule`` with the training means filled in where it leaves them open
+        (:meth:`DecisionRule.with_mean_length`)."""
         return rule.with_mean_length(self.mean_length_, self.words_per_sentence_)
 
     def tuned_rule(self, probabilities, reference, groups=None, *, rule: DecisionRule | None = None, sizes=None
