@@ -56,6 +56,20 @@ def log_length_prior(lengths: np.ndarray, mean_length: float, shape: float) -> n
 
 
 @njit(cache=True)
+def _segment_ends(back: np.ndarray, n: int) -> np.ndarray:
+    """Boundary indicator (length n+1, entry j = a segment ends before sentence j) from the DP's back-pointers
+    (``back[j]``: where the best segment ending at j starts)."""
+    ends = np.zeros(n + 1, dtype=np.bool_)
+    j = n
+    while j > 0:
+        i = back[j]
+        if i > 0:
+            ends[i] = True
+        j = i
+    return ends
+
+
+@njit(cache=True)
 def _best_segmentation(gains: np.ndarray, prior: np.ndarray, n: int, max_length: int) -> np.ndarray:
     """Boundary indicator (length n+1, entry j = a segment ends before sentence j) of the DP maximiser."""
     best = np.full(n + 1, -np.inf)
@@ -75,14 +89,7 @@ def _best_segmentation(gains: np.ndarray, prior: np.ndarray, n: int, max_length:
                 arg = i
         best[j] = top + gain
         back[j] = arg
-    ends = np.zeros(n + 1, dtype=np.bool_)
-    j = n
-    while j > 0:
-        i = back[j]
-        if i > 0:
-            ends[i] = True
-        j = i
-    return ends
+    return _segment_ends(back, n)
 
 
 @njit(cache=True)
@@ -112,14 +119,7 @@ def _best_segmentation_sized(gains: np.ndarray, cumulative: np.ndarray, prior: n
             i -= 1
         best[j] = top + gain
         back[j] = arg
-    ends = np.zeros(n + 1, dtype=np.bool_)
-    j = n
-    while j > 0:
-        i = back[j]
-        if i > 0:
-            ends[i] = True
-        j = i
-    return ends
+    return _segment_ends(back, n)
 
 
 def _check(probs, mean_length: float, shape: float, bias: float) -> np.ndarray:
@@ -163,20 +163,16 @@ def decode_length_prior(probs, *, mean_length: float, shape: float = 2.0, bias: 
     n = p.size + 1
     gains = np.zeros(n + 1)
     gains[1:n] = length_prior_gains(p) + bias
-    if sizes is not None:
+    if sizes is None:
+        default_limit = min(n, math.ceil(5 * mean_length) + 10)
+    else:
         cumulative = np.concatenate([[0], np.cumsum(check_sizes(sizes, n))])
-        limit = int(min(cumulative[-1], math.ceil(5 * mean_length + 10 * cumulative[-1] / n))) \
-            if max_length is None else int(max_length)
-        if limit < 1:
-            raise SegvizError(f"max_length must be >= 1, got {max_length}")
-        prior = np.full(limit + 1, -np.inf)
-        prior[1:] = log_length_prior(np.arange(1, limit + 1), mean_length, shape)
-        ends = _best_segmentation_sized(gains, cumulative, prior, n)
-        return np.flatnonzero(ends[1:n]) + 1
-    limit = int(min(n, math.ceil(5 * mean_length) + 10)) if max_length is None else int(max_length)
+        default_limit = min(int(cumulative[-1]), math.ceil(5 * mean_length + 10 * cumulative[-1] / n))
+    limit = int(default_limit) if max_length is None else int(max_length)
     if limit < 1:
         raise SegvizError(f"max_length must be >= 1, got {max_length}")
     prior = np.full(limit + 1, -np.inf)
     prior[1:] = log_length_prior(np.arange(1, limit + 1), mean_length, shape)
-    ends = _best_segmentation(gains, prior, n, limit)
+    ends = _best_segmentation(gains, prior, n, limit) if sizes is None else \
+        _best_segmentation_sized(gains, cumulative, prior, n)
     return np.flatnonzero(ends[1:n]) + 1
