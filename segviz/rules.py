@@ -38,7 +38,7 @@ import numpy as np
 from .decode import (DEFAULT_ALPHAS, DEFAULT_EPSILONS, check_probabilities, decode, greedy_keep_in_order, greedy_order,
                      greedy_order_keep)
 from .errors import SegvizError
-from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, check_sizes, decode_length_prior, length_prior_gains
+from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
 # the largest ε and expected segment length a rule may hold: one source, shared with the CLI and the model schema
 from .limits import MAX_EPSILON, MAX_MEAN_LENGTH
 from .params import ParamsMixin
@@ -369,8 +369,7 @@ class LengthPriorRule(DecisionRule):
             raise SegvizError("the length-prior rule measures segments in words but has no training mean of "
                               "words per sentence yet (words_per_sentence)")
         return decode_length_prior(p, mean_length=self._mean(p) * float(self.words_per_sentence),
-                                   shape=float(self.shape), bias=float(self.bias),
-                                   sizes=check_sizes(sizes, p.size + 1))
+                                   shape=float(self.shape), bias=float(self.bias), sizes=sizes)
 
     def _with(self, **changes) -> "LengthPriorRule":
         params = self.get_params(deep=False)

@@ -94,7 +94,7 @@ def unit_score(reference: Sequence[int], boundaries, metric: str, mu: float | No
     return agreement
 
 
-def _unit_sizes(sizes, probs, ref_masses, groups) -> list:
+def _unit_sizes(sizes, probs, groups) -> list:
     """Each tuning unit's slice of ``sizes`` (one per sentence of the stream), as :func:`held_out_units` cuts the
     stream (None per unit without sizes)."""
     n = np.asarray(probs).size + 1
@@ -122,7 +122,7 @@ def tune_rule(rule, probs, ref_masses: Sequence[int], *, groups: Sequence[int] |
     stream_mu = None
     if units == "stream":
         stream_mu = default_mu(validate_masses(ref_masses, what="reference")) if mu is None else float(mu)
-    unit_sizes = _unit_sizes(sizes, probs, ref_masses, groups if units == "per-document" else None)
+    unit_sizes = _unit_sizes(sizes, probs, groups if units == "per-document" else None)
     totals: list[float] = []
     candidates: list = []
     for k, (unit_probs, ref) in enumerate(parts):
