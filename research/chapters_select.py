@@ -52,7 +52,7 @@ def main(argv=None) -> int:
         for book in held.by_file():
             q = seg.boundary_probabilities(book)
             ref = book.masses()
-            own.append(score_row(ref, boundaries_to_masses(seg.decide(q), book.n_sentences)))
+            own.append(score_row(ref, boundaries_to_masses(seg.decide(q, book), book.n_sentences)))
             oracle.append(score_row(ref, boundaries_to_masses(
                 SegmentCountRule(segments=len(ref)).decide(q), book.n_sentences)))
         row = {"own": macro_average(own), "oracle_count": macro_average(oracle), "features": len(seg.features_),
