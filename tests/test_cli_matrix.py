@@ -88,6 +88,8 @@ MATRIX = [
     (["evaluate", "{REF}", "{REF}", "--segments", "2"], "apply to a model"),
     # the decision rule and the candidate families to train with
     (["train", "{CHOI}", "--out", "{ROOT}/m1", "--rule", "magic"], "--rule"),
+    (["train", "{CHOI}", "--out", "{ROOT}/m1", "--length-unit", "words"], "give --rule length_prior"),
+    (["train", "{CHOI}", "--out", "{ROOT}/m1", "--rule", "length_prior", "--length-unit", "pages"], "--length-unit"),
     (["train", "{CHOI}", "--out", "{ROOT}/m1", "--families", "vocabulary,nope"], "unknown candidate family nope"),
     (["train", "{CHOI}", "--out", "{ROOT}/m1", "--param", "rule={{\"kind\": \"magic\"}}"], "unknown decision rule"),
     (["train", "{CHOI}", "--out", "{ROOT}/m1", "--param", "alphas=[0.5]"], "no parameter 'alphas'"),

@@ -156,3 +156,25 @@ def test_train_chooses_prints_and_stores_its_choice(tmp_path):
     assert [line.split("segviz:")[1].replace("*", "").split()[0] for line in lines] == ["given", "none", "even"]
     stored = load_model(out).info_["selection"]
     assert set(stored["heldout"]) == {"given"} and set(stored["baselines"]) == {"none", "even"}
+
+
+def test_train_measures_the_length_prior_in_words_when_asked(tmp_path):
+    from segviz.cli import main
+
+    out = tmp_path / "words.segviz"
+    code = main(["train", *map(str, CHOI[:3]), "--heldout", *map(str, CHOI[3:]), "--out", str(out),
+                 "--features", "2", "--families", "cohesion,shape", "--rule", "length_prior",
+                 "--length-unit", "words", "--quiet"])
+    assert code == 0
+    model = load_model(out)
+    train_words = sum(len(s) for s in read_corpus(CHOI[:3]).sentences())
+    assert model.rule_.unit == "words"
+    assert model.words_per_sentence_ == pytest.approx(train_words / read_corpus(CHOI[:3]).n_sentences)
+    assert model.rule_.words_per_sentence == pytest.approx(model.words_per_sentence_)
+    # in sentences unless asked, and the unit without the rule that has one is refused, not ignored
+    code = main(["train", *map(str, CHOI[:3]), "--heldout", *map(str, CHOI[3:]), "--out", str(out),
+                 "--features", "2", "--families", "cohesion,shape", "--rule", "length_prior", "--quiet"])
+    assert code == 0 and load_model(out).rule_.unit == "sentences"
+    assert main(["train", *map(str, CHOI[:3]), "--out", str(tmp_path / "t.segviz"), "--rule", "threshold",
+                 "--length-unit", "words"]) == 2
+    assert not (tmp_path / "t.segviz").exists()

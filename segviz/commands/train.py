@@ -43,6 +43,12 @@ def segmenter_params(args: argparse.Namespace) -> dict:
               if getattr(args, dest, None) is not None}
     if getattr(args, "rule", None) is not None:
         params["rule"] = RULES[args.rule]()
+    unit = getattr(args, "length_unit", None)
+    if unit is not None:
+        # only the length prior measures a segment; a unit given with another rule would be silently ignored
+        if getattr(args, "rule", None) != "length_prior":
+            raise SegvizError("--length-unit: only the length_prior rule measures segments; give --rule length_prior")
+        params["rule"] = RULES["length_prior"](unit=unit)
     for name, value in getattr(args, "param", None) or ():
         if name == "rule" and value is not None:   # a rule as JSON: {"kind": "length_prior", "shapes": [...]}
             value = RULES[value]() if isinstance(value, str) and value in RULES else \
@@ -170,6 +176,9 @@ def add_training_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rule", choices=RULE_CHOICES, default=None,
                    help="the decision rule tuned on the held-out data: threshold (the paper's alpha/epsilon, "
                         "default), length_prior (for long segments) or segment_count")
+    p.add_argument("--length-unit", choices=("sentences", "words"), default=None,
+                   help="with --rule length_prior: measure a segment's length in sentences (default) or in words "
+                        "(for books: an author of long sentences writes fewer of them to a chapter)")
     p.add_argument("--l2", type=float_range(0.0, MAX_L2), default=None, metavar="PRECISION",
                    help="Gaussian prior on the weights (precision; 0 = none, the paper's default)")
     p.add_argument("--param", action="append", type=segmenter_param, metavar="NAME=VALUE", default=None,
