@@ -288,11 +288,20 @@ def test_line_end_hyphens_join_as_in_the_source():
     assert "An example of an example." in joined
 
 
+def test_a_book_in_markdown_is_a_book():
+    # a book converted to Markdown: its title page is front matter, its chapters are chapters, "#" is no title
+    text = _book("# My Novel", "by Somebody", "## Chapter 1", BODY, "## Chapter 2: The Storm", BODY)
+    parsed, titles, texts = _read(text)
+    assert titles == ["Chapter 1", "Chapter 2: The Storm"]
+    assert len(parsed.documents) == 2 and len(parsed.documents[0].texts) == len(parsed.documents[1].texts)
+    assert not any("Somebody" in t or "Novel" in t for t in texts)
+
+
 def test_text_without_a_book_structure():
     # no numbered chapters: nothing is front matter, and the text before the first heading is a segment
     parsed, titles, _ = _read("A short note before anything else. It matters.\n\n# Results\n\nThe results were "
                               "good. We were pleased.\n\n# Discussion\n\nThere is more to do. We will do it.\n")
-    assert titles == ["", "# Results", "# Discussion"]
+    assert titles == ["", "Results", "Discussion"]   # the markup is not the title
     parsed, titles, _ = _read(BODY)
     assert not parsed.has_reference and titles == [""]
 
@@ -308,7 +317,8 @@ def test_heading_numbers(token, value):
     ("Chapter 3. The Storm", "keyword"), ("BOOK ONE.—THE COMING OF THE MARTIANS", "keyword"),
     ("Book the First--Recalled to Life", "keyword"), ("CHAPTER THE LAST", "keyword"), ("STAVE III", "keyword"),
     ("FEDERALIST No. 10", "paper"), ("XII", "numeral"), ("I. The Period", "numeral"), ("34", "numeral"),
-    ("Epilogue", "named"), ("# Methods", "markdown"),
+    ("Epilogue", "named"), ("# Methods", "markdown"), ("## Chapter 3", "keyword"), ("# XII", "numeral"),
+    ("# Epilogue", "named"), ("# MOTHER.", "markdown"),
     ("Chapter 3 of the report says so.", None), ("Part one of the plan was simple.", None), ("MOTHER.", None),
     ("SHE", None), ("THE END", None), ("I think so.", None), ("CONTENTS", None),
 ])

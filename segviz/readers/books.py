@@ -25,7 +25,8 @@ Heading lines
       together -- and only when the body has no chapter-word chapters (numerals inside chapters number their
       sub-sections);
     * **named sections**: ``Prologue``, ``Epilogue``, ``Introduction``, ``Conclusion``, ``Preface``,
-      ``Afterword``, ... alone in their block; and Markdown ``#`` headings.
+      ``Afterword``, ... alone in their block; and Markdown ``#`` headings, whose text is read as any heading's
+      (``## Chapter 3`` is a chapter heading, ``# Results`` a heading of its own kind).
 
     Nothing else is a heading: not a short line in capitals (``THE END``, a song title, a signature such as
     ``MOTHER.``), not a lone word, not a line inside a paragraph (a wrapped ``I.`` continues its sentence).
@@ -141,6 +142,7 @@ _NAMED_RE = re.compile(
     rf"^(?:{'|'.join(w.upper() for w in _NAMED)}|{'|'.join(w.capitalize() for w in _NAMED)})"
     r"(?:[.:]?$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9][\w.]*$)")
 _MARKDOWN_RE = re.compile(r"^#{1,6}\s+\S")
+_MARKDOWN_MARK_RE = re.compile(r"^#{1,6}\s+")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 
 _WORD_RE = re.compile(r"(?<![\w'’])[^\W\d_][\w'’-]*")
@@ -217,6 +219,12 @@ def match_heading(line: str) -> HeadingMatch | None:
     line = line.strip()
     if not line:
         return None
+    markdown = _MARKDOWN_RE.match(line)
+    if markdown:
+        # a book converted to Markdown keeps its chapter words under the markup (``## Chapter 3``): read them,
+        # so that it is a book (front matter left out) and its numerals need their series as anywhere else
+        inner = match_heading(line[markdown.end() - 1:])
+        return inner if inner is not None and inner.kind != "markdown" else HeadingMatch("markdown", "markdown", None)
     m = _KEYWORD_RE.match(line)
     if m:
         kw = m.group("kw").lower()
@@ -237,8 +245,6 @@ def match_heading(line: str) -> HeadingMatch | None:
         return HeadingMatch("numeral", "roman titled", roman_value(m.group("num")))
     if _NAMED_RE.match(line):
         return HeadingMatch("named", "named", None)
-    if _MARKDOWN_RE.match(line):
-        return HeadingMatch("markdown", "markdown", None)
     return None
 
 
@@ -655,7 +661,7 @@ def _join_title(pieces: list[str]) -> str:
     """One title from a heading group: pieces joined by a space after punctuation, else by ``: ``."""
     parts: list[str] = []
     for piece in pieces:
-        piece = piece.strip().strip("_").strip()
+        piece = _MARKDOWN_MARK_RE.sub("", piece.strip().strip("_").strip())   # markup, not the title
         if parts:
             parts.append(" " if parts[-1][-1:] in ".:;!?—-" else ": ")
         parts.append(piece)
