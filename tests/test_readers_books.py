@@ -318,7 +318,7 @@ def test_heading_numbers(token, value):
     ("Book the First--Recalled to Life", "keyword"), ("CHAPTER THE LAST", "keyword"), ("STAVE III", "keyword"),
     ("FEDERALIST No. 10", "paper"), ("XII", "numeral"), ("I. The Period", "numeral"), ("34", "numeral"),
     ("Epilogue", "named"), ("# Methods", "markdown"), ("## Chapter 3", "keyword"), ("# XII", "numeral"),
-    ("# Epilogue", "named"), ("# MOTHER.", "markdown"),
+    ("# Epilogue", "named"), ("# MOTHER.", "markdown"), ("# " * 5000 + "x", "markdown"),
     ("Chapter 3 of the report says so.", None), ("Part one of the plan was simple.", None), ("MOTHER.", None),
     ("SHE", None), ("THE END", None), ("I think so.", None), ("CONTENTS", None),
 ])

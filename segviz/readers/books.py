@@ -141,7 +141,6 @@ _TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN})\.\s+(?P<title>[A-Z“\"‘
 _NAMED_RE = re.compile(
     rf"^(?:{'|'.join(w.upper() for w in _NAMED)}|{'|'.join(w.capitalize() for w in _NAMED)})"
     r"(?:[.:]?$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9][\w.]*$)")
-_MARKDOWN_RE = re.compile(r"^#{1,6}\s+\S")
 _MARKDOWN_MARK_RE = re.compile(r"^#{1,6}\s+")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 
@@ -219,12 +218,17 @@ def match_heading(line: str) -> HeadingMatch | None:
     line = line.strip()
     if not line:
         return None
-    markdown = _MARKDOWN_RE.match(line)
-    if markdown:
+    markdown = _MARKDOWN_MARK_RE.match(line)
+    if markdown and markdown.end() < len(line):
         # a book converted to Markdown keeps its chapter words under the markup (``## Chapter 3``): read them,
         # so that it is a book (front matter left out) and its numerals need their series as anywhere else
-        inner = match_heading(line[markdown.end() - 1:])
-        return inner if inner is not None and inner.kind != "markdown" else HeadingMatch("markdown", "markdown", None)
+        inner = _match_plain_heading(line[markdown.end():])
+        return inner if inner is not None else HeadingMatch("markdown", "markdown", None)
+    return _match_plain_heading(line)
+
+
+def _match_plain_heading(line: str) -> HeadingMatch | None:
+    """:func:`match_heading` for a stripped line without Markdown marks."""
     m = _KEYWORD_RE.match(line)
     if m:
         kw = m.group("kw").lower()
