@@ -18,12 +18,10 @@ import random
 import time
 from pathlib import Path
 
-from segviz import Segmenter, SegmentCountRule
-from segviz.evaluation import macro_average
-from segviz.metrics import score_row
+from chapters_select import heldout_scores   # research/ is the script's own folder
+from segviz import Segmenter
 from segviz.protocols import CHAPTER_BOOKS, CHAPTERS_SEGMENTER, chapter_books
 from segviz.readers import read_corpus
-from segviz.segmentation import boundaries_to_masses
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -53,15 +51,9 @@ def main(argv=None) -> int:
                             name=f"{n} training books")
         t0 = time.perf_counter()
         seg = Segmenter(**CHAPTERS_SEGMENTER).fit(train, held)
-        own, oracle = [], []
-        for book in held.by_file():
-            q = seg.boundary_probabilities(book)
-            ref = book.masses()
-            own.append(score_row(ref, boundaries_to_masses(seg.decide(q, book), book.n_sentences)))
-            oracle.append(score_row(ref, boundaries_to_masses(
-                SegmentCountRule(segments=len(ref)).decide(q), book.n_sentences)))
-        row = {"books": n, "seed": seed, "training_books": books, "own": macro_average(own),
-               "oracle_count": macro_average(oracle), "features": len(seg.features_),
+        own, oracle = heldout_scores(seg, held)
+        row = {"books": n, "seed": seed, "training_books": books, "own": own, "oracle_count": oracle,
+               "features": len(seg.features_),
                "seconds": round(time.perf_counter() - t0)}
         rows.append(row)
         print(f"{n:2d} books (seed {seed}) held-out P_k {row['own']['p_k']:.3f} P_mu {row['own']['p_mu']:.3f} | "
