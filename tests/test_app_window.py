@@ -374,6 +374,36 @@ def test_a_format_choice_reaches_the_readers(window, qtbot, tmp_path):
     assert window.files.read_options == {"format": "text"}
 
 
+def test_a_book_opens_with_its_chapters_and_reopens_as_a_book(window, qtbot, tmp_path, app_settings):
+    from segviz.app.file_actions import reading_options
+
+    choices = [choice for choice, _ in window.files.format_choices()]
+    assert choices.index("book") == choices.index("text") + 1   # offered right after plain prose
+    book = tmp_path / "book.txt"
+    chapters = [f"CHAPTER {n}\n\n" + PROSE for n in ("I", "II", "III")]
+    book.write_text("A Book\n\nby Somebody\n\n\n" + "\n\n\n".join(chapters))
+    open_and_wait(window, qtbot, str(book), **reading_options("book"))
+    state = window.state
+    assert state.has_reference and len(state.reference_boundaries) == 2
+    assert window.files.read_options == {"format": "text", "headings": True}
+    assert window.files.recent_options()[str(book)] == {"format": "text", "headings": True}
+    # read as plain prose it has no reference; reopened from the Recent list it is a book again
+    open_and_wait(window, qtbot, str(book), format="text")
+    assert not window.state.has_reference
+    assert window.files.recent_options()[str(book)] == {"format": "text"}
+    window.files.add_recent(str(book), reading_options("book"))
+    action = next(a for a in window.files.recent_menu.actions() if a.text() == str(book))
+    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
+        action.trigger()
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    assert window.state.has_reference and len(window.state.reference_boundaries) == 2
+    # a damaged setting reopens with no options, not with a crash or with anything it says
+    app_settings.setValue("files/recent_options", "{not json")
+    assert window.files.recent_options() == {}
+    app_settings.setValue("files/recent_options", '{"x": {"format": "../../etc", "headings": "yes"}}')
+    assert window.files.recent_options() == {"x": {}}
+
+
 def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtbot, tmp_path):
     """Prose without a reference: the bundled model segments it; no reference row, no metric, and why."""
     text = tmp_path / "story.txt"

@@ -85,6 +85,19 @@ def test_heading_lines(line, expected):
     assert is_heading(line) is expected
 
 
+def test_a_book_read_as_plain_prose_says_it_looks_like_a_book():
+    body = "\n\n".join(["The morning came grey over the hills and the people went out to the fields. "
+                          "They talked of the weather and the price of corn."] * 3)
+    book = "My Book\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{body}" for n in ("I", "II", "III"))
+    note = next(n for n in read_text(book, source="b.txt").notes if "looks like a book" in n)
+    assert "3 chapter headings" in note and "'CHAPTER I'" in note
+    # read with its headings, or with too few of them to be a book, nothing is said
+    assert not any("looks like" in n for n in read_text(book, source="b.txt", headings=True).notes)
+    two = "My Book\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{body}" for n in ("I", "II"))
+    assert not any("looks like" in n for n in read_text(two, source="b.txt").notes)
+    assert not any("looks like" in n for n in read_text(body, source="b.txt").notes)
+
+
 def test_headings_become_reference_boundaries_and_leave_the_sentences(tmp_path):
     text = ("Title page text. By an author.\n\nCHAPTER I\n\nThe first chapter begins. It goes on.\n\n"
             "CHAPTER II\n\nTHE STORM\n\nThe second chapter begins. Rain fell. It stopped.\n")

@@ -9,6 +9,7 @@ minimum separation ε) draws from the model's probabilities, in Choi's (2000) fo
 """
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from functools import partial
@@ -38,19 +39,44 @@ SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
 SAMPLE_MODEL = bundled("resources", "default_model.segviz")
 #: a dropped file with this suffix opens as a model
 MODEL_SUFFIX = ".segviz"
-#: the Open dialog's filters: each names a reader format ("auto": detected from each file's content)
+#: the Open dialog's filters: each names a reader format ("auto": detected from each file's content), or "book"
+#: (prose read with its headings: :data:`READING_CHOICES`)
 FORMAT_CHOICES = (
     ("auto", "Any corpus, format detected from its content (*)"),
     ("text", "Prose: paragraphs, hard-wrapped lines joined (*.txt *.md *)"),
+    ("book", "A book: prose whose chapter headings are its reference, front matter left out (*.txt *.md *)"),
     ("lines", "One sentence per line, blank line between documents (*.txt *)"),
     ("choi", "Choi (2000): ========== between segments (*.ref *.txt *)"),
     ("reuters", "Reuters-21578 SGML (*.sgm)"),
     ("wiki", "Wiki-727K: ========,LEVEL,TITLE. opens a section (*)"),
     ("jsonl", "JSONL: one document per line (*.jsonl *)"),
 )
+#: the reader options of a choice that is more than a format
+READING_CHOICES = {"book": {"format": "text", "headings": True}}
 #: export filters and the suffix each one writes when the name has none
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG drawing (*.svg)": ".svg"}
 HYPOTHESIS_FILTERS = {"Choi format (*.ref)": ".ref", "CSV, one row per position (*.csv)": ".csv"}
+
+
+def reading_options(choice: str) -> dict:
+    """The reader options of an Open dialog choice: a format, "auto" (none: detected) or one of
+    :data:`READING_CHOICES`."""
+    if choice in READING_CHOICES:
+        return dict(READING_CHOICES[choice])
+    return {} if choice == "auto" else {"format": choice}
+
+
+def remembered_options(value) -> dict:
+    """Reader options as stored beside a recent file, checked (settings are a file anyone can edit): only a known
+    format and a yes/no for headings survive."""
+    if not isinstance(value, dict):
+        return {}
+    out = {}
+    if value.get("format") in FORMATS:
+        out["format"] = value["format"]
+    if value.get("headings") is True:
+        out["headings"] = True
+    return out
 
 
 def open_corpus_task(job: ReadJob, *, seed: int = 0):
@@ -147,7 +173,7 @@ class FileActions:
             self.read_options = dict(read_options)
             win.install_corpus(outline, paths, label, prepared=prepared)
             for path in paths:
-                self.add_recent(path)
+                self.add_recent(path, read_options)
 
         def failed(message):
             win.show_error("Cannot open corpus", message)
@@ -160,13 +186,18 @@ class FileActions:
         return True
 
     def format_choices(self) -> list[tuple[str, str]]:
-        """(format, label) for every reader format the engine has, "auto" first."""
+        """(choice, label) for every reader format the engine has, "auto" first, and "a book" after prose."""
         known = dict(FORMAT_CHOICES)
-        return [("auto", known["auto"])] + [(f, known.get(f, f"{f} (*)")) for f in FORMATS]
+        out = [("auto", known["auto"])]
+        for f in FORMATS:
+            out.append((f, known.get(f, f"{f} (*)")))
+            out.extend((choice, known[choice]) for choice, options in READING_CHOICES.items()
+                       if options["format"] == f)
+        return out
 
-    def _options_for(self, format_name: str) -> dict:
-        self.window.settings.setValue("files/last_format", format_name)
-        return {} if format_name == "auto" else {"format": format_name}
+    def _options_for(self, choice: str) -> dict:
+        self.window.settings.setValue("files/last_format", choice)
+        return reading_options(choice)
 
     def open_corpus_dialog(self) -> None:
         """One or more files, read together, in the format chosen with the dialog's filter."""
@@ -200,12 +231,28 @@ class FileActions:
             format_name = choices[labels.index(label)][0]
             self.open_corpus([folder], **self._options_for(format_name))
 
-    def add_recent(self, path: str) -> None:
+    def add_recent(self, path: str, read_options: dict | None = None) -> None:
+        """``path`` first in the Recent list, with the reader options it was opened with (a book reopens as a
+        book)."""
         settings = self.window.settings
         recent = [p for p in as_list(settings.value("files/recent", [])) if p != path]
         recent.insert(0, path)
-        settings.setValue("files/recent", recent[:MAX_RECENT])
+        recent = recent[:MAX_RECENT]
+        settings.setValue("files/recent", recent)
+        options = self.recent_options()
+        options[path] = remembered_options(read_options or {})
+        settings.setValue("files/recent_options", json.dumps({p: options.get(p, {}) for p in recent}))
         self.rebuild_recent_menu()
+
+    def recent_options(self) -> dict[str, dict]:
+        """The reader options each recent file was opened with (checked; a missing or damaged entry: none)."""
+        try:
+            stored = json.loads(self.window.settings.value("files/recent_options", "{}") or "{}")
+        except (TypeError, ValueError):
+            return {}
+        if not isinstance(stored, dict):
+            return {}
+        return {str(p): remembered_options(o) for p, o in stored.items()}
 
     def forget_recent(self, paths) -> None:
         settings = self.window.settings
@@ -224,9 +271,10 @@ class FileActions:
         if existing != self.recent_files():
             self.window.settings.setValue("files/recent", existing)
         self.recent_menu.clear()
+        options = self.recent_options()
         for path in existing:
             action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_corpus(p))
+            action.triggered.connect(lambda _=False, p=path, o=options.get(path, {}): self.open_corpus(p, **o))
         self.recent_menu.setEnabled(bool(existing))
 
     def drag_enter(self, event) -> None:

@@ -252,6 +252,22 @@ def _match_plain_heading(line: str) -> HeadingMatch | None:
     return None
 
 
+def may_be_book(lines: Sequence[str], least: int) -> bool:
+    """Could :func:`book_layout` find ``least`` numbered headings in ``lines``?  A quick look (lines that open a
+    block and read as a numbered heading) that lets prose with none skip the layout's reading of every block."""
+    found, previous = 0, ""
+    for line in lines:
+        stripped = line.strip()
+        if stripped and not previous:
+            match = match_heading(stripped)
+            if match is not None and match.numbered:
+                found += 1
+                if found >= least:
+                    return True
+        previous = stripped
+    return False
+
+
 # ------------------------------------------------------------------------------------------ reading lines
 def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text.replace("_", " "))  # _emphasis_ is markup

@@ -69,7 +69,7 @@ import numpy as np
 
 from ..documents import HeadingLine
 from ..errors import SegvizError
-from .books import BookLayout, book_layout
+from .books import BookLayout, book_layout, may_be_book
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
 
 #: a wrapped paragraph's last line is shorter than this fraction of the wrap width
@@ -309,6 +309,10 @@ def _gutenberg_bounds(text: str) -> tuple[int, int, bool]:
     return lo, hi, True
 
 
+#: numbered headings from which prose read without headings is said to look like a book
+MIN_BOOK_HEADINGS = 3
+
+
 def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
     """One prose file (module docstring): a single unlabelled document, or with ``headings`` one reference
     segment per chapter, titled, with the headings taken listed on the result (``ParsedFile.headings``)."""
@@ -349,6 +353,14 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
             sents.extend(pieces)
             marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
         builder.add(sents, name=name, paragraph_starts=marks)
+        lines = stripped_text.split("\n")
+        layout = book_layout(lines) if may_be_book(lines, MIN_BOOK_HEADINGS) else None
+        if layout is not None and layout.book and len(layout.sections) >= MIN_BOOK_HEADINGS:
+            # read as plain prose, a book keeps its headings, contents list and title page as sentences; say how
+            # to read it as chapters rather than leave the user to guess why nothing can be scored
+            notes.append(f"this looks like a book with {len(layout.sections)} chapter headings (the first: "
+                         f"{layout.sections[0].heading!r}): read it with headings to take them as its chapters "
+                         "and leave out its front matter")
     if not builder.documents:
         raise SegvizError(f"{source}: no sentences found")
     notes[:0] = builder.notes() + (["Project Gutenberg header and licence left out"] if gutenberg else [])
