@@ -1,7 +1,8 @@
 """pytest-qt fixtures for the app tests (usable as a plugin: ``pytest_plugins = ["tests.app_fixtures"]``).
 
-* ``no_leaked_workers`` fails any test that leaves a :class:`GeneratorWorker` thread running (after stopping
-  it, so one leak does not cascade into the next tests).
+* ``no_leaked_workers`` fails any test that leaves a :class:`GeneratorWorker` thread running with work not done
+  (after stopping it, so one leak does not cascade into the next tests); a thread that only has to exit after its
+  last signal is waited for.
 * ``app_settings`` is a QSettings ini file in the test's temp dir, so tests never read or write the user's (the
   peer segmenters start switched off).
 * ``window`` is a shown MainWindow with ``QMessageBox.critical`` patched; ``window.dialogs`` lists the
@@ -32,7 +33,10 @@ def _running_workers():
 @pytest.fixture
 def no_leaked_workers(qtbot):
     yield
-    leaked = _running_workers()
+    # a worker that delivered its last signal only has its thread left to exit (the test may have acted on that
+    # signal first): let it, and count only the ones with work still going as leaked
+    qtbot.waitUntil(lambda: not [w for w in _running_workers() if w.ended], timeout=30000)
+    leaked = [w for w in _running_workers() if not w.ended]
     names = [worker.objectName() for worker in leaked]
     for worker in leaked:
         worker.abort()

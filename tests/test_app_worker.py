@@ -193,11 +193,14 @@ def test_generator_worker_signals_in_order(qtbot, no_leaked_workers):
         return "done"
 
     worker = GeneratorWorker(gen)
-    seen = []
+    seen, ended_at_return = [], []
     worker.yielded.connect(seen.append)
+    worker.returned.connect(lambda _: ended_at_return.append(worker.ended))
     with qtbot.waitSignals([worker.returned, worker.finished], order="strict", timeout=300000):
         worker.start()
     assert seen == [0, 1, 2] and worker.result == "done"
+    # marked ended before the last signal reaches the GUI (the leak check lets such a thread finish exiting)
+    assert ended_at_return == [True]
 
 
 def test_feature_click_highlights_where_it_fires(loaded, qtbot):
@@ -230,6 +233,6 @@ def test_the_leak_check_sees_a_running_worker(qtbot):
     worker = GeneratorWorker(blocked, name="blocked")
     with qtbot.waitSignal(worker.started, timeout=300000):
         worker.start()
-    assert worker in _running_workers()
+    assert worker in _running_workers() and not worker.ended   # work not done: a leak if a test ended here
     gate.set()
     qtbot.waitUntil(lambda: worker not in _running_workers(), timeout=300000)

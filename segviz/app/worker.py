@@ -63,6 +63,9 @@ class GeneratorWorker(QThread):
         self._on_abort = on_abort      # e.g. a training job's cancel, which ends its child process at once
         self.result: Any = None
         self.error: str | None = None
+        # set just before the last signal (returned, errored or aborted): from then on the thread only exits, so a
+        # worker that is still running but ended has left nothing undone
+        self.ended = False
         # Back-pressure: at most ``max_pending`` yielded events may wait in the GUI's queue.  A generator that
         # yields faster than the GUI redraws would otherwise flood the event loop (and a cancel would sit
         # behind thousands of queued events).
@@ -130,16 +133,16 @@ class GeneratorWorker(QThread):
                         self._paused = True     # Pause pressed at a round boundary: stop right here
                 if self._wait_if_paused():
                     gen.close()
-                    self.aborted.emit()
+                    self._end(self.aborted)
                     return
                 try:
                     event = next(gen)
                 except StopIteration as stop:
                     if self._abort:   # the generator noticed the cancel itself and returned early
-                        self.aborted.emit()
+                        self._end(self.aborted)
                         return
                     self.result = stop.value
-                    self.returned.emit(stop.value)
+                    self._end(self.returned, stop.value)
                     return
                 while not self._slots.acquire(timeout=0.05):
                     if self._abort:
@@ -154,11 +157,16 @@ class GeneratorWorker(QThread):
                 self.yielded.emit(event)
         except SegvizError as exc:
             self.error = str(exc)
-            self.errored.emit(self.error)
+            self._end(self.errored, self.error)
         except Exception as exc:  # the app must survive any engine failure; the traceback goes to stderr
             traceback.print_exc(file=sys.stderr)
             self.error = f"{exc.__class__.__name__}: {exc}"
-            self.errored.emit(self.error)
+            self._end(self.errored, self.error)
+
+    def _end(self, signal, *args) -> None:
+        """Emit the last signal of the run, marked ended first (the GUI may act on it before this thread exits)."""
+        self.ended = True
+        signal.emit(*args)
 
     def _wait_if_paused(self) -> bool:
         """Block while paused; True when the work should stop."""
