@@ -122,6 +122,9 @@ class FileReading:
     # the list of headings taken reports on the reading and is not compared: a reading summarised without it is
     # still the same reading of the same file
     headings: tuple[HeadingLine, ...] = field(default=(), compare=False)
+    #: chapter headings of prose read without them, when it looks like a book (:class:`ParsedFile`); advice, not
+    #: the reading itself, so not compared either
+    book_headings: int = field(default=0, compare=False)
 
     @property
     def has_reference(self) -> bool:

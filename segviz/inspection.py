@@ -89,7 +89,7 @@ def inspect_corpus(corpus, *, first: int = 5) -> dict[str, Any]:
         "format": "+".join(formats) if formats else None,
         "files": [{"path": r.path, "format": r.format, "detected": r.detected, "documents": r.documents,
                    "sentences": r.sentences, "reference_boundaries": r.reference_boundaries,
-                   "notes": list(r.notes)} for r in readings],
+                   "notes": list(r.notes), "book_headings": r.book_headings} for r in readings],
         "documents": sum(r.documents for r in readings) if readings else len(corpus),
         "sentences": corpus.n_sentences,
         "tokens": corpus.n_tokens,

@@ -67,6 +67,7 @@ def test_an_outline_survives_the_pipe_whole(source, tmp_path):
     assert list(back.texts) == corpus.sentence_texts() and back.n_sentences == corpus.n_sentences
     assert back.source_groups() == corpus.source_groups() and back.has_reference == corpus.has_reference
     assert back.summary == outline.summary and back.readings_summary == outline.readings_summary
+    assert back.book_headings == outline.book_headings == 0   # read with its headings, or no book at all
     for unit, part in zip(back.units, corpus.by_file()):
         assert unit.paragraph_flags() == (part.paragraph_starts() or ())
         assert unit.titles == reference_titles(part)

@@ -42,6 +42,7 @@ def single(paths, **options):
 def same(a, b) -> None:
     assert a.documents == b.documents and a.files == b.files and a.name == b.name
     assert a.readings == b.readings and [r.headings for r in a.readings] == [r.headings for r in b.readings]
+    assert [r.book_headings for r in a.readings] == [r.book_headings for r in b.readings]
     # tokens decoded from the pipe are interned as the readers intern them (one string per distinct word)
     assert all(w is sys.intern(w) for d in a.documents for s in d.sentences for w in s)
 
@@ -66,6 +67,10 @@ def test_two_readers_make_the_corpus_one_makes(forked, books):
     with_headings = run_to_end(read_corpus_task(books, headings=True))
     same(with_headings, single(books, headings=True))
     assert [d.title for d in with_headings.documents][-1] == "CHAPTER III. Part 3 of book 3"
+    # read as plain prose, each book says how many chapter headings it has, through the pipe as well
+    plain = run_to_end(read_corpus_task(books))
+    same(plain, single(books))
+    assert [r.book_headings for r in plain.readings] == [3, 3, 3, 3]
 
 
 def test_the_forked_reader_is_used(forked, books, monkeypatch):

@@ -387,9 +387,12 @@ def test_a_book_opens_with_its_chapters_and_reopens_as_a_book(window, qtbot, tmp
     assert state.has_reference and len(state.reference_boundaries) == 2
     assert window.files.read_options == {"format": "text", "headings": True}
     assert window.files.recent_options()[str(book)] == {"format": "text", "headings": True}
-    # read as plain prose it has no reference; reopened from the Recent list it is a book again
+    assert "looks like a book" not in window.decision.reference_label.text()
+    # read as plain prose it has no reference, and the panel says how to have one; reopened from the Recent list
+    # it is a book again
     open_and_wait(window, qtbot, str(book), format="text")
     assert not window.state.has_reference
+    assert "looks like a book with 3 chapter headings" in window.decision.reference_label.text()
     assert window.files.recent_options()[str(book)] == {"format": "text"}
     window.files.add_recent(str(book), reading_options("book"))
     action = next(a for a in window.files.recent_menu.actions() if a.text() == str(book))

@@ -259,6 +259,8 @@ def test_the_fake_engine_serves_a_well_formed_outline(monkeypatch, tmp_path):
 
 OUTLINES = {
     "a head of wrong types": {"outline": lambda m: {**m, "sentences": "many"}},
+    "a book's headings that are no count": {"outline": lambda m: {**m, "book_headings": -3}},
+    "a head without the book's headings": {"outline": lambda m: {k: v for k, v in m.items() if k != "book_headings"}},
     "no head": {"outline": lambda m: None},
     "two heads": {"documents": lambda m: {"type": "outline", **{k: v for k, v in m.items() if k != "type"}}},
     "a negative mass": {"documents": lambda m: {**m, "masses": [-1] + m["masses"][1:]}},

@@ -83,3 +83,15 @@ def test_inspect_lists_every_heading_taken(capsys, tmp_path):
     assert "  line 11  CHAPTER I.  (title: CHAPTER I. The Rain.)" in out and "  line 20  CHAPTER II.\n" in out
     assert main(["inspect", str(f), "--json"]) == 0   # without --headings nothing is taken
     assert json.loads(capsys.readouterr().out)["headings"] == []
+
+
+def test_inspect_says_when_prose_looks_like_a_book(capsys, tmp_path):
+    f = tmp_path / "book.txt"
+    f.write_text("My Book\n\n" + "".join(f"CHAPTER {n}\n\n{WRAPPED}\n" for n in ("I", "II", "III", "IV")))
+    assert main(["inspect", str(f), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files"][0]["book_headings"] == 4 and report["reference_segments"] is None
+    assert any("looks like a book with 4 chapter headings" in w for w in report["warnings"])
+    assert main(["inspect", str(f), "--json", "--headings"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files"][0]["book_headings"] == 0 and report["reference_segments"] == 4

@@ -258,6 +258,11 @@ class DecisionPanel(QWidget):
             else:
                 text = (f"{plural(state.n_sentences, 'sentence')}, no reference segmentation: the metrics need "
                         "one, so only the model's curve and its boundaries are shown")
+                if state.corpus.book_headings:
+                    # a book read as plain prose: its headings are a reference the user can have for the asking
+                    text += (f"<br><span style='color:#c62828'>it looks like a book with "
+                             f"{plural(state.corpus.book_headings, 'chapter heading')}: open it as \u201cA book\u201d "
+                             "(File \u25b8 Open corpus) to score against its chapters</span>")
             if state.model_note:
                 text += f"<br><span style='color:#c62828'>{state.model_note}</span>"
             taken = state.documents_per_expert() if state.probabilities is not None else {}

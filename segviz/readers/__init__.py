@@ -55,7 +55,8 @@ def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool =
     reading = FileReading(path=source, format=chosen, detected=format == "auto", documents=parsed.n_documents,
                           sentences=sum(len(d) for d in parsed.documents),
                           reference_boundaries=len(parsed.documents) - n_units if parsed.has_reference else None,
-                          notes=tuple(parsed.notes), headings=tuple(parsed.headings))
+                          notes=tuple(parsed.notes), headings=tuple(parsed.headings),
+                          book_headings=parsed.book_headings)
     return parsed, reading
 
 

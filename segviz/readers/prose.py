@@ -321,6 +321,7 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
     builder = DocumentBuilder(name)
     notes: list[str] = []
     taken: list[HeadingLine] = []
+    book_headings = 0
     if headings:
         lines, offset, layout = _book(text)
         gone = list(layout.dropped)
@@ -358,7 +359,8 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
         if layout is not None and layout.book and len(layout.sections) >= MIN_BOOK_HEADINGS:
             # read as plain prose, a book keeps its headings, contents list and title page as sentences; say how
             # to read it as chapters rather than leave the user to guess why nothing can be scored
-            notes.append(f"this looks like a book with {len(layout.sections)} chapter headings (the first: "
+            book_headings = len(layout.sections)
+            notes.append(f"this looks like a book with {book_headings} chapter headings (the first: "
                          f"{layout.sections[0].heading!r}): read it with headings to take them as its chapters "
                          "and leave out its front matter")
     if not builder.documents:
@@ -370,7 +372,8 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
     if headings:
         notes.append(f"{len(taken)} heading(s) taken as reference boundaries" if taken
                      else "no heading lines found: the text has no reference boundaries")
-    return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes, headings=taken)
+    return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes, headings=taken,
+                      book_headings=book_headings)
 
 
 def headings_in(text: str) -> list[HeadingLine]:

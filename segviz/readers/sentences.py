@@ -27,7 +27,9 @@ class ParsedFile:
     ``documents`` are reference segments when ``has_reference``, otherwise the file's unlabelled documents;
     ``units[i]`` names the source unit of ``documents[i]`` (empty: the file itself); ``n_documents`` counts
     documents as the format defines them; ``notes`` are messages for the user; ``headings`` are the headings the
-    reader took as segment starts (prose read with ``headings``), each with its line in the file."""
+    reader took as segment starts (prose read with ``headings``), each with its line in the file;
+    ``book_headings`` counts the chapter headings of prose read *without* ``headings`` when it looks like a book
+    (0 otherwise), so that the user can be told how to read it as one."""
 
     documents: list[Document]
     has_reference: bool
@@ -35,6 +37,7 @@ class ParsedFile:
     notes: list[str] = field(default_factory=list)
     units: list[str] = field(default_factory=list)
     headings: list[HeadingLine] = field(default_factory=list)
+    book_headings: int = 0
 
 
 def split_sentences(text: str) -> list[str]:

@@ -127,7 +127,8 @@ class CorpusOutline:
     i's name and length in sentences; the units laid end to end are the stream; ``summary`` and
     ``readings_summary`` say what the readers decided (:meth:`Corpus.summary`, and each reading with its notes);
     ``reading_paths`` are the files read; ``sentence_sizes`` the sentences' sizes the decision rules may measure
-    segments by."""
+    segments by; ``book_headings`` the chapter headings of prose read without them (a book read as plain prose:
+    the window says how to read it as one)."""
 
     name: str
     document_names: tuple[str, ...] = field(repr=False)
@@ -140,6 +141,7 @@ class CorpusOutline:
     summary: str | None = None
     readings_summary: str = ""
     reading_paths: tuple[str, ...] = ()
+    book_headings: int = 0
 
     def __len__(self) -> int:
         return len(self.masses)
@@ -167,14 +169,15 @@ def outline_of(corpus) -> CorpusOutline:
         bool(corpus.has_reference), SentenceTexts.of(corpus.sentence_texts()),
         document_sizes(corpus.sentences()).astype(np.int32), corpus.summary() if corpus.readings else None,
         "\n".join(r.summary() + "".join(f"\n  {n}" for n in r.notes) for r in corpus.readings),
-        tuple(r.path for r in corpus.readings))
+        tuple(r.path for r in corpus.readings), sum(r.book_headings for r in corpus.readings))
 
 
 def outline_messages(outline: CorpusOutline) -> Iterator[dict]:
     """The outline as messages of at most :data:`CHUNK` items each: a head, the documents, the units, the texts."""
     yield {"type": "outline", "name": outline.name, "has_reference": outline.has_reference,
            "summary": outline.summary, "readings_summary": outline.readings_summary,
-           "reading_paths": list(outline.reading_paths), "documents": len(outline.masses),
+           "reading_paths": list(outline.reading_paths), "book_headings": outline.book_headings,
+           "documents": len(outline.masses),
            "units": len(outline.units), "sentences": outline.n_sentences}
     for lo in range(0, len(outline.masses), CHUNK):
         yield {"type": "documents", "names": list(outline.document_names[lo:lo + CHUNK]),
@@ -218,7 +221,8 @@ class OutlineReceiver:
         kind = message.get("type")
         if kind == "outline":
             head = message
-            if self._head is not None or not all(_is_count(head.get(k)) for k in ("documents", "units", "sentences")) \
+            if self._head is not None or not all(_is_count(head.get(k))
+                                                 for k in ("documents", "units", "sentences", "book_headings")) \
                     or not _is_text(head.get("name")) or not isinstance(head.get("has_reference"), bool) \
                     or not (head.get("summary") is None or _is_text(head.get("summary"))) \
                     or not _is_text(head.get("readings_summary")) \
@@ -288,4 +292,4 @@ class OutlineReceiver:
         return CorpusOutline(head["name"], tuple(self._names), tuple(self._masses), tuple(self._units),
                              head["has_reference"], self._texts, np.asarray(self._sizes, dtype=np.int32),
                              head["summary"], head["readings_summary"],
-                             tuple(head["reading_paths"]))
+                             tuple(head["reading_paths"]), head["book_headings"])
