@@ -224,6 +224,13 @@ class Corpus:
         """Reference segment lengths in sentences; :class:`NoReferenceError` for an unlabelled corpus."""
         if not self.has_reference:
             formats = ", ".join(sorted({r.format for r in self.readings})) or "unlabelled"
+            books = [r for r in self.readings if r.book_headings]
+            if books:   # prose with chapter headings: its own reference is one reading away
+                which = "it" if len(self.readings) == 1 else books[0].path
+                raise NoReferenceError(
+                    f"{self.name}: no reference segmentation (read as {formats}), but {which} looks like a book "
+                    f"with {books[0].book_headings} chapter headings: read it with headings (--headings) to score "
+                    "against its chapters")
             raise NoReferenceError(
                 f"{self.name}: no reference segmentation (read as {formats}), so there is nothing to score "
                 "against or learn from; give a labelled corpus (choi, wiki, lines, reuters, or jsonl with "

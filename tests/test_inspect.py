@@ -95,3 +95,12 @@ def test_inspect_says_when_prose_looks_like_a_book(capsys, tmp_path):
     assert main(["inspect", str(f), "--json", "--headings"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["files"][0]["book_headings"] == 0 and report["reference_segments"] == 4
+
+
+def test_scoring_a_book_read_as_plain_prose_says_how_to_read_it(capsys, tmp_path):
+    f = tmp_path / "book.txt"
+    f.write_text("My Book\n\n" + "".join(f"CHAPTER {n}\n\n{WRAPPED}\n" for n in ("I", "II", "III", "IV")))
+    assert main(["compare", str(f), "--peers", ""]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("segviz: error: ") and "looks like a book with 4 chapter headings" in err
+    assert "--headings" in err
