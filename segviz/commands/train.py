@@ -41,14 +41,12 @@ def segmenter_params(args: argparse.Namespace) -> dict:
 
     params = {param: getattr(args, dest) for dest, param in _OPTION_PARAMS.items()
               if getattr(args, dest, None) is not None}
-    if getattr(args, "rule", None) is not None:
-        params["rule"] = RULES[args.rule]()
-    unit = getattr(args, "length_unit", None)
-    if unit is not None:
-        # only the length prior measures a segment; a unit given with another rule would be silently ignored
-        if getattr(args, "rule", None) != "length_prior":
-            raise SegvizError("--length-unit: only the length_prior rule measures segments; give --rule length_prior")
-        params["rule"] = RULES["length_prior"](unit=unit)
+    rule, unit = getattr(args, "rule", None), getattr(args, "length_unit", None)
+    # only the length prior measures a segment; a unit given with another rule would be silently ignored
+    if unit is not None and rule != "length_prior":
+        raise SegvizError("--length-unit: only the length_prior rule measures segments; give --rule length_prior")
+    if rule is not None:
+        params["rule"] = RULES[rule](**({"unit": unit} if unit is not None else {}))
     for name, value in getattr(args, "param", None) or ():
         if name == "rule" and value is not None:   # a rule as JSON: {"kind": "length_prior", "shapes": [...]}
             value = RULES[value]() if isinstance(value, str) and value in RULES else \

@@ -252,22 +252,6 @@ def _match_plain_heading(line: str) -> HeadingMatch | None:
     return None
 
 
-def may_be_book(lines: Sequence[str], least: int) -> bool:
-    """Could :func:`book_layout` find ``least`` numbered headings in ``lines``?  A quick look (lines that open a
-    block and read as a numbered heading) that lets prose with none skip the layout's reading of every block."""
-    found, previous = 0, ""
-    for line in lines:
-        stripped = line.strip()
-        if stripped and not previous:
-            match = match_heading(stripped)
-            if match is not None and match.numbered:
-                found += 1
-                if found >= least:
-                    return True
-        previous = stripped
-    return False
-
-
 # ------------------------------------------------------------------------------------------ reading lines
 def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text.replace("_", " "))  # _emphasis_ is markup
@@ -436,6 +420,13 @@ def _numeral_series(cands: list[_Candidate], stripped: Sequence[str]) -> set[int
             if statistics.median(gaps) >= least:
                 accepted.update(chain)
     return accepted
+
+
+def may_be_book(lines: Sequence[str], least: int) -> bool:
+    """Could :func:`book_layout` find ``least`` numbered headings in ``lines``?  Its heading candidates alone (no
+    block read as prose), so that prose with none skips the layout's reading of every block."""
+    stripped = [line.strip() for line in lines]
+    return sum(c.match.numbered for c in _find_candidates(stripped, _blocks(stripped))) >= least
 
 
 def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
