@@ -44,7 +44,7 @@ from .general_lm import GENERAL_LM_SUMMARY
 from .lm.models import LanguageModels
 from .lm.triggers import TriggerLM
 from .lm.trigram import BOS, TrigramLM
-from .protocols import chapter_books, longform_data, read_brown_texts, wiki_data
+from .protocols import GENERAL_LM_BOOKS, chapter_books, longform_data, read_books, read_brown_texts, wiki_data
 
 __all__ = ["PARAMS", "build_iter", "general_lm_data", "prune_trigram", "evaluate_domains"]
 
@@ -88,10 +88,7 @@ def general_lm_data(data: str | Path) -> dict[str, tuple[Corpus, Corpus]]:
     wiki = wiki_data(data)
     wiki_train = Corpus(list(wiki.train.documents) + list(wiki.heldout.documents), name="wiki300 1-250",
                         files=list(wiki.train.files) + list(wiki.heldout.files))
-    books_train = chapter_books(data, "train")
-    books_held = chapter_books(data, "heldout")
-    books = Corpus(list(books_train.documents) + list(books_held.documents), name="gutenberg 20 books",
-                   files=list(books_train.files) + list(books_held.files))
+    books = read_books(data, GENERAL_LM_BOOKS, "general-LM")
     return {
         "brown": (_brown_corpus(texts, brown_train, f"brown ({len(brown_train)} texts)"),
                   _brown_corpus(texts, brown_test, f"brown long-form test ({len(brown_test)} texts)")),

@@ -359,21 +359,88 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
                                "licence": "Brown corpus (NLTK packaging): non-commercial research/education"})
 
 
-#: the Gutenberg books of the ``chapters`` protocol by role, chosen once and fixed (docs/protocols.md): each
-#: book in one portion only; the test books span the kinds of heading (CHAPTER + Roman numerals and a title line,
-#: numbered chapters in an essay collection, chapters with titles, bare Roman numerals) and of writing (a novel of
-#: manners, a historical novel, an epistolary frame, essays, a long sea story with short chapters)
+#: the Gutenberg books of the ``chapters`` protocol by role, fixed before any training (docs/protocols.md): 175
+#: books, each in one portion only, named ``<folder>/<file stem>`` under the shared corpora.  ``test`` is the six
+#: test books of ``gutenberg_novels`` (spanning heading styles and kinds of writing); ``test_more`` is every 7th
+#: book of ``gutenberg_more`` sorted by e-book number, from the 4th (24, 77, 110, ..., 9182); the held-out books
+#: (the decision rule, the held-out stop, every choice) are the five held-out novels and every 8th of the remaining
+#: ``gutenberg_more`` books from the 3rd; the rest train.
+_NOVELS_TRAIN = ("105_persuasion", "120_treasure-island", "1260_jane-eyre", "1400_great-expectations",
+                 "161_sense-and-sensibility", "174_the-picture-of-dorian-gray", "203_uncle-tom-s-cabin",
+                 "215_the-call-of-the-wild", "219_heart-of-darkness", "33_the-scarlet-letter",
+                 "36_the-war-of-the-worlds", "45_anne-of-green-gables", "514_little-women",
+                 "74_the-adventures-of-tom-sawyer", "768_wuthering-heights")
+_NOVELS_HELDOUT = ("158_emma", "730_oliver-twist", "345_dracula", "76_adventures-of-huckleberry-finn",
+                   "1232_the-prince")
+_MORE_TRAIN = (
+        "11_alices_adventures_in_wonderland", "12_through_the_looking_glass", "47_anne_of_avonlea",
+        "51_anne_of_the_island", "55_the_wonderful_wizard_of_oz", "60_the_scarlet_pimpernel",
+        "62_a_princess_of_mars", "73_the_red_badge_of_courage_an_episode_of_the_american_civil_wa", "78_tarzan_of_the_apes",
+        "86_a_connecticut_yankee_in_king_arthurs_court", "95_the_prisoner_of_zenda", "103_around_the_world_in_eighty_days",
+        "107_far_from_the_madding_crowd", "122_the_return_of_the_native", "139_the_lost_world",
+        "140_the_jungle", "143_the_mayor_of_casterbridge", "145_middlemarch",
+        "153_jude_the_obscure", "154_the_rise_of_silas_lapham", "155_the_moonstone",
+        "159_the_island_of_doctor_moreau", "164_twenty_thousand_leagues_under_the_sea", "217_sons_and_lovers",
+        "233_sister_carrie_a_novel", "242_my_antonia", "244_a_study_in_scarlet",
+        "245_life_on_the_mississippi", "271_black_beauty", "289_the_wind_in_the_willows",
+        "421_kidnapped", "432_the_ambassadors", "498_rebecca_of_sunnybrook_farm",
+        "507_adam_bede", "541_the_age_of_innocence", "543_main_street",
+        "550_silas_marner", "559_greenmantle", "564_the_mystery_of_edwin_drood",
+        "583_the_woman_in_white", "589_catriona", "599_vanity_fair",
+        "601_the_monk_a_romance", "619_the_warden", "711_allan_quatermain",
+        "718_tono_bungay", "766_david_copperfield", "767_agnes_grey",
+        "778_five_children_and_it", "786_hard_times", "821_dombey_and_son",
+        "836_the_phoenix_and_the_carpet", "840_lorna_doone_a_romance_of_exmoor", "848_the_black_arrow_a_tale_of_two_roses",
+        "863_the_mysterious_affair_at_styles", "883_our_mutual_friend", "910_white_fang",
+        "917_barnaby_rudge_a_tale_of_the_riots_of_eighty", "963_little_dorrit", "967_nicholas_nickleby",
+        "969_the_tenant_of_wildfell_hall", "974_the_secret_agent_a_simple_tale", "1013_the_first_men_in_the_moon",
+        "1023_bleak_house", "1056_martin_eden", "1156_babbitt",
+        "1164_the_iron_heel", "1257_the_three_musketeers", "1300_riders_of_the_purple_sage",
+        "1399_anna_karenina", "1438_no_name", "1450_pollyanna",
+        "1837_the_prince_and_the_pauper", "1874_the_railway_children", "1895_armadale",
+        "1900_typee_a_romance_of_the_south_seas", "2021_nostromo_a_tale_of_the_seaboard", "2081_the_blithedale_romance",
+        "2084_the_way_of_all_flesh", "2145_ben_hur_a_tale_of_the_christ", "2166_king_solomons_mines",
+        "2413_madame_bovary", "2480_under_western_eyes", "2554_crime_and_punishment",
+        "2600_war_and_peace", "2610_notre_dame_de_paris", "2759_the_man_in_the_iron_mask",
+        "2775_the_good_soldier", "2788_little_men", "2833_the_portrait_of_a_lady_volume_1",
+        "2853_quo_vadis_a_narrative_of_the_time_of_nero", "2860_framley_parsonage", "2891_howards_end",
+        "3166_doctor_thorne", "3289_the_valley_of_fear", "3409_barchester_towers",
+        "3796_rilla_of_ingleside", "4276_north_and_south", "4517_ethan_frome",
+        "5230_the_invisible_man_a_grotesque_romance", "5343_rainbow_valley", "5658_lord_jim",
+        "6378_victory_an_island_tale", "6593_history_of_tom_jones_a_foundling", "6688_the_mill_on_the_floss",
+        "7025_rob_roy_complete", "7308_the_history_of_mr_polly", "10007_carmilla",
+        "11696_the_food_of_the_gods_and_how_it_came_to_earth", "14851_uncle_silas_a_tale_of_bartram_haugh", "19717_the_bostonians_vol_i_of_ii",
+        "28054_the_brothers_karamazov",
+)
+_MORE_HELDOUT = (
+        "16_peter_pan", "82_ivanhoe_a_romance", "141_mansfield_park",
+        "165_mcteague_a_story_of_san_francisco", "394_cranford", "558_the_thirty_nine_steps",
+        "624_looking_backward_2000_to_1887", "829_gullivers_travels", "940_the_last_of_the_mohicans_a_narrative_of_1757",
+        "1074_the_sea_wolf", "1695_the_man_who_was_thursday_a_nightmare", "2097_the_sign_of_the_four",
+        "2638_the_idiot", "3155_she", "5231_the_way_we_live_now",
+        "8118_redburn_his_first_voyage",
+)
+_MORE_TEST = (
+        "24_o_pioneers", "77_the_house_of_the_seven_gables", "110_tess_of_the_durbervilles_a_pure_woman",
+        "146_a_little_princess", "209_the_turn_of_the_screw", "284_the_house_of_mirth",
+        "521_the_life_and_adventures_of_robinson_crusoe", "580_the_pickwick_papers", "700_the_old_curiosity_shop",
+        "792_wieland_or_the_transformation_an_american_tale", "864_the_master_of_ballantrae_a_winters_tale", "968_martin_chuzzlewit",
+        "1155_the_secret_adversary", "1448_heidi", "1906_erewhon_or_over_the_range",
+        "2226_kim", "2641_a_room_with_a_view", "2870_washington_square",
+        "4045_omoo_adventures_in_the_south_seas", "5998_waverley_or_tis_sixty_years_since", "9182_villette",
+)
 CHAPTER_BOOKS = {
-    "train": ("105_persuasion", "120_treasure-island", "1260_jane-eyre", "1400_great-expectations",
-              "161_sense-and-sensibility", "174_the-picture-of-dorian-gray", "203_uncle-tom-s-cabin",
-              "215_the-call-of-the-wild", "219_heart-of-darkness", "33_the-scarlet-letter", "36_the-war-of-the-worlds",
-              "45_anne-of-green-gables", "514_little-women", "74_the-adventures-of-tom-sawyer",
-              "768_wuthering-heights"),
-    "heldout": ("158_emma", "730_oliver-twist", "345_dracula", "76_adventures-of-huckleberry-finn",
-                "1232_the-prince"),
-    "test": ("1342_pride-and-prejudice", "98_a-tale-of-two-cities", "2701_moby-dick--or-the-whale",
-             "84_frankenstein", "1404_the-federalist-papers", "35_the-time-machine"),
+    "train": tuple(f"gutenberg_novels/{b}" for b in _NOVELS_TRAIN) + tuple(f"gutenberg_more/{b}" for b in _MORE_TRAIN),
+    "heldout": (tuple(f"gutenberg_novels/{b}" for b in _NOVELS_HELDOUT)
+                + tuple(f"gutenberg_more/{b}" for b in _MORE_HELDOUT)),
+    "test": tuple(f"gutenberg_novels/{b}" for b in (
+        "1342_pride-and-prejudice", "98_a-tale-of-two-cities", "2701_moby-dick--or-the-whale", "84_frankenstein",
+        "1404_the-federalist-papers", "35_the-time-machine")),
+    "test_more": tuple(f"gutenberg_more/{b}" for b in _MORE_TEST),
 }
+#: the 20 novels the bundled general-English language models were built from (:mod:`segviz.general_lm_recipe`):
+#: the training and held-out novels of the first chapters split, none of them a test book
+GENERAL_LM_BOOKS = tuple(f"gutenberg_novels/{b}" for b in (*_NOVELS_TRAIN, *_NOVELS_HELDOUT))
 #: the ``chapters`` protocol's Segmenter: the natural-boundary families, the paragraph marks the raw books keep, names
 #: and dialogue, the length-prior rule with chapter lengths in words, tuned for the mean P_mu over held-out books
 #: (research/chapters_select.py, docs/reproduction.md "Chapters")
@@ -391,24 +458,28 @@ CHAPTERS_SEGMENTER: dict[str, Any] = {
 }
 
 
-def chapter_books(data: str | Path, role: str) -> Corpus:
-    """The books of one portion of the ``chapters`` protocol (:data:`CHAPTER_BOOKS`), each read raw with its
-    headings (a chapter is a reference segment, its heading and the front matter left out of the text)."""
-    root = _need(Path(data) / "gutenberg_novels")
-    paths = [root / f"{name}.txt" for name in CHAPTER_BOOKS[role]]
+def read_books(data: str | Path, names: Sequence[str], label: str) -> Corpus:
+    """Gutenberg books named ``<folder>/<file stem>`` under ``data``, each read raw with its headings (a chapter is
+    a reference segment, its heading and the front and back matter left out of the text)."""
+    paths = [_need(Path(data) / name.split("/")[0]) / f"{name.split('/')[1]}.txt" for name in names]
     missing = [p for p in paths if not p.is_file()]
     if missing:
-        raise SegvizError(f"{missing[0]}: missing ({len(missing)} of the {role} books absent)")
-    return read_corpus(paths, kind="text", headings=True, name=f"gutenberg {role} ({len(paths)} books)")
+        raise SegvizError(f"{missing[0]}: missing ({len(missing)} of the {label} books absent)")
+    return read_corpus(paths, kind="text", headings=True, name=f"gutenberg {label} ({len(paths)} books)")
+
+
+def chapter_books(data: str | Path, role: str) -> Corpus:
+    """The books of one portion of the ``chapters`` protocol (:data:`CHAPTER_BOOKS`)."""
+    return read_books(data, CHAPTER_BOOKS[role], role)
 
 
 def chapters_data(data: str | Path) -> ProtocolData:
-    """Chapters of raw books: train on 15 Gutenberg books, tune on 5, test on 6 (:data:`CHAPTER_BOOKS`), book by
-    book; each book's chapters, found from its own headings, are the reference."""
+    """Chapters of raw books: train on 127 Gutenberg books, tune on 21, test on two sets (6 and 21 books;
+    :data:`CHAPTER_BOOKS`), book by book; each book's chapters, found from its own headings, are the reference."""
     train = chapter_books(data, "train")
     held = chapter_books(data, "heldout")
-    test = chapter_books(data, "test")
-    return ProtocolData("chapters", train, held, {"test": test}, "per-document", "chapters", train.sentences,
+    tests = {role: chapter_books(data, role) for role in ("test", "test_more")}
+    return ProtocolData("chapters", train, held, tests, "per-document", "chapters", train.sentences,
                         segmenter_defaults=dict(CHAPTERS_SEGMENTER),
                         rules=(*NATURAL_RULE_PAIR, NATURAL_WORD_LENGTH_PRIOR),
                         notes={"books": {k: list(v) for k, v in CHAPTER_BOOKS.items()},
