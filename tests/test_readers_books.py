@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from segviz.corpus import read_corpus
+from segviz.errors import SegvizError
 from segviz.readers.books import book_layout, match_heading, number_value
 from segviz.readers.prose import headings_in, read_text
 from segviz.readers.source import decode_text, read_source
@@ -333,3 +334,33 @@ def test_layout_indices_are_lines_of_the_text():
     layout = book_layout(lines)
     assert layout.book and [s.start for s in layout.sections] == [5, 11]
     assert all(layout.dropped[:5]) and not any(layout.dropped[5:])
+
+
+# ------------------------------------------------------------------------------------------- encodings
+GUTENBERG_HEAD = (b"The Project Gutenberg EBook of The River, by A. Writer\r\n\r\nCharacter set encoding: %s\r\n\r\n"
+                  b"*** START OF THIS PROJECT GUTENBERG EBOOK THE RIVER ***\r\n\r\n")
+
+
+@pytest.mark.parametrize("declared,body,expected", [
+    # Gutenberg's headers often say ASCII of a Latin-1 file: its 8-bit character set, with a note
+    (b"ASCII", b"CHAPTER I\r\n\r\nA soup\xe7on of scandal cost \xa320,000. It was paid.\r\n", "A soupçon of scandal"),
+    (b"ISO-8859-1", b"CHAPTER I\r\n\r\nIt may be history.\xa0 It was paid, said the caf\xe9.\r\n", "the café."),
+    (b"ISO-8859-2", b"CHAPTER I\r\n\r\nZa\xbf\xf3\xb3\xe6 g\xea\xb6l\xb1 ja\xbc\xf1. It was paid.\r\n", "Zażółć"),
+])
+def test_a_gutenberg_file_in_its_8bit_character_set_reads(tmp_path, declared, body, expected):
+    path = tmp_path / "river.txt"
+    path.write_bytes(GUTENBERG_HEAD % declared + body)
+    corpus = read_corpus(path, kind="text", headings=True)
+    assert any(expected in t for t in corpus.sentence_texts())
+    assert any("not UTF-8" in note or "declares" in note for note in corpus.readings[0].notes)
+
+
+@pytest.mark.parametrize("data", [
+    b"caf\xe9 au lait\n",                                            # not a Gutenberg e-text: no guessing
+    GUTENBERG_HEAD % b"ASCII" + b"\x01\x02\xe9\xff\x81 binary\r\n",   # control characters: not text in any case
+])
+def test_other_non_utf8_files_are_still_refused(tmp_path, data):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    with pytest.raises(SegvizError, match="not valid UTF-8"):
+        read_corpus(path, kind="text")

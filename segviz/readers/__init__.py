@@ -48,14 +48,16 @@ def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool =
     source = os.fspath(path)
     data = read_source(path)
     chosen = detect_format(data) if format == "auto" else format
-    text = decode_text(data, source=source, encoding=REUTERS_ENCODING if chosen == "reuters" else "utf-8")
+    decoding: list[str] = []   # a Gutenberg e-text read in its 8-bit character set says so
+    text = decode_text(data, source=source, encoding=REUTERS_ENCODING if chosen == "reuters" else "utf-8",
+                       notes=decoding)
     options = {"text": {"headings": headings}, "wiki": {"max_level": wiki_level}}.get(chosen, {})
     parsed = READERS[chosen](text, source=source, **options)
     n_units = len(set(parsed.units)) if parsed.units else 1
     reading = FileReading(path=source, format=chosen, detected=format == "auto", documents=parsed.n_documents,
                           sentences=sum(len(d) for d in parsed.documents),
                           reference_boundaries=len(parsed.documents) - n_units if parsed.has_reference else None,
-                          notes=tuple(parsed.notes), headings=tuple(parsed.headings),
+                          notes=(*decoding, *parsed.notes), headings=tuple(parsed.headings),
                           book_headings=parsed.book_headings)
     return parsed, reading
 

@@ -2,15 +2,21 @@
 
 Limits (documented in ``docs/formats.md``): a corpus file may hold at most :data:`MAX_FILE_BYTES`; anything that
 is not a regular file (``/dev/zero``, a FIFO, a socket) is refused before a byte is read, so a read never runs
-forever.  Text is UTF-8, with or without a byte-order mark, or UTF-16 with one; Reuters SGML is Latin-1.
+forever.  Text is UTF-8, with or without a byte-order mark, or UTF-16 with one; Reuters SGML is Latin-1.  A
+Project Gutenberg e-text that is not UTF-8 is read in the character set its header declares, or as Windows-1252
+(Latin-1 with typographic quotes) when it declares ASCII or UTF-8 and is neither -- Gutenberg's 8-bit plain texts
+are Latin-1 -- with a note saying so; the decoded text must hold no control characters, else the file is refused
+as any other non-UTF-8 file is.
 Line ends (CRLF, CR) become ``\\n`` and byte-order marks anywhere in the text are dropped, so a BOM never
 reaches the tokeniser or a display.
 """
 from __future__ import annotations
 
+import codecs
 import glob
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -34,9 +40,10 @@ def read_source(path: str | os.PathLike) -> bytes:
     return data
 
 
-def decode_text(data: bytes, *, source: str, encoding: str = "utf-8") -> str:
+def decode_text(data: bytes, *, source: str, encoding: str = "utf-8", notes: list[str] | None = None) -> str:
     """Decoded text with ``\\n`` line ends and no byte-order marks; one-line errors for binary or mis-encoded
-    input."""
+    input.  A Project Gutenberg e-text that is not UTF-8 is read in its declared or Gutenberg's 8-bit character
+    set (module docstring); ``notes``, when given, receives a line saying so."""
     if data.startswith(_UTF16_BOMS):
         try:
             text = data.decode("utf-16")
@@ -50,10 +57,64 @@ def decode_text(data: bytes, *, source: str, encoding: str = "utf-8") -> str:
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError as exc:
-            raise SegvizError(
-                f"{source}: not valid {encoding.upper()} text (byte {exc.start}); convert it to UTF-8 first"
-            ) from None
+            fallback = _gutenberg_fallback(data) if encoding == "utf-8" else None
+            if fallback is None:
+                raise SegvizError(
+                    f"{source}: not valid {encoding.upper()} text (byte {exc.start}); convert it to UTF-8 first"
+                ) from None
+            text, note = fallback
+            if notes is not None:
+                notes.append(note)
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
+
+
+#: how far into a file its Project Gutenberg header (and charset declaration) is looked for
+_GUTENBERG_HEAD_BYTES = 20000
+_GUTENBERG_RE = re.compile(rb"project gutenberg", re.IGNORECASE)
+_DECLARED_CHARSET_RE = re.compile(rb"(?im)^[ \t]*character set encoding:[ \t]*([-\w.() ]+?)[ \t]*\r?$")
+# what Gutenberg headers write for 7-bit text ("ASCII", "US-ASCII", "ISO-646-US (US-ASCII)", unknown to Python) or
+# UTF-8: a file that says so and is neither is in Gutenberg's 8-bit character set
+_ASCII_OR_UTF8 = ("ascii", "utf-8")
+_LATIN1_CODECS = ("iso8859-1", "latin-1", "cp1252")
+#: Gutenberg's 8-bit plain texts are Latin-1; Windows-1252 reads the same bytes and the typographic quotes too
+GUTENBERG_8BIT = "cp1252"
+
+
+def _gutenberg_fallback(data: bytes) -> tuple[str, str] | None:
+    """A Project Gutenberg e-text that is not UTF-8, decoded (with the note to give) in the character set its
+    header declares, or in :data:`GUTENBERG_8BIT` when it declares ASCII, UTF-8 or nothing; ``None`` when the
+    file is not a Gutenberg e-text, or the decoded text is not text (a control character: a binary or
+    differently encoded file, never passed on as garbage)."""
+    head = data[:_GUTENBERG_HEAD_BYTES]
+    if not _GUTENBERG_RE.search(head):
+        return None
+    declared = _DECLARED_CHARSET_RE.search(head)
+    name = declared.group(1).decode("ascii", "replace").strip() if declared else ""
+    codec = _codec_name(name)
+    if codec in _LATIN1_CODECS:
+        # the same letters, and the quotes a Windows editor put in
+        chosen, note = GUTENBERG_8BIT, f"read as {name} (Windows-1252), the character set its Gutenberg header declares"
+    elif codec is None or codec in _ASCII_OR_UTF8:
+        chosen = GUTENBERG_8BIT
+        note = (f"declared {name}, but " if name else "") + \
+            "not UTF-8: read as Windows-1252 (Latin-1), Project Gutenberg's 8-bit character set"
+    else:
+        chosen, note = codec, f"read as {name}, the character set its Gutenberg header declares"
+    try:
+        text = data.decode(chosen)
+    except UnicodeDecodeError:
+        return None
+    if any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r\f" for ch in set(text)):
+        return None
+    return text, note
+
+
+def _codec_name(declared: str) -> str | None:
+    """Python's name for a declared character set (``ISO-8859-1`` -> ``iso8859-1``), ``None`` if unknown."""
+    try:
+        return codecs.lookup(declared.split("(")[0].strip().replace(" ", "-")).name if declared else None
+    except LookupError:
+        return None
 
 
 def head_text(data: bytes, size: int = 262144) -> str:
