@@ -165,30 +165,16 @@ def test_sentence_names_reads_capitalised_non_initial_words():
     assert sentence_names(texts) == [("mary",), (), ("mary",), (), (), ("bob",)]
 
 
-def _slow_names(texts, groups, k, signal, b):
-    from segviz.features.names import sentence_names
+def test_names_are_decided_per_source_unit():
+    """A word one book writes in lower case ("hope") stays a name in another book that never does, and a book's
+    names do not change with the books read beside it."""
+    from segviz.features.names import sentence_names, unit_names
 
-    names = sentence_names(texts)
-    group = np.repeat(np.arange(len(groups)), groups)
-    if group[b - 1] != group[b]:
-        return math.nan
-    before = {w for s in range(max(0, b - k), b) if group[s] == group[b] for w in names[s]}
-    after = {w for s in range(b, min(len(texts), b + k)) if group[s] == group[b] for w in names[s]}
-    if signal == "names_overlap":
-        return len(before & after) / math.sqrt(len(before) * len(after)) if before and after else math.nan
-    earlier = {w for s in range(0, b) if group[s] == group[b] for w in names[s]}
-    return len(after - earlier) / len(after) if after else math.nan
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_names_questions_match_the_literal_definition(seed):
-    sentences, texts, groups = _prose(seed)
-    context = FeatureContext(sentences, texts=texts, groups=groups)
-    X, specs = build_candidates(context, families=("names",), drop_empty=False)
-    assert {s.signal for s in specs} == {"names_overlap", "names_new"}
-    _columns_match_slow(context, specs, lambda q, b: _slow_names(texts, groups, q.window.end, q.signal, b))
-    # without raw texts (tokens only) the family proposes nothing
-    assert build_candidates(FeatureContext(sentences, groups=groups), families=("names",))[1] == []
+    first = ["Then Hope came in.", "Later Hope left.", "They sat down."]
+    second = ["There was no hope left.", "They went on.", "It was over."]
+    assert sentence_names(first + second)[:2] == [(), ()]            # read as one text, "hope" is no name
+    assert unit_names(first + second, [3, 3])[:2] == [("hope",), ("hope",)]
+    assert unit_names(first + second, [3, 3])[:3] == unit_names(first, [3])
 
 
 # ----------------------------------------------------------------------------------------------- novelty
@@ -214,10 +200,10 @@ def _long_prose(seed: int):
 def _slow_novelty(sentences, texts, groups):
     """The literal reading: per sentence, a direct scan of the sentences before it for each word it holds; the
     windows' shares from those counts.  Returns ``value(signal, window, b)``."""
-    from segviz.features.names import sentence_names
+    from segviz.features.names import unit_names
 
     stop = default_stopwords()
-    per_kind = {"names": [set(names) for names in sentence_names(texts)],
+    per_kind = {"names": [set(names) for names in unit_names(texts, groups)],
                 "words": [{t for t in s if t not in stop and any(c.isalpha() for c in t)} for s in sentences]}
     group = np.repeat(np.arange(len(groups)), groups)
     counts = {}

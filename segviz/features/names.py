@@ -23,7 +23,7 @@ from segviz.features.family import IntervalFamily
 from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
 from segviz.features.stream import TokenStream
 
-__all__ = ["NAME_WINDOWS", "sentence_names", "name_stream", "names_questions", "FAMILY"]
+__all__ = ["NAME_WINDOWS", "sentence_names", "unit_names", "name_stream", "names_questions", "FAMILY"]
 
 NAME_WINDOWS: tuple[int, ...] = (5, 10, 25)
 OVERLAP_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.1, 0.2, 0.3, 0.5, math.inf)
@@ -64,10 +64,22 @@ def sentence_names(texts: Sequence[str]) -> list[tuple[str, ...]]:
             for text, found in zip(texts, tokens)]
 
 
+def unit_names(texts: Sequence[str], groups: Sequence[int]) -> list[tuple[str, ...]]:
+    """:func:`sentence_names` decided per source unit (``groups``: sentence counts of consecutive books or files):
+    a word one book writes in lower case is still a name in another, and a training book's names do not depend on
+    the books it is read with."""
+    out: list[tuple[str, ...]] = []
+    start = 0
+    for size in groups:
+        out.extend(sentence_names(texts[start:start + size]))
+        start += size
+    return out
+
+
 def name_stream(context) -> tuple[TokenStream, np.ndarray]:
     """The stream's names as a token stream (one per context), and each sentence's source group."""
     def build():
-        names = sentence_names(context.texts)
+        names = unit_names(context.texts, context.groups)
         vocab = sorted({w for s in names for w in s})
         return TokenStream(names, vocab), context.group_of_sentence()
 
