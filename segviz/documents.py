@@ -100,6 +100,12 @@ class HeadingLine:
     title: str = ""
 
 
+#: how a prose file's headings were decided (:attr:`FileReading.headings_decision`): read with them as asked, read
+#: with them because nothing was asked and the text looks like a book, or read as plain prose as asked (an empty
+#: decision: plain prose, nothing asked and no book seen, or a format without headings)
+HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED = "asked", "book", "refused"
+
+
 @dataclass(frozen=True)
 class FileReading:
     """What a reader made of one file: the format (and whether it was detected from content), the counts, and
@@ -109,7 +115,9 @@ class FileReading:
     file holds many stories, a JSONL file one per line); ``reference_boundaries`` counts the places inside a source
     unit (the file; each object of a JSONL file) where one reference segment ends and the next begins, ``None``
     when the file has no reference.  ``headings`` lists the headings the reader took as segment starts (prose
-    read with ``headings``), in order; empty for every other reading.
+    read with ``headings``), in order; empty for every other reading.  ``headings_decision`` says whether prose
+    was read with its headings and who decided (:data:`HEADINGS_ASKED`, :data:`HEADINGS_BOOK`,
+    :data:`HEADINGS_REFUSED`), so that the CLI and the app can say it.
     """
 
     path: str
@@ -125,17 +133,26 @@ class FileReading:
     #: chapter headings of prose read without them, when it looks like a book (:class:`ParsedFile`); advice, not
     #: the reading itself, so not compared either
     book_headings: int = field(default=0, compare=False)
+    headings_decision: str = ""
 
     @property
     def has_reference(self) -> bool:
         return self.reference_boundaries is not None
 
+    @property
+    def read_as_book(self) -> bool:
+        """Was the file read with its headings because it looks like a book (nothing asked either way)?"""
+        return self.headings_decision == HEADINGS_BOOK
+
     def summary(self) -> str:
-        """One line: ``read FILE as FORMAT: D documents, S sentences, R reference boundaries``."""
-        how = "detected" if self.detected else "as asked"
+        """One line: ``read FILE as FORMAT: D documents, S sentences, R reference boundaries``; prose read with its
+        chapter headings is read ``as a book`` (detected, or as asked)."""
+        what, how = self.format, "detected" if self.detected else "as asked"
+        if self.headings and self.headings_decision in (HEADINGS_ASKED, HEADINGS_BOOK):
+            what, how = "a book", "as asked" if self.headings_decision == HEADINGS_ASKED else "detected"
         ref = (f"{self.reference_boundaries} reference boundar{'y' if self.reference_boundaries == 1 else 'ies'}"
                if self.has_reference else "no reference boundaries (unlabelled)")
-        return (f"read {self.path} as {self.format} ({how}): {_plural(self.documents, 'document')}, "
+        return (f"read {self.path} as {what} ({how}): {_plural(self.documents, 'document')}, "
                 f"{_plural(self.sentences, 'sentence')}, {ref}")
 
 

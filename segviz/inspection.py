@@ -1,9 +1,10 @@
 """What the readers made of a corpus, and what looks wrong: the engine of ``segviz inspect``.
 
 :func:`inspect_corpus` returns a JSON-ready dict: ``format``, ``files`` (one entry per file: path, format,
-whether detected, counts, the reader's notes), ``documents``, ``sentences``, ``tokens``, ``paragraphs`` (``None``
+whether detected, counts, the reader's notes, ``headings_decision``: whether prose was read with its headings and
+who decided), ``documents``, ``sentences``, ``tokens``, ``paragraphs`` (``None``
 when the format does not say), ``reference_segments`` and ``mean_segment_length`` (``None`` for unlabelled
-text), ``headings`` (prose read with ``--headings``: every heading taken as the start of a reference segment, as
+text), ``headings`` (prose read with its headings -- a book, or ``--headings``: every heading taken as the start of a reference segment, as
 ``file``, ``line`` -- 1-based, in the file -- ``text`` and ``title``; empty otherwise), ``first_sentences`` and
 ``warnings`` (one sentence each):
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .documents import HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED
 from .readers.prose import TERMINAL_RE
 
 #: a sentence longer than this (in tokens) is reported (the longest of Choi 1/3-11 has 159, of wiki300 192)
@@ -89,7 +91,8 @@ def inspect_corpus(corpus, *, first: int = 5) -> dict[str, Any]:
         "format": "+".join(formats) if formats else None,
         "files": [{"path": r.path, "format": r.format, "detected": r.detected, "documents": r.documents,
                    "sentences": r.sentences, "reference_boundaries": r.reference_boundaries,
-                   "notes": list(r.notes), "book_headings": r.book_headings} for r in readings],
+                   "notes": list(r.notes), "book_headings": r.book_headings,
+                   "headings_decision": r.headings_decision} for r in readings],
         "documents": sum(r.documents for r in readings) if readings else len(corpus),
         "sentences": corpus.n_sentences,
         "tokens": corpus.n_tokens,
@@ -106,6 +109,12 @@ def inspect_corpus(corpus, *, first: int = 5) -> dict[str, Any]:
     }
 
 
+#: what the text report adds to a prose file's format for each way its headings were decided
+_HEADINGS_READ = {HEADINGS_ASKED: ", with its headings (as asked)",
+                  HEADINGS_BOOK: ", read as a book: it looks like one (--no-headings reads it as plain prose)",
+                  HEADINGS_REFUSED: ", as plain prose (as asked)"}
+
+
 def render_inspection(report: dict[str, Any]) -> str:
     """The report as a few lines of text for a terminal."""
     lines = [f"format      {report['format']}"]
@@ -113,7 +122,8 @@ def render_inspection(report: dict[str, Any]) -> str:
     for f in shown:
         how = "detected" if f["detected"] else "as asked"
         ref = "no reference" if f["reference_boundaries"] is None else f"{f['reference_boundaries']:,} ref. boundaries"
-        lines.append(f"  {f['path']}: {f['format']} ({how}), {_count(f['documents'], 'document')}, "
+        read = _HEADINGS_READ.get(f.get("headings_decision", ""), "")
+        lines.append(f"  {f['path']}: {f['format']} ({how}){read}, {_count(f['documents'], 'document')}, "
                      f"{_count(f['sentences'], 'sentence')}, {ref}")
     if len(report["files"]) > len(shown):
         lines.append(f"  ... and {len(report['files']) - len(shown):,} more files (--json lists them all)")

@@ -68,9 +68,14 @@ def test_two_readers_make_the_corpus_one_makes(forked, books):
     same(with_headings, single(books, headings=True))
     assert [d.title for d in with_headings.documents][-1] == "CHAPTER III. Part 3 of book 3"
     # read as plain prose, each book says how many chapter headings it has, through the pipe as well
-    plain = run_to_end(read_corpus_task(books))
-    same(plain, single(books))
+    plain = run_to_end(read_corpus_task(books, headings=False))
+    same(plain, single(books, headings=False))
     assert [r.book_headings for r in plain.readings] == [3, 3, 3, 3]
+    # nothing asked, each is read as the book it looks like, and says so through the pipe as well
+    auto = run_to_end(read_corpus_task(books))
+    same(auto, single(books))
+    assert auto.documents == with_headings.documents
+    assert [r.headings_decision for r in auto.readings] == ["book"] * 4
 
 
 def test_the_forked_reader_is_used(forked, books, monkeypatch):

@@ -161,3 +161,34 @@ def test_unlabelled_corpus_says_so():
     assert Corpus.concatenate([labelled, no_marks]).paragraph_starts() == ()
     with pytest.raises(ValueError, match="paragraph marks"):
         Document("d", (("x",),), ("x",), (True, False))
+
+
+BOOK_PARAGRAPH = ("The morning came grey over the hills and the people went out to the fields. They talked of the "
+                  "weather and the price of corn.")
+BOOK_BODY = "\n\n".join([BOOK_PARAGRAPH] * 3)
+
+
+def test_a_book_is_read_as_a_book_unless_asked_otherwise(tmp_path):
+    """``read_corpus`` reads a text that looks like a book with its headings by default, and records per file what
+    was decided; a plain prose file beside it, and the other formats, are read as ever."""
+    book = tmp_path / "book.txt"
+    book.write_text("My Book\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{BOOK_BODY}" for n in ("I", "II", "III")))
+    prose = tmp_path / "prose.txt"
+    prose.write_text(BOOK_BODY)
+    auto = read_corpus(book)
+    assert auto.has_reference and len(auto) == 3 and auto.readings[0].read_as_book
+    assert auto.readings[0].headings_decision == "book"
+    assert auto.summary() == f"read {book} as a book (detected): 1 document, 18 sentences, 2 reference boundaries"
+    assert auto.documents == read_corpus(book, headings=True).documents
+    assert read_corpus(book, headings=True).summary().startswith(f"read {book} as a book (as asked): ")
+    plain = read_corpus(book, headings=False)
+    assert not plain.has_reference and plain.readings[0].headings_decision == "refused"
+    assert plain.readings[0].book_headings == 3 and plain.summary().startswith(f"read {book} as text (detected): ")
+    assert "CHAPTER II" in plain.sentence_texts()
+    # plain prose is not affected; a corpus of both has a reference only if both do
+    alone = read_corpus(prose)
+    assert alone.readings[0].headings_decision == "" and not alone.has_reference
+    assert alone.documents == read_corpus(prose, headings=False).documents
+    both = read_corpus([book, prose])
+    assert [r.headings_decision for r in both.readings] == ["book", ""] and not both.has_reference
+    assert read_corpus(book, format="lines").readings[0].headings_decision == ""   # headings are prose's alone

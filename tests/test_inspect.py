@@ -85,22 +85,36 @@ def test_inspect_lists_every_heading_taken(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["headings"] == []
 
 
-def test_inspect_says_when_prose_looks_like_a_book(capsys, tmp_path):
+def test_inspect_reads_a_book_as_a_book_and_says_so(capsys, tmp_path):
     f = tmp_path / "book.txt"
     f.write_text("My Book\n\n" + "".join(f"CHAPTER {n}\n\n{WRAPPED}\n" for n in ("I", "II", "III", "IV")))
     assert main(["inspect", str(f), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["files"][0]["headings_decision"] == "book" and report["reference_segments"] == 4
+    assert [h["text"] for h in report["headings"]] == ["CHAPTER I", "CHAPTER II", "CHAPTER III", "CHAPTER IV"]
+    assert err == (f"segviz: {f} looks like a book (4 chapter headings): read with its headings; --no-headings "
+                   "reads it as plain prose\n")
+    assert main(["inspect", str(f)]) == 0
+    assert "text (detected), read as a book: it looks like one" in capsys.readouterr().out
+    # read as plain prose, as asked, it says that it looks like a book
+    assert main(["inspect", str(f), "--json", "--no-headings"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
     assert report["files"][0]["book_headings"] == 4 and report["reference_segments"] is None
+    assert report["files"][0]["headings_decision"] == "refused" and err == ""
     assert any("looks like a book with 4 chapter headings" in w for w in report["warnings"])
     assert main(["inspect", str(f), "--json", "--headings"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    report = json.loads(out)
     assert report["files"][0]["book_headings"] == 0 and report["reference_segments"] == 4
+    assert report["files"][0]["headings_decision"] == "asked" and err == ""
 
 
 def test_scoring_a_book_read_as_plain_prose_says_how_to_read_it(capsys, tmp_path):
     f = tmp_path / "book.txt"
     f.write_text("My Book\n\n" + "".join(f"CHAPTER {n}\n\n{WRAPPED}\n" for n in ("I", "II", "III", "IV")))
-    assert main(["compare", str(f), "--peers", ""]) == 2
+    assert main(["compare", str(f), "--peers", "", "--no-headings"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("segviz: error: ") and "looks like a book with 4 chapter headings" in err
     assert "--headings" in err

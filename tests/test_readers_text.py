@@ -89,13 +89,34 @@ def test_a_book_read_as_plain_prose_says_it_looks_like_a_book():
     body = "\n\n".join(["The morning came grey over the hills and the people went out to the fields. "
                           "They talked of the weather and the price of corn."] * 3)
     book = "My Book\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{body}" for n in ("I", "II", "III"))
-    note = next(n for n in read_text(book, source="b.txt").notes if "looks like a book" in n)
+    plain = read_text(book, source="b.txt", headings=False)
+    note = next(n for n in plain.notes if "looks like a book" in n)
     assert "3 chapter headings" in note and "'CHAPTER I'" in note
+    assert plain.headings_decision == "refused" and plain.book_headings == 3 and not plain.has_reference
     # read with its headings, or with too few of them to be a book, nothing is said
     assert not any("looks like" in n for n in read_text(book, source="b.txt", headings=True).notes)
     two = "My Book\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{body}" for n in ("I", "II"))
-    assert not any("looks like" in n for n in read_text(two, source="b.txt").notes)
-    assert not any("looks like" in n for n in read_text(body, source="b.txt").notes)
+    assert not any("looks like" in n for n in read_text(two, source="b.txt", headings=False).notes)
+    assert not any("looks like" in n for n in read_text(body, source="b.txt", headings=False).notes)
+
+
+def test_a_book_is_read_with_its_headings_unless_asked_otherwise():
+    paragraph = ("The morning came grey over the hills and the people went out to the fields. They talked of the "
+                 "weather and the price of corn.")
+    body = "\n\n".join([paragraph] * 3)
+    book = "My Book\n\nby Somebody\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{body}" for n in ("I", "II", "III"))
+    auto = read_text(book, source="b.txt")
+    assert auto.headings_decision == "book" and auto.has_reference and auto.book_headings == 0
+    assert [d.title for d in auto.documents] == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+    assert not any("CHAPTER" in t or "Somebody" in t for d in auto.documents for t in d.texts)
+    asked = read_text(book, source="b.txt", headings=True)
+    assert asked.documents == auto.documents and asked.headings == auto.headings
+    assert asked.headings_decision == "asked"
+    # too few chapters to be a book, or none: plain prose, nothing decided either way
+    for prose in ("My Book\n\n" + "\n\n".join(f"CHAPTER {n}\n\n{body}" for n in ("I", "II")), body):
+        parsed = read_text(prose, source="b.txt")
+        assert parsed.headings_decision == "" and not parsed.has_reference
+        assert parsed.documents == read_text(prose, source="b.txt", headings=False).documents
 
 
 def test_headings_become_reference_boundaries_and_leave_the_sentences(tmp_path):

@@ -1,7 +1,8 @@
 """``segviz train TRAIN... --heldout HELD... [--lm LM] --out MODEL [--features 100] [--preset NAME]``.
 
 Induce a boundary model (Sections 4-5) and tune its decision rule on held-out data (Section 7).  Raw prose is read
-with its headings (``--headings`` is implied: a book's chapters are its reference).  By default
+with its headings (``--headings`` is implied, book or not: a book's chapters are its reference; ``--no-headings``
+leaves prose without one).  By default
 (``--preset auto``) the configuration is chosen on the held-out data: the paper's and the natural-boundary
 configurations are each trained and scored on the held-out documents, and the best is kept
 (:mod:`segviz.selection`; the choice and every candidate's score are printed and stored in the model).  Options
@@ -82,8 +83,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
         preset = "paper"
     base = {} if preset in (None, "auto") else PRESETS[preset]
     seg = Segmenter(**{**base, **params}).check_params()
-    # training needs a reference: in raw prose (a book) the chapter headings are it, so they are always read
-    reading = {**reader_params(args), "headings": True}
+    # training needs a reference: in raw prose (a book) the chapter headings are it, so they are read unless refused,
+    # also in prose too short of numbered chapters to look like a book (sections under Markdown headings)
+    reading = {**reader_params(args), "headings": args.headings is not False}
     train = read_input(args.train, **reading)
     held = read_input(args.heldout, **reading) if args.heldout else None
     if len(train) < 2:

@@ -3,7 +3,8 @@
 ``text`` (raw prose), ``lines`` (one sentence per line), ``choi``, ``reuters``, ``wiki`` (Wiki-727K) and
 ``jsonl``; ``docs/formats.md`` describes each.  :func:`read_corpus` reads files, directories and globs into one
 :class:`~segviz.documents.Corpus` that records, per file, the format used and whether it was detected
-(``Corpus.readings``), so the CLI and the app can say what was decided.
+(``Corpus.readings``) and whether prose was read with its headings (a book is, unless asked otherwise), so the CLI
+and the app can say what was decided.
 """
 from __future__ import annotations
 
@@ -41,9 +42,10 @@ def _check_format(format: str) -> str:
     return format
 
 
-def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool = False,
+def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool | None = None,
               wiki_level: int | None = None) -> tuple[ParsedFile, FileReading]:
-    """One file: what the reader made of it and the summary of what was decided."""
+    """One file: what the reader made of it and the summary of what was decided (``headings`` as in
+    :func:`read_corpus`)."""
     format = _check_format(format)
     source = os.fspath(path)
     data = read_source(path)
@@ -58,17 +60,20 @@ def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool =
                           sentences=sum(len(d) for d in parsed.documents),
                           reference_boundaries=len(parsed.documents) - n_units if parsed.has_reference else None,
                           notes=(*decoding, *parsed.notes), headings=tuple(parsed.headings),
-                          book_headings=parsed.book_headings)
+                          book_headings=parsed.book_headings, headings_decision=parsed.headings_decision)
     return parsed, reading
 
 
 def read_corpus(paths: str | os.PathLike | Sequence[str | os.PathLike], *, format: str = "auto",
-                kind: str | None = None, name: str | None = None, headings: bool = False,
+                kind: str | None = None, name: str | None = None, headings: bool | None = None,
                 wiki_level: int | None = None) -> Corpus:
     """Read files, directories or globs into one :class:`Corpus`.
 
     ``format`` is one of :data:`FORMATS` or ``auto`` (each file detected from its content; ``kind`` is its old
-    name).  ``headings`` applies to ``text`` files, ``wiki_level`` to ``wiki`` files (see their modules).  The
+    name).  ``headings`` applies to ``text`` files: True reads them with their headings (chapters are reference
+    segments), False as plain prose, None (the default) with them when a file looks like a book; each file's
+    reading records what was decided (``FileReading.headings_decision``).  ``wiki_level`` applies to ``wiki``
+    files (see their modules).  The
     corpus has a reference only if every file has one.  Raises :class:`SegvizError` with one clear line for
     anything it cannot read (missing, empty, binary, non-UTF-8, too large, not a regular file, wrong format, no
     sentences).

@@ -23,8 +23,12 @@ Joining wrapped lines
 Sentences
     syntok splits each paragraph into sentences; a sentence never crosses a paragraph.  Each sentence records
     whether it opens a paragraph (``Document.paragraph_starts``).
-Headings (``headings=True``, the CLI's ``--headings``; off by default)
-    The text's structure is read line by line by :mod:`segviz.readers.books` (its docstring has every rule).
+Headings (by default when the text looks like a book; ``headings=True``, the CLI's ``--headings``, always;
+``headings=False``, ``--no-headings``, never)
+    A text *looks like a book* when its layout (below) finds at least :data:`MIN_BOOK_HEADINGS` numbered
+    chapter headings: then it is read with them unless asked otherwise, and the result says what was decided
+    (``ParsedFile.headings_decision``).  The text's structure is read line by line by
+    :mod:`segviz.readers.books` (its docstring has every rule).
     Chapter headings start **reference segments**: a chapter word (``CHAPTER``, ``BOOK``, ``PART``, ``STAVE``,
     ``LETTER``, ``VOLUME``, ...) with a Roman, Arabic or spelled-out number and any title after it, however
     long; a numbered paper (``FEDERALIST No. 10``); a Roman or Arabic numeral alone (``XII``, ``I.``, ``1``) or
@@ -46,9 +50,9 @@ Headings (``headings=True``, the CLI's ``--headings``; off by default)
     the last chapter, and a closing formula that ends many sections (``PUBLIUS``).  Otherwise text before the
     first heading is a segment of its own.  Each heading taken is listed on the result (``ParsedFile.headings``:
     its line in the file, its text, the segment's title; ``segviz inspect --headings`` shows them), and the
-    notes say what was left out.  If no heading is found the text stays unlabelled, with a note.  Without
-    ``headings`` nothing is left out but the Gutenberg boilerplate, heading lines stay ordinary one-line
-    paragraphs and the text has no reference.
+    notes say what was left out.  If no heading is found the text stays unlabelled, with a note.  Read as plain
+    prose nothing is left out but the Gutenberg boilerplate, heading lines stay ordinary one-line paragraphs and
+    the text has no reference (a book read so says, in a note, that it looks like one).
 
 Project Gutenberg files
     The header before ``*** START OF THE PROJECT GUTENBERG EBOOK ...`` and the licence from ``*** END OF THE
@@ -67,7 +71,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..documents import HeadingLine
+from ..documents import HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED, HeadingLine
 from ..errors import SegvizError
 from .books import BookLayout, book_layout, may_be_book
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
@@ -309,21 +313,41 @@ def _gutenberg_bounds(text: str) -> tuple[int, int, bool]:
     return lo, hi, True
 
 
-#: numbered headings from which prose read without headings is said to look like a book
+#: numbered headings from which prose is taken for a book: read with its headings unless asked otherwise
 MIN_BOOK_HEADINGS = 3
 
 
-def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
-    """One prose file (module docstring): a single unlabelled document, or with ``headings`` one reference
-    segment per chapter, titled, with the headings taken listed on the result (``ParsedFile.headings``)."""
+def book_seen(lines: list[str]) -> BookLayout | None:
+    """The layout of ``lines`` (a text without its Gutenberg header and licence) when they look like a book: at
+    least :data:`MIN_BOOK_HEADINGS` numbered chapter headings; None otherwise (prose without a single heading
+    candidate is not laid out at all: the check costs nothing there)."""
+    if not may_be_book(lines, MIN_BOOK_HEADINGS):
+        return None
+    layout = book_layout(lines)
+    return layout if layout.book and len(layout.sections) >= MIN_BOOK_HEADINGS else None
+
+
+def read_text(text: str, *, source: str, headings: bool | None = None) -> ParsedFile:
+    """One prose file (module docstring): a single unlabelled document, or read with its headings one reference
+    segment per chapter, titled, with the headings taken listed on the result (``ParsedFile.headings``).
+
+    ``headings``: True reads the text with its headings, False as plain prose, None (the default) with them when
+    it looks like a book (:func:`book_seen`); ``ParsedFile.headings_decision`` says which happened."""
     name = Path(source).name
-    stripped_text, gutenberg = strip_gutenberg(text)
+    lo, hi, gutenberg = _gutenberg_bounds(text)
+    lines = text[lo:hi].split("\n")
+    # a book's layout is read once: to decide, and then to read it by (or, as plain prose, to say it is one)
+    seen = None if headings is True else book_seen(lines)
+    with_headings = seen is not None if headings is None else headings
+    decision = (HEADINGS_ASKED if headings else HEADINGS_REFUSED if headings is False
+                else HEADINGS_BOOK if with_headings else "")
     builder = DocumentBuilder(name)
     notes: list[str] = []
     taken: list[HeadingLine] = []
     book_headings = 0
-    if headings:
-        lines, offset, layout = _book(text)
+    if with_headings:
+        offset = text.count("\n", 0, lo)   # heading line numbers are the file's, header included
+        layout = seen or book_layout(lines)
         gone = list(layout.dropped)
         for section in layout.sections:
             gone[section.start:section.end] = [True] * (section.end - section.start)
@@ -347,33 +371,30 @@ def read_text(text: str, *, source: str, headings: bool = False) -> ParsedFile:
                 taken.append(heading)
         notes.extend(_renumbered(note, offset) for note in layout.notes)
     else:
-        paras, hyphens = paragraphs(stripped_text)
+        paras, hyphens = paragraphs(text[lo:hi])
         sents, marks = [], []
         for para in paras:
             pieces = split_sentences(para.text)
             sents.extend(pieces)
             marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
         builder.add(sents, name=name, paragraph_starts=marks)
-        lines = stripped_text.split("\n")
-        layout = book_layout(lines) if may_be_book(lines, MIN_BOOK_HEADINGS) else None
-        if layout is not None and layout.book and len(layout.sections) >= MIN_BOOK_HEADINGS:
+        if seen is not None:
             # read as plain prose, a book keeps its headings, contents list and title page as sentences; say how
             # to read it as chapters rather than leave the user to guess why nothing can be scored
-            book_headings = len(layout.sections)
+            book_headings = len(seen.sections)
             notes.append(f"this looks like a book with {book_headings} chapter headings (the first: "
-                         f"{layout.sections[0].heading!r}): read it with headings to take them as its chapters "
+                         f"{seen.sections[0].heading!r}): read it with headings to take them as its chapters "
                          "and leave out its front matter")
     if not builder.documents:
         raise SegvizError(f"{source}: no sentences found")
     notes[:0] = builder.notes() + (["Project Gutenberg header and licence left out"] if gutenberg else [])
     if hyphens:
         notes.append(f"{hyphens} word(s) hyphenated at a line end were joined")
-    labelled = headings and bool(taken)
-    if headings:
+    if with_headings:
         notes.append(f"{len(taken)} heading(s) taken as reference boundaries" if taken
                      else "no heading lines found: the text has no reference boundaries")
-    return ParsedFile(builder.documents, has_reference=labelled, n_documents=1, notes=notes, headings=taken,
-                      book_headings=book_headings)
+    return ParsedFile(builder.documents, has_reference=bool(taken), n_documents=1, notes=notes, headings=taken,
+                      book_headings=book_headings, headings_decision=decision)
 
 
 def headings_in(text: str) -> list[HeadingLine]:

@@ -29,7 +29,9 @@ class ParsedFile:
     documents as the format defines them; ``notes`` are messages for the user; ``headings`` are the headings the
     reader took as segment starts (prose read with ``headings``), each with its line in the file;
     ``book_headings`` counts the chapter headings of prose read *without* ``headings`` when it looks like a book
-    (0 otherwise), so that the user can be told how to read it as one."""
+    (0 otherwise), so that the user can be told how to read it as one; ``headings_decision`` says how a prose
+    file's headings were decided (:data:`segviz.documents.HEADINGS_ASKED` and its kin; empty for other
+    formats)."""
 
     documents: list[Document]
     has_reference: bool
@@ -38,6 +40,7 @@ class ParsedFile:
     units: list[str] = field(default_factory=list)
     headings: list[HeadingLine] = field(default_factory=list)
     book_headings: int = 0
+    headings_decision: str = ""
 
 
 def split_sentences(text: str) -> list[str]:

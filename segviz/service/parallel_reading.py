@@ -87,7 +87,8 @@ def encode(corpus: Corpus) -> dict:
     return {
         "name": corpus.name, "has_reference": corpus.has_reference, "files": list(corpus.files),
         "readings": [[r.path, r.format, r.detected, r.documents, r.sentences, r.reference_boundaries, list(r.notes),
-                      [[h.line, h.text, h.title] for h in r.headings], r.book_headings] for r in corpus.readings],
+                      [[h.line, h.text, h.title] for h in r.headings], r.book_headings, r.headings_decision]
+                     for r in corpus.readings],
         "documents": [[d.name, list(d.texts), [_joined(s) for s in d.sentences], [int(p) for p in d.paragraph_starts],
                        d.title] for d in corpus.documents],
     }
@@ -122,10 +123,10 @@ def decode(d: dict) -> Corpus:
             _text(name), tuple(_tokens(s) for s in sentences),
             tuple(_text(t) for t in texts), tuple(bool(p) for p in paragraphs), _text(title)))
     readings = []
-    for path, fmt, detected, n_docs, n_sents, boundaries, notes, headings, book_headings in d["readings"]:
+    for path, fmt, detected, n_docs, n_sents, boundaries, notes, headings, book_headings, decision in d["readings"]:
         readings.append(FileReading(_text(path), _text(fmt), bool(detected), int(n_docs), int(n_sents),
                                     None if boundaries is None else int(boundaries), tuple(_text(n) for n in notes),
                                     tuple(HeadingLine(int(line), _text(text), _text(title))
-                                          for line, text, title in headings), int(book_headings)))
+                                          for line, text, title in headings), int(book_headings), _text(decision)))
     return Corpus(documents, name=_text(d["name"]), files=[_text(f) for f in d["files"]],
                   has_reference=bool(d["has_reference"]), readings=readings)
