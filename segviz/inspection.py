@@ -2,10 +2,10 @@
 
 :func:`inspect_corpus` returns a JSON-ready dict: ``format``, ``files`` (one entry per file: path, format,
 whether detected, counts, the reader's notes, ``headings_decision``: whether prose was read with its headings and
-who decided), ``documents``, ``sentences``, ``tokens``, ``paragraphs`` (``None``
-when the format does not say), ``reference_segments`` and ``mean_segment_length`` (``None`` for unlabelled
-text), ``headings`` (prose read with its headings -- a book, or ``--headings``: every heading taken as the start of a reference segment, as
-``file``, ``line`` -- 1-based, in the file -- ``text`` and ``title``; empty otherwise), ``first_sentences`` and
+who decided), ``documents``, ``sentences``, ``tokens``, ``paragraphs`` (``None`` when the format does not say),
+``reference_segments`` and ``mean_segment_length`` (``None`` for unlabelled text), ``headings`` (prose read with
+its headings, a book or ``--headings``: every heading taken as the start of a reference segment, as ``file``,
+``line`` -- 1-based, in the file -- ``text`` and ``title``; empty otherwise), ``first_sentences`` and
 ``warnings`` (one sentence each):
 
 * the reader's own notes (sentences cut for length, placeholders dropped, hyphens joined, headings found);

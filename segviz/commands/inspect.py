@@ -1,10 +1,11 @@
 """``segviz inspect CORPUS... [--format F] [--json]``: what the readers made of the input, and what looks wrong.
 
 Format (and whether it was detected), documents, sentences, reference segments and their mean length, for prose
-read with its headings (a book, or ``--headings``) every heading taken (file, line, text and the segment's title), the first sentences, and warnings
-(:mod:`segviz.inspection`).  ``--json`` prints one object whose keys include ``format``, ``documents``,
-``sentences``, ``reference_segments``, ``headings`` and ``warnings``.  Unlike the other commands,
-``inspect`` accepts a corpus of fewer than two sentences: it says so among the warnings.
+read with its headings (a book, or ``--headings``) every heading taken (file, line, text and the segment's title),
+the first sentences, and warnings (:mod:`segviz.inspection`).  ``--json`` prints one object whose keys include
+``format``, ``documents``, ``sentences``, ``reference_segments``, ``headings`` and ``warnings``.  Unlike the other
+commands, ``inspect`` accepts a corpus of fewer than two sentences: it says so among the warnings.  A file read as
+a book without being asked is said on stderr, beside the report.
 """
 from __future__ import annotations
 
