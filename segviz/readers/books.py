@@ -137,7 +137,12 @@ _KEYWORD_RE = re.compile(
     rf"\s+(?P<num>\d{{1,4}}\b|{_ROMAN}\b|[ivxl]+\b|(?i:{_NUMBER_WORD})\b)" + _REST)
 _PAPER_RE = re.compile(r"^(?P<kw>[A-Z][A-Za-z]+)\s+(?:No|NO|Number|NUMBER)\.?\s*(?P<num>\d{1,4})\b" + _REST)
 _NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
-_TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN})\.\s+(?P<title>[A-Z“\"‘'(_].*)$")
+# a numeral and a title on one line: ``I. The Period``, ``1.  The Cyclone``, ``1--A Face on Which Time ...``, or
+# with spaces alone (``01 My Early Home``, ``I  The Old Pyncheon Family``: the title must then read as one)
+_TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>(?=[IVXLCDM\d]){_ROMAN}(?![\d])|\d{{1,3}})"
+                                r"(?P<sep>\.\s*|\s*(?:--|[—–:])\s*|\s+)(?P<title>[A-Z“\"‘'(_].*)$")
+# a heading line's words after its number (``CHAPTER 15. No just Cause``): a title that may wrap onto the next line
+_TITLE_AFTER_NUMBER_RE = re.compile(r"^\S+\s+\S+?[.:]?(?:\s*(?:--|[—–])\s*|\s+)([A-Z“\"‘'(_].*)$")
 _NAMED_RE = re.compile(
     rf"^(?:{'|'.join(w.upper() for w in _NAMED)}|{'|'.join(w.capitalize() for w in _NAMED)})"
     r"(?:[.:]?$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9][\w.]*$)")
@@ -245,8 +250,9 @@ def _match_plain_heading(line: str) -> HeadingMatch | None:
         num = m.group("num")
         return HeadingMatch("numeral", "arabic" if num.isdigit() else "roman", number_value(num))
     m = _TITLED_NUMERAL_RE.match(line)
-    if m:
-        return HeadingMatch("numeral", "roman titled", roman_value(m.group("num")))
+    if m and (m.group("sep").strip() or is_title_like([m.group("title")], question=True)):
+        num = m.group("num")
+        return HeadingMatch("numeral", "arabic titled" if num.isdigit() else "roman titled", number_value(num))
     if _NAMED_RE.match(line):
         return HeadingMatch("named", "named", None)
     return None
@@ -370,7 +376,8 @@ def _find_candidates(stripped: Sequence[str], blocks: list[tuple[int, int]]) -> 
                 out.append(_Candidate(i, i + 1, match, b, False, stripped[i]))
                 continue
             tail = stripped[i + 1:end]
-            if len(tail) <= MAX_HEADING_CONTINUATION and is_title_like(tail, question=True):
+            if len(tail) <= MAX_HEADING_CONTINUATION and (is_title_like(tail, question=True)
+                                                          or _continues_title(stripped[i], tail)):
                 out.append(_Candidate(i, end, match, b, False, stripped[i]))  # a title wrapped onto the next lines
             elif match.kind == "keyword" and len(stripped[i]) <= SHORT_HEADING_SHARE * max(map(len, tail)):
                 # the chapter's text follows without a blank line; a line as long as the text's lines is the
@@ -378,6 +385,18 @@ def _find_candidates(stripped: Sequence[str], blocks: list[tuple[int, int]]) -> 
                 out.append(_Candidate(i, i + 1, match, b, False, stripped[i]))
             break
     return out
+
+
+def _continues_title(heading: str, tail: Sequence[str]) -> bool:
+    """Is ``tail`` the rest of a title the heading line wrapped mid-phrase (``CHAPTER 15. No just Cause or
+    Impediment why these Two Persons`` / ``should not be joined together``; ``Chapter i -- The introduction to the
+    work, or bill of fare to the`` / ``feast.``)?  The heading carries a title and stops without ending a sentence,
+    the next line goes on in lower case, and no line of the rest is longer than the heading line (a wrapped
+    title; a chapter's text below its heading starts with a capital)."""
+    rest = _TITLE_AFTER_NUMBER_RE.match(heading)
+    return bool(rest and rest.group(1).strip() and tail and tail[0][:1].islower()
+                and heading.rstrip(_CLOSERS + " ")[-1:] not in ".!?;"
+                and max(map(len, tail)) <= len(heading))
 
 
 def _numeral_series(cands: list[_Candidate], stripped: Sequence[str]) -> set[int]:
