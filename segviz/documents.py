@@ -140,6 +140,12 @@ class FileReading:
         return self.reference_boundaries is not None
 
     @property
+    def read_with_headings(self) -> bool:
+        """Was the file read by its chapters: prose read with its headings (asked, or seen to be a book), some
+        taken?"""
+        return bool(self.headings) and self.headings_decision in (HEADINGS_ASKED, HEADINGS_BOOK)
+
+    @property
     def read_as_book(self) -> bool:
         """Was the file read with its headings because it looks like a book (nothing asked either way)?"""
         return self.headings_decision == HEADINGS_BOOK
@@ -148,7 +154,7 @@ class FileReading:
         """One line: ``read FILE as FORMAT: D documents, S sentences, R reference boundaries``; prose read with its
         chapter headings is read ``as a book`` (detected, or as asked)."""
         what, how = self.format, "detected" if self.detected else "as asked"
-        if self.headings and self.headings_decision in (HEADINGS_ASKED, HEADINGS_BOOK):
+        if self.read_with_headings:
             what, how = "a book", "as asked" if self.headings_decision == HEADINGS_ASKED else "detected"
         ref = (f"{self.reference_boundaries} reference boundar{'y' if self.reference_boundaries == 1 else 'ies'}"
                if self.has_reference else "no reference boundaries (unlabelled)")
@@ -284,6 +290,9 @@ class Corpus:
         if len(self.readings) == 1:
             return self.readings[0].summary()
         formats = "/".join(self.formats) or "corpus"
+        books = sum(r.read_with_headings for r in self.readings)
+        if books:
+            formats += " (as books)" if books == len(self.readings) else f" ({_plural(books, 'book')} among them)"
         ref = (f"{sum(len(c) - 1 for c in self.by_file())} reference boundaries inside the files"
                if self.has_reference else "no reference boundaries (unlabelled)")
         return (f"read {_plural(len(self.readings), 'file')} as {formats}: "

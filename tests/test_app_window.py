@@ -379,27 +379,39 @@ def test_a_book_opens_with_its_chapters_and_reopens_as_a_book(window, qtbot, tmp
 
     choices = [choice for choice, _ in window.files.format_choices()]
     assert choices.index("book") == choices.index("text") + 1   # offered right after plain prose
+    assert choices.count("text") == 1
     book = tmp_path / "book.txt"
     chapters = [f"CHAPTER {n}\n\n" + PROSE for n in ("I", "II", "III")]
     book.write_text("A Book\n\nby Somebody\n\n\n" + "\n\n\n".join(chapters))
-    open_and_wait(window, qtbot, str(book), **reading_options("book"))
+    # opened with nothing chosen (as the Open dialog's "Any corpus", a drop, `segviz gui book.txt`), a text that
+    # looks like a book is read as one, and the status bar says it was detected
+    open_and_wait(window, qtbot, str(book), **reading_options("auto"))
     state = window.state
     assert state.has_reference and len(state.reference_boundaries) == 2
+    assert "book.txt as a book (detected)" in window.info_label.text()
+    assert "3 heading(s) taken" in window.info_label.toolTip()
+    assert window.files.read_options == {} and window.files.recent_options()[str(book)] == {}
+    assert "looks like a book" not in window.decision.reference_label.text()
+    open_and_wait(window, qtbot, str(book), **reading_options("book"))
+    assert window.state.has_reference and len(window.state.reference_boundaries) == 2
+    assert "book.txt as a book (as asked)" in window.info_label.text()
     assert window.files.read_options == {"format": "text", "headings": True}
     assert window.files.recent_options()[str(book)] == {"format": "text", "headings": True}
-    assert "looks like a book" not in window.decision.reference_label.text()
-    # read as plain prose it has no reference, and the panel says how to have one; reopened from the Recent list
-    # it is a book again
-    open_and_wait(window, qtbot, str(book), format="text")
+    # read as plain prose, as chosen, it has no reference, and the panel says how to have one; reopened from the
+    # Recent list it is plain prose again, or a book again
+    open_and_wait(window, qtbot, str(book), **reading_options("text"))
     assert not window.state.has_reference
+    assert "book.txt as text (as asked)" in window.info_label.text()
     assert "looks like a book with 3 chapter headings" in window.decision.reference_label.text()
-    assert window.files.recent_options()[str(book)] == {"format": "text"}
-    window.files.add_recent(str(book), reading_options("book"))
-    action = next(a for a in window.files.recent_menu.actions() if a.text() == str(book))
-    with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
-        action.trigger()
-    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
-    assert window.state.has_reference and len(window.state.reference_boundaries) == 2
+    assert window.files.recent_options()[str(book)] == {"format": "text", "headings": False}
+    for options, labelled in ((reading_options("text"), False), (reading_options("book"), True)):
+        window.files.add_recent(str(book), options)
+        action = next(a for a in window.files.recent_menu.actions() if a.text() == str(book))
+        with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
+            action.trigger()
+        qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+        assert window.state.has_reference is labelled and window.files.read_options == options
+    assert len(window.state.reference_boundaries) == 2
     # a damaged setting reopens with no options, not with a crash or with anything it says
     app_settings.setValue("files/recent_options", "{not json")
     assert window.files.recent_options() == {}

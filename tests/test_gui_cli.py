@@ -1,6 +1,7 @@
 """`segviz` without a screen: a clear one-line error, and --screenshot falls back to offscreen by itself."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -165,3 +166,37 @@ def test_a_window_opens_the_bundled_model_with_its_first_corpus():
     assert startup_model(None, Path("bundled.segviz")) == "bundled.segviz"
     assert startup_model("mine.segviz", Path("bundled.segviz")) == "mine.segviz"
     assert startup_model(None, None) is None
+
+
+def test_gui_reads_a_book_as_a_book_unless_told_otherwise(tmp_path):
+    """``segviz gui book.txt`` reads a text that looks like a book by its chapters, as the command line does
+    (``--export-segments`` writes what the window shows: titled segments); ``--no-headings`` reads it as plain
+    prose, ``--headings`` always with its headings."""
+    from segviz.app.launch import startup_read_options
+    from segviz.cli import build_parser
+
+    def options(*argv):
+        return startup_read_options(build_parser().parse_args(["gui", "book.txt", *argv]))
+
+    assert options() == {}   # the reader decides
+    assert options("--no-headings") == {"headings": False}
+    assert options("--headings", "--format", "text") == {"format": "text", "headings": True}
+
+    book = tmp_path / "book.txt"
+    paragraph = ("The harbour froze in the first week of December. Boats stayed in their sheds, and the men "
+                 "mended nets by the stove and talked of the spring.")
+    book.write_text("A Book\n\nby Somebody\n\n\n" + "\n\n\n".join(
+        f"CHAPTER {n}\n\n" + "\n\n".join([paragraph] * 4) for n in ("I", "II", "III")))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    rows = {}
+    for flag in ("", "--no-headings"):
+        out = tmp_path / f"segments{flag}.jsonl"
+        proc = subprocess.run([sys.executable, "-m", "segviz", "gui", str(book), *([flag] if flag else []),
+                               "--export-segments", str(out)], env=env, capture_output=True, text=True, timeout=600,
+                              check=False)
+        assert proc.returncode == 0, proc.stderr
+        rows[flag] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[""][0]["title"] == "CHAPTER I" and all(r["title"].startswith("CHAPTER") for r in rows[""])
+    assert not any("CHAPTER" in r["text"] or "Somebody" in r["text"] for r in rows[""])
+    assert not any("title" in r for r in rows["--no-headings"])
+    assert any("CHAPTER II" in r["text"] for r in rows["--no-headings"])

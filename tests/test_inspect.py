@@ -111,6 +111,23 @@ def test_inspect_reads_a_book_as_a_book_and_says_so(capsys, tmp_path):
     assert report["files"][0]["headings_decision"] == "asked" and err == ""
 
 
+def test_compare_and_evaluate_score_a_book_against_its_chapters_without_being_asked(capsys, tmp_path):
+    from segviz.paths import bundled
+
+    f = tmp_path / "book.txt"
+    f.write_text("My Book\n\n" + "".join(f"CHAPTER {n}\n\n{WRAPPED}\n" for n in ("I", "II", "III", "IV")))
+    said = f"segviz: {f} looks like a book (4 chapter headings): read with its headings"
+    assert main(["compare", str(f), "--peers", "", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert said in err and json.loads(out)
+    model = bundled("resources", "sample_model.segviz")
+    assert main(["evaluate", "--model", str(model), str(f), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert said in err and json.loads(out)
+    assert main(["evaluate", "--model", str(model), str(f), "--no-headings"]) == 2
+    assert "looks like a book with 4 chapter headings" in capsys.readouterr().err
+
+
 def test_scoring_a_book_read_as_plain_prose_says_how_to_read_it(capsys, tmp_path):
     f = tmp_path / "book.txt"
     f.write_text("My Book\n\n" + "".join(f"CHAPTER {n}\n\n{WRAPPED}\n" for n in ("I", "II", "III", "IV")))

@@ -172,3 +172,46 @@ def test_coverage_of_known_and_unknown_text(sample_dir):
         [["the", "cat", "sat", "."], ["the", "dog", "!"]]))
     assert (tiny.covered, tiny.words) == (3, 5)  # punctuation is not counted
     assert Coverage(0, 0, 10).fraction == 1.0
+
+
+#: a small book: a title page and a contents list, then four chapters on four subjects
+BOOK = "THE FOUR SEASONS\n\nby A. Writer\n\n\nCONTENTS\n\n" + "\n".join(
+    f"CHAPTER {n}. {title}" for n, title in (("I", "Spring"), ("II", "Summer"), ("III", "Autumn"), ("IV", "Winter")))
+BOOK += "".join(f"\n\n\nCHAPTER {n}. {title}\n\n{PROSE}" for n, title in (
+    ("I", "Spring"), ("II", "Summer"), ("III", "Autumn"), ("IV", "Winter")))
+
+
+def test_segment_reads_a_book_as_a_book_and_says_so(tmp_path, capsys):
+    """The README's recipe as written: ``segviz segment book.txt -o chapters.jsonl`` reads the book by its
+    chapters (titled segments, no heading or front matter left as sentences); ``--no-headings`` reads it as plain
+    prose; prose that is no book is read as ever."""
+    book = tmp_path / "book.txt"
+    book.write_text(BOOK)
+    out = tmp_path / "chapters.jsonl"
+    assert main(["segment", str(book), "-o", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert (f"segviz: {book} looks like a book (4 chapter headings): read with its headings; --no-headings reads "
+            "it as plain prose\n") in err
+    assert f"read {book} as a book (detected): 1 document, 36 sentences, 3 reference boundaries" in err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["title"] == "CHAPTER I. Spring" and all(r["title"].startswith("CHAPTER ") for r in rows)
+    text = "\n".join(r["text"] for r in rows)
+    assert "CHAPTER" not in text and "CONTENTS" not in text and "A. Writer" not in text
+    assert rows[-1]["end"] == 36
+
+    plain = tmp_path / "plain.jsonl"
+    assert main(["segment", str(book), "--no-headings", "-o", str(plain), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "read with its headings" not in err and f"read {book} as text (detected)" in err
+    assert "this looks like a book with 4 chapter headings" in err   # the reader's note: how to read it as one
+    rows = [json.loads(line) for line in plain.read_text().splitlines()]
+    assert not any("title" in r for r in rows)
+    assert "CHAPTER II. Summer" in "\n".join(r["text"] for r in rows)
+
+    prose = tmp_path / "news.txt"
+    prose.write_text(PROSE * 4)
+    assert main(["segment", str(prose), "-o", str(tmp_path / "news.jsonl"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "looks like a book" not in err and f"read {prose} as text (detected)" in err
+    assert main(["segment", str(book), "--headings", "--no-headings"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err

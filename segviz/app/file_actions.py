@@ -39,11 +39,12 @@ SAMPLE_CORPUS = bundled("sample_corpora", "reuters_sample.sgm")
 SAMPLE_MODEL = bundled("resources", "default_model.segviz")
 #: a dropped file with this suffix opens as a model
 MODEL_SUFFIX = ".segviz"
-#: the Open dialog's filters: each names a reader format ("auto": detected from each file's content), or "book"
-#: (prose read with its headings: :data:`READING_CHOICES`)
+#: the Open dialog's filters: each names a reader format ("auto": detected from each file's content, a text that
+#: looks like a book read as one), "text" (plain prose, a book's headings kept as text) or "book" (prose read with
+#: its headings): :data:`READING_CHOICES`
 FORMAT_CHOICES = (
-    ("auto", "Any corpus, format detected from its content (*)"),
-    ("text", "Prose: paragraphs, hard-wrapped lines joined (*.txt *.md *)"),
+    ("auto", "Any corpus, format detected from its content; a book read by its chapters (*)"),
+    ("text", "Plain prose: paragraphs, hard-wrapped lines joined, a book's headings kept as text (*.txt *.md *)"),
     ("book", "A book: prose whose chapter headings are its reference, front matter left out (*.txt *.md *)"),
     ("lines", "One sentence per line, blank line between documents (*.txt *)"),
     ("choi", "Choi (2000): ========== between segments (*.ref *.txt *)"),
@@ -51,8 +52,9 @@ FORMAT_CHOICES = (
     ("wiki", "Wiki-727K: ========,LEVEL,TITLE. opens a section (*)"),
     ("jsonl", "JSONL: one document per line (*.jsonl *)"),
 )
-#: the reader options of a choice that is more than a format
-READING_CHOICES = {"book": {"format": "text", "headings": True}}
+#: the reader options of a choice that is more than a format: prose read with its headings or without them, whether
+#: or not it looks like a book (any other choice leaves that to the reader: a book is read as one)
+READING_CHOICES = {"text": {"format": "text", "headings": False}, "book": {"format": "text", "headings": True}}
 #: export filters and the suffix each one writes when the name has none
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG drawing (*.svg)": ".svg"}
 HYPOTHESIS_FILTERS = {"Choi format (*.ref)": ".ref", "CSV, one row per position (*.csv)": ".csv"}
@@ -68,14 +70,14 @@ def reading_options(choice: str) -> dict:
 
 def remembered_options(value) -> dict:
     """Reader options as stored beside a recent file, checked (settings are a file anyone can edit): only a known
-    format and a yes/no for headings survive."""
+    format and a yes/no for headings survive (none: the reader decides)."""
     if not isinstance(value, dict):
         return {}
     out = {}
     if value.get("format") in FORMATS:
         out["format"] = value["format"]
-    if value.get("headings") is True:
-        out["headings"] = True
+    if isinstance(value.get("headings"), bool):
+        out["headings"] = value["headings"]
     return out
 
 
@@ -192,7 +194,7 @@ class FileActions:
         for f in FORMATS:
             out.append((f, known.get(f, f"{f} (*)")))
             out.extend((choice, known[choice]) for choice, options in READING_CHOICES.items()
-                       if options["format"] == f)
+                       if options["format"] == f and choice != f)
         return out
 
     def _options_for(self, choice: str) -> dict:

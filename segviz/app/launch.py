@@ -34,6 +34,17 @@ def startup_model(model: str | None, default_model) -> str | None:
     return str(default_model)
 
 
+def startup_read_options(args: argparse.Namespace) -> dict:
+    """The reader options of the corpus given on the command line: ``--format`` and ``--headings`` /
+    ``--no-headings`` when given; without either the reader decides (a text that looks like a book is read as one,
+    as the Open dialog's "Any corpus" reads it)."""
+    options = {"format": args.format} if getattr(args, "format", None) else {}
+    headings = getattr(args, "headings", None)
+    if headings is not None:
+        options["headings"] = headings
+    return options
+
+
 def _load_engine() -> None:
     """Import the engine, and numba's machinery behind its compiled kernels, before Qt.
 
@@ -74,9 +85,7 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
 
     corpus = list(args.corpus or [])
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
-    read_options = {"format": args.format} if args.format else {}
-    if getattr(args, "headings", False):
-        read_options["headings"] = True
+    read_options = startup_read_options(args)
     export = getattr(args, "export_segments", None)
     headless = screenshot is not None or benchmark is not None or export is not None
 

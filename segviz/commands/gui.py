@@ -62,8 +62,12 @@ def register(subparsers) -> None:
                    help="corpus files or folders, opened together (Choi .ref, Reuters .sgm, text, ...)")
     p.add_argument("--format", metavar="FORMAT", default=None,
                    help="how to read the corpus files (default: detected from their content)")
-    p.add_argument("--headings", action="store_true",
-                   help="prose: chapter headings start reference segments (front matter and contents left out)")
+    headings = p.add_mutually_exclusive_group()
+    headings.add_argument("--headings", action="store_true", default=None,
+                          help="prose: chapter headings start reference segments (front matter and contents left "
+                               "out; default: when the text looks like a book)")
+    headings.add_argument("--no-headings", dest="headings", action="store_false", default=None,
+                          help="prose: read a book as plain prose (its headings and front matter stay text)")
     p.add_argument("--model", metavar="MODEL", help="a model file (.segviz) to apply to the corpus (default: the "
                                                   "bundled default model)")
     p.add_argument("--train", type=count_int, metavar="N", default=None,
