@@ -90,6 +90,8 @@ CLOSING_BLOCKS = 6
 #: ... in at least this share of the sections, and at least this many
 CLOSING_SHARE = 1 / 3
 MIN_CLOSING_SECTIONS = 3
+#: a part heading with at most this much text (characters) before its first chapter (a motto) joins that chapter
+MAX_PART_EPIGRAPH_CHARS = 1000
 #: a block of prose has at least this many words ...
 PROSE_MIN_WORDS = 8
 #: ... and at least this share of them begin in lower case
@@ -166,6 +168,9 @@ _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
 _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
+# the heading of the notes printed after the story (a footnote's own text starts "[1]" or "Footnote 1:")
+_NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|footnotes\s+and\s+[\w'’ ]{1,30}|"
+                               r"(?:a\s+)?notes?\s+on\s+the\s+text|editor['’]?s\s+notes?)[\s.:]*$", re.I)
 
 
 # ------------------------------------------------------------------------------------------------ numbers
@@ -584,17 +589,32 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         chosen = [c for c in cands if not c.contents]
 
     sections = _sections(chosen, blocks, visible)
+    if book:
+        # appendices after the last chapter are no chapters of the story: back matter, as the notes are
+        last_numbered = max((k for k, s in enumerate(sections) if (m := match_heading(s.heading)) and m.numbered),
+                            default=len(sections))
+        appendix = next((k for k in range(last_numbered + 1, len(sections))
+                         if sections[k].heading.lower().startswith("appendix")), None)
+        if appendix is not None:
+            cut = sections[appendix].start
+            for i in range(cut, len(dropped)):
+                dropped[i] = True
+            notes.append(f"back matter from line {cut} (appendices after the last chapter) left out")
+            sections = sections[:appendix]
     if sections:
         cut = _back_matter(visible, sections[-1].end)
         if cut is not None:
             for i in range(cut, len(dropped)):
                 dropped[i] = True
-            notes.append(f"back matter from line {cut} (after THE END or a transcriber's note) left out")
+            notes.append(f"back matter from line {cut} (after THE END, notes or a transcriber's note) left out")
     for text, count in _closing_lines(sections, visible, dropped):
         notes.append(f"the closing line {text!r} that ends {count} of {len(sections)} sections left out")
     sections, empty = _with_text(sections, visible, dropped)
     if empty:
         notes.append(f"{empty} heading(s) with no text of their own before the next left out")
+    sections, joined = _parts_with_epigraphs(sections, visible, dropped)
+    if joined:
+        notes.append(f"{joined} part heading(s) with only a motto before their first chapter joined to it")
     if n_blocks_out:
         notes.append(f"{n_blocks_out} illustration or transcriber's note block(s) left out")
     if n_end_lines:
@@ -636,6 +656,35 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
         out.append(Section(start, end, visible[start], _join_title(pieces)))
         k += 1
     return out
+
+
+def _parts_with_epigraphs(sections: list[Section], visible: Sequence[str],
+                          dropped: list[bool]) -> tuple[list[Section], int]:
+    """A part, book or volume heading whose own text before its first chapter is a motto or a few lines (at most
+    :data:`MAX_PART_EPIGRAPH_CHARS`: ``Part First`` / ``AT MARYGREEN`` / a quotation / ``I``) is no segment of
+    its own: it joins that chapter's group (one title; the motto opens the chapter's text, the chapter's heading
+    lines leave it), as a part heading stacked on a chapter heading does.  A part with more text keeps it."""
+    out: list[Section] = []
+    joined = 0
+    k = 0
+    while k < len(sections):
+        section = sections[k]
+        match = match_heading(section.heading)
+        following = sections[k + 1] if k + 1 < len(sections) else None
+        if match is not None and match.container and following is not None:
+            chapter = match_heading(following.heading)
+            own = sum(len(visible[i]) for i in range(section.end, following.start) if not dropped[i])
+            if chapter is not None and chapter.numbered and not chapter.container and own <= MAX_PART_EPIGRAPH_CHARS:
+                for i in range(following.start, following.end):
+                    dropped[i] = True
+                out.append(Section(section.start, section.end, section.heading,
+                                   _join_title([section.title, following.title])))
+                joined += 1
+                k += 2
+                continue
+        out.append(section)
+        k += 1
+    return out, joined
 
 
 def _with_text(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> tuple[list[Section], int]:
@@ -699,13 +748,14 @@ def _join_title(pieces: list[str]) -> str:
 
 
 def _back_matter(visible: Sequence[str], after: int) -> int | None:
-    """The first line after ``after`` that ends the book (``THE END``, ``FINIS``, a transcriber's note standing
-    alone), or ``None``."""
+    """The first line after ``after`` that ends the book (``THE END``, ``FINIS``, the heading of the notes --
+    ``FOOTNOTES:``, ``NOTE``, ``A NOTE ON THE TEXT`` -- or a transcriber's note, standing alone), or ``None``."""
     for i in range(after, len(visible)):
         line = visible[i]
         if not line or (i > 0 and visible[i - 1]):
             continue   # both stand first in a block
         alone = i + 1 == len(visible) or not visible[i + 1]
-        if (alone and _THE_END_RE.match(line)) or (len(line) <= _MAX_NOTE_LINE_CHARS and _NOTE_RE.search(line)):
+        if (alone and (_THE_END_RE.match(line) or _NOTES_HEADING_RE.match(line))) or (
+                len(line) <= _MAX_NOTE_LINE_CHARS and _NOTE_RE.search(line)):
             return i
     return None
