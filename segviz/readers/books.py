@@ -168,8 +168,10 @@ _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
 _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
+# named sections that are front matter before the first chapter, even under a volume heading
+_FRONT_MATTER_RE = re.compile(r"^(?:preface|foreword|introduction)\b", re.I)
 # the heading of the notes printed after the story (a footnote's own text starts "[1]" or "Footnote 1:")
-_NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|footnotes\s+and\s+[\w'’ ]{1,30}|"
+_NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|notes?\s+to\s+(?:chapter|the)\b[\w .]{0,30}|footnotes\s+and\s+[\w'’ ]{1,30}|"
                                r"(?:a\s+)?notes?\s+on\s+the\s+text|editor['’]?s\s+notes?)[\s.:]*$", re.I)
 
 
@@ -574,6 +576,13 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
                 body = previous
                 break
             previous -= 1
+    if body is not None and cands[body].match.container:
+        # VOLUME I / PREFACE / ... / CHAPTER I: the volume heading opens the edition, the preface is front matter
+        following = next((k for k in range(body + 1, len(cands)) if not cands[k].contents
+                          and (cands[k].match.numbered or _FRONT_MATTER_RE.match(cands[k].text))), None)
+        if following is not None and _FRONT_MATTER_RE.match(cands[following].text):
+            body = next((k for k in range(following + 1, len(cands))
+                         if not cands[k].contents and cands[k].match.numbered), body)
     book = body is not None
     if book:
         for i in range(cands[body].start):
