@@ -15,16 +15,20 @@ the reference density.  The x axis is the position b in sentences (a boundary at
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from ..general_lm import MODEL_LM_LABEL
 from . import plot_svg as svg
 from .qt_session import QtSession
 
-# Row layout of the block plot, in data units (the probability lives in [0, 1]).
+# Row layout of the block plot, as shares of the P(boundary) axis's top (1 when the axis shows 0-1; the rows keep
+# their heights on screen when the axis fits a curve that stays low).
 HYP_TICKS = (0.0, 0.28)
 REF_TICKS = (-0.2, 0.0)
 PEER_ROW_TOP = -0.26
@@ -50,6 +54,25 @@ SMOOTH_BINS = 5
 FULL_DENSITY_EVERY = 2.0
 #: bins of the overview strip
 OVERVIEW_BINS = 1500
+
+#: the tops the P(boundary) axis takes when it fits the curve, each with the step of its labelled ticks
+AXIS_TOPS = ((0.05, 0.025), (0.1, 0.05), (0.2, 0.1), (0.3, 0.1), (0.4, 0.1), (0.5, 0.1), (0.6, 0.2), (0.8, 0.2),
+             (1.0, 0.5))
+#: the share of positions a fitted axis may leave above its top (none in a text of fewer than 5,000 sentences, so
+#: one book shows all its peaks): a few spikes (a model's answer at the first gaps of some documents can reach 1)
+#: would otherwise pin the axis of a long corpus to 1 and flatten the rest
+CLIPPED_SHARE = 1 / 5000
+
+#: a reference segment's title beside its tick: font size, the most room it takes, the least worth drawing, and
+#: the gap it keeps from the next tick (a label never covers a tick; where there is no room it shortens, then goes)
+TITLE_FONT_PX = 10
+TITLE_MAX_PX = 220
+TITLE_MIN_PX = 12
+TITLE_GAP_PX = 4
+#: an elided title is shown only when it says this many characters more than its heading alone
+TITLE_LEAST_MORE_CHARS = 8
+#: where a title's heading ends: "Chapter 4: The Title", "IV. The Title", "BOOK ONE -- The Title"
+_HEADING_END = re.compile(r"[:.]\s|\s[-–—]+\s|\s--\s")
 
 
 #: empty data for a step-mode curve (pyqtgraph wants one more x than y)
@@ -111,6 +134,57 @@ def bin_means(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarr
     ends = np.append(starts[1:], part.size)
     means = np.add.reduceat(part, starts) / (ends - starts)
     return lo + 0.5 * (starts + ends) - 0.5, means
+
+
+def curve_height(probabilities: np.ndarray) -> float:
+    """How high the curve reaches for the fitted axis: its highest value but the top :data:`CLIPPED_SHARE` of
+    positions (0 for no curve).  One O(n) partition per curve, not per view."""
+    n = probabilities.size
+    if n == 0:
+        return 0.0
+    spikes = min(int(n * CLIPPED_SHARE), n - 1)
+    return float(np.partition(probabilities, n - 1 - spikes)[n - 1 - spikes])
+
+
+def axis_top(height: float, alpha: float | None = None) -> tuple[float, float]:
+    """The top of the P(boundary) axis and its tick step: the lowest of :data:`AXIS_TOPS` holding ``height`` and
+    the threshold ``alpha`` (None: the rule has none), so that the α line is always on screen to be dragged."""
+    need = max(height, alpha if alpha is not None else 0.0)
+    for top, step in AXIS_TOPS:
+        if need <= top + 1e-9:
+            return top, step
+    return AXIS_TOPS[-1]
+
+
+def short_titles(title: str) -> tuple[str, ...]:
+    """A title and its shorter forms for a label with less room, longest first: the heading alone ("Letter 4"
+    of "Letter 4: To Mrs. Saville, ..."), then its number alone ("4", "XV"), which still tells the chapters
+    apart where they crowd."""
+    out = [title]
+    end = _HEADING_END.search(title)
+    heading = title[:end.start()].strip() if end else title
+    if heading and heading != title:
+        out.append(heading)
+    words = heading.split()
+    if len(words) > 1:
+        out.append(words[-1])
+    return tuple(out)
+
+
+def title_label_text(title: str, room_px: float, metrics: QFontMetrics) -> str:
+    """What of ``title`` a label shows in ``room_px`` pixels: the whole title, elided at its end if the elided
+    text still says more than its heading, else the heading or its number; "" when none fits."""
+    forms = short_titles(title)
+    if metrics.horizontalAdvance(title) <= room_px:
+        return title
+    heading = len(forms[1]) if len(forms) > 1 else 0
+    elided = metrics.elidedText(title, Qt.ElideRight, int(room_px))
+    if len(elided) - 1 >= heading + TITLE_LEAST_MORE_CHARS:   # "Letter 3: To …" says no more than "Letter 3"
+        return elided
+    for form in forms[1:]:
+        if metrics.horizontalAdvance(form) <= room_px:
+            return form
+    return ""
 
 
 # -- what the plots draw, as plain data for the SVG writer -----------------------------------------------------------
@@ -194,8 +268,10 @@ def note_of(text_item, origin) -> svg.Note | None:
     where = text_item.scenePos()
     anchor = text_item.anchor
     fill = fill_of(text_item.fill)
+    pixels = text_item.textItem.font().pixelSize()
     return svg.Note(text, where.x() - origin.x(), where.y() - origin.y(), text_item.color.name(),
-                    (float(anchor.x()), float(anchor.y())), background=fill if fill and fill.opacity > 0 else None)
+                    (float(anchor.x()), float(anchor.y())), size=float(pixels) if pixels > 0 else svg.TICK_FONT_PX,
+                    background=fill if fill and fill.opacity > 0 else None)
 
 
 def plot_item_data(item, origin, lo: float, hi: float) -> list:
@@ -328,6 +404,79 @@ class TickRow:
             self.plot.removeItem(item)
 
 
+class TitleLabels:
+    """The reference segments' titles (a book's chapter headings) beside their ticks, for the ticks on screen.
+
+    Each label starts just right of its tick and ends before the next tick (of any segment, titled or not), so it
+    never covers one; with less room it shows less (:func:`title_label_text`), and where not even a chapter's
+    number fits it is left out -- zoomed out, the labels thin themselves.  The labels are a few reused text items,
+    never more than the plot has room for; a corpus without titles has none and costs one empty check."""
+
+    def __init__(self, plot, color: str):
+        self.plot = plot
+        self.color = color
+        self.starts = np.zeros(0, dtype=np.int64)   # first sentences of the titled segments, ascending
+        self.titles: tuple[str, ...] = ()
+        self.ticks = np.zeros(0, dtype=np.int64)    # every reference segment's first sentence (the tick row)
+        self.end = 0                                # the stream's length: the last segment ends there
+        self.font = QFont()
+        self.font.setPixelSize(TITLE_FONT_PX)
+        self.metrics = QFontMetrics(self.font)
+        self.items: list[pg.TextItem] = []
+        self.item_titles: list[str] = []   # the full title each item shows (its tool tip)
+        self.shown = 0
+
+    def set(self, starts: np.ndarray, titles: tuple[str, ...], ticks: np.ndarray, end: int) -> None:
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.titles = tuple(titles)
+        self.ticks = np.asarray(ticks, dtype=np.int64)
+        self.end = int(end)
+
+    def _item(self, k: int) -> pg.TextItem:
+        while len(self.items) <= k:
+            item = pg.TextItem("", color=self.color, anchor=(0, 0.5))
+            item.setFont(self.font)
+            item.textItem.document().setDocumentMargin(0)   # the text starts where the label is placed
+            item.setVisible(False)
+            self.plot.addItem(item, ignoreBounds=True)
+            self.items.append(item)
+            self.item_titles.append("")
+        return self.items[k]
+
+    def draw(self, lo: float, hi: float, width_px: float, y: float) -> None:
+        """Label the titled ticks in [lo, hi], a view ``width_px`` pixels wide, at height ``y`` (data units)."""
+        labels: list[tuple[float, str, str]] = []
+        if self.starts.size and hi > lo and width_px > 0:
+            i, j = np.searchsorted(self.starts, [lo, hi])
+            at = self.starts[i:j]
+            px_per_sentence = width_px / (hi - lo)
+            # each label's room: up to the next tick, or the view's right edge
+            following = np.searchsorted(self.ticks, at, side="right")
+            nxt = np.append(self.ticks, self.end)[np.minimum(following, self.ticks.size)]
+            room = (np.minimum(nxt, hi) - at) * px_per_sentence - TITLE_GAP_PX
+            for k in np.flatnonzero(room >= TITLE_MIN_PX).tolist():
+                title = self.titles[i + k]
+                text = title_label_text(title, min(room[k], TITLE_MAX_PX), self.metrics)
+                if text:
+                    labels.append((float(at[k]) + 1.5 / px_per_sentence, text, title))
+        for k, (x, text, title) in enumerate(labels):
+            item = self._item(k)
+            if item.toPlainText() != text:   # a new text lays the item out again: only when it changes
+                item.setText(text)
+            if self.item_titles[k] != title:
+                self.item_titles[k] = title
+                item.setToolTip(title)
+            item.setPos(x, y)
+            item.setVisible(True)
+        for item in self.items[len(labels):self.shown]:
+            item.setVisible(False)
+        self.shown = len(labels)
+
+    def texts(self) -> list[str]:
+        """The labels on screen now, left to right."""
+        return [item.toPlainText() for item in self.items[:self.shown]]
+
+
 class BlockView(QWidget):
     """Overview strip + block plot + relevance trace over a :class:`QtSession`.
 
@@ -349,6 +498,13 @@ class BlockView(QWidget):
         self._updating_region = False
         self._highlight = np.zeros(0, dtype=np.float64)
         self._explicit_ticks: dict = {}   # axis -> the tick levels given to it with setTicks
+        #: the P(boundary) axis fits the curve (a length-prior model's curve peaks at 0.1-0.3: on 0-1 it looked
+        #: flat); False: always 0-1
+        self.fit_curve = True
+        self.axis_top, self.axis_step = 1.0, 0.5   # the axis's top (the rows scale with it) and its tick step
+        self._curve_height = 0.0                   # curve_height of the shown curve
+        self._clipped = np.zeros(0, dtype=np.float64)   # positions whose probability lies above the axis's top
+        self._overview_maxima: tuple[np.ndarray, np.ndarray] | None = None
 
         # No antialiasing: antialiased wide paths are the slow path of Qt's raster engine (benchmarks/bench_app.py)
         pg.setConfigOptions(antialias=False, background="w", foreground="#333333")
@@ -385,6 +541,8 @@ class BlockView(QWidget):
         self.plot.setLabel("left", "P(boundary)")
         self.plot.setLabel("bottom", "sentence")
         self.plot.getAxis("left").setWidth(60)
+        # a fitted axis ends at 0.05-1: its ticks are probabilities as written, never rescaled as "(x0.001)"
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.hideButtons()
         # The legend sits above the data, in the plot's (unused) title row: inside the view it covered the curve's
         # peaks.  Named items added to the plot enter it, as with addLegend.
@@ -416,6 +574,10 @@ class BlockView(QWidget):
         self.highlight = pg.ScatterPlotItem(symbol="t", size=9, brush=pg.mkBrush(HIGHLIGHT_COLOR), pen=None,
                                             name="feature fires")
         self.plot.addItem(self.highlight, ignoreBounds=True)
+        # where the curve goes above a fitted axis: a mark at the top edge, so a cut peak is not taken for a low one
+        self.clipped_marks = pg.ScatterPlotItem(symbol="t1", size=7, brush=pg.mkBrush(CURVE_COLOR), pen=None)
+        self.plot.addItem(self.clipped_marks, ignoreBounds=True)
+        self.titles = TitleLabels(self.plot, REF_COLOR)
         # the label sits at the left end: the legend occupies the top right
         self.alpha_line = pg.InfiniteLine(pos=session.state.alpha, angle=0, movable=True, bounds=(0, 1),
                                           pen=pg.mkPen(ALPHA_COLOR, width=2, style=Qt.DashLine),
@@ -428,6 +590,9 @@ class BlockView(QWidget):
         self.alpha_line.sigPositionChanged.connect(lambda line: self.alphaDragged.emit(float(line.value())))
         self.alpha_line.sigPositionChangeFinished.connect(
             lambda line: self.alphaDragFinished.emit(float(line.value())))
+        # the axis does not move under a dragged α line (the line would jump away from the mouse); it fits the
+        # new α once the line is let go
+        self.alpha_line.sigPositionChangeFinished.connect(lambda _line: self.fit_axis())
         self.cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen("#9e9e9e", width=1, style=Qt.DotLine))
         self.cursor.setVisible(False)
         self.plot.addItem(self.cursor, ignoreBounds=True)
@@ -473,6 +638,7 @@ class BlockView(QWidget):
         self._hover_proxy = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)
         self.plot.scene().sigMouseClicked.connect(self._mouse_clicked)
         self.plot.sigXRangeChanged.connect(self._xrange_changed)
+        self.plot.vb.sigResized.connect(lambda _vb: self._draw_titles())   # the room between ticks changed
 
         session.corpusChanged.connect(self.refresh_corpus)
         session.probabilitiesChanged.connect(self.refresh_probabilities)
@@ -566,6 +732,8 @@ class BlockView(QWidget):
             row.draw(lo, hi, pixels)
         self._draw_relevance(lo, hi, pixels)
         self._draw_highlight(lo, hi)
+        self._draw_clipped(lo, hi)
+        self._draw_titles()
 
     def _draw_curve(self, lo: float, hi: float, pixels: float, *, new: bool = False) -> None:
         """The whole curve (clipped to the view by pyqtgraph) while a sentence has a pixel or more; zoomed out,
@@ -616,7 +784,19 @@ class BlockView(QWidget):
     def _draw_highlight(self, lo: float, hi: float) -> None:
         p = self._highlight
         i, j = np.searchsorted(p, [lo, hi])
-        self.highlight.setData(p[i:j], np.full(j - i, 1.0))
+        self.highlight.setData(p[i:j], np.full(j - i, self.axis_top))
+
+    def _draw_clipped(self, lo: float, hi: float) -> None:
+        p = self._clipped if self._clipped is not None else np.zeros(0)
+        i, j = np.searchsorted(p, [lo, hi])
+        self.clipped_marks.setData(p[i:j], np.full(j - i, 1.03 * self.axis_top))
+
+    def _draw_titles(self) -> None:
+        """The titles of the reference segments whose ticks are on screen (only those: not the drawn margin)."""
+        if not self.titles.starts.size and not self.titles.shown:
+            return
+        lo, hi = self.plot.vb.viewRange()[0]
+        self.titles.draw(lo, hi, float(self.plot.vb.width()), 0.5 * (REF_TICKS[0] + REF_TICKS[1]) * self.axis_top)
 
     # -- refresh from the session -----------------------------------------------------------------------------
     def refresh_corpus(self) -> None:
@@ -624,6 +804,10 @@ class BlockView(QWidget):
         n = state.n_sentences
         self.ref_row.set(state.reference_boundaries)
         self.rel_ref.set(state.reference_boundaries)
+        if state.has_reference:
+            self.titles.set(state.title_starts(), state.titles(), state.document_starts(), n)
+        else:
+            self.titles.set(np.zeros(0, dtype=np.int64), (), np.zeros(0, dtype=np.int64), n)
         # unlabelled text has no reference row: no legend entry either
         in_legend = any(sample.item is self.ref_row.ticks for sample, _ in self.plot.legend.items)
         if state.has_reference and not in_legend:
@@ -651,7 +835,8 @@ class BlockView(QWidget):
         probs = state.probabilities
         if probs is None:
             self.curve.setData([], [])
-            self.overview_curve.setData([], [])
+            self._overview_maxima = None
+            self._curve_height = 0.0
         else:
             lo, hi, pixels = self._visible_span()
             self._draw_curve(lo, hi, pixels, new=True)
@@ -660,8 +845,10 @@ class BlockView(QWidget):
             m = -(-len(probs) // bins) * bins
             padded = np.zeros(m)
             padded[:len(probs)] = probs
-            self.overview_curve.setData(np.arange(0, m, bins, dtype=np.float64) + 1 + bins / 2,
-                                        padded.reshape(-1, bins).max(axis=1))
+            self._overview_maxima = (np.arange(0, m, bins, dtype=np.float64) + 1 + bins / 2,
+                                     padded.reshape(-1, bins).max(axis=1))
+            self._curve_height = curve_height(probs)
+        self._clipped = None   # the curve changed: which positions lie above the axis is found again
         self.empty_label.setText("no model yet - reference and baselines only" if state.has_reference
                                  else "no model yet")
         self.empty_label.setVisible(probs is None and state.n_sentences > 0)
@@ -709,6 +896,7 @@ class BlockView(QWidget):
             self.alpha_line.setValue(state.alpha)
             self.alpha_line.blockSignals(False)
         self.alpha_line.label.setText(f"α = {state.alpha:.2f}")
+        self.fit_axis()
 
     def refresh_peers(self) -> None:
         state = self.session.state
@@ -718,28 +906,72 @@ class BlockView(QWidget):
                 row = self.peer_rows.pop(name)
                 self.plot.legend.removeItem(row.ticks)
                 row.remove()
-        ticks = [(0.0, "0"), (0.5, "0.5"), (1.0, "1")]
-        minor = [(sum(REF_TICKS) / 2, "ref")] if state.has_reference else []
-        y0 = PEER_ROW_TOP if state.has_reference else REF_TICKS[0] + REF_TICKS[1]
-        lo, hi, pixels = self._visible_span()
         for i, name in enumerate(names):
             row = self.peer_rows.get(name)
             if row is None:
-                row = TickRow(self.plot, peer_color(name, i), y0 - PEER_ROW_HEIGHT, y0, name=name)
+                row = TickRow(self.plot, peer_color(name, i), 0.0, 0.0, name=name)
                 self.peer_rows[name] = row
-            row.set(np.cumsum(state.peer_masses[name])[:-1], y0 - PEER_ROW_HEIGHT, y0)
-            row.draw(lo, hi, pixels)
-            minor.append((y0 - PEER_ROW_HEIGHT / 2, name))
+            row.set(np.cumsum(state.peer_masses[name])[:-1])
+        self._lay_out_rows()
+
+    # -- the P(boundary) axis ---------------------------------------------------------------------------------
+    def set_fit_curve(self, fit: bool) -> None:
+        """Fit the P(boundary) axis to the curve (True) or show 0-1 (False)."""
+        self.fit_curve = bool(fit)
+        self.fit_axis()
+
+    def fit_axis(self) -> None:
+        """The axis's top for the shown curve and rule (:func:`axis_top`); the rows follow when it changes.  Not
+        while the α line is dragged: the axis would move under the mouse."""
+        state = self.session.state
+        top, step = 1.0, 0.5
+        if self.alpha_line.moving:
+            top, step = self.axis_top, self.axis_step
+        elif self.fit_curve and state.probabilities is not None:
+            alpha = state.alpha if state.rule_setting("alpha") is not None else None
+            top, step = axis_top(self._curve_height, alpha)
+        if (top, step) != (self.axis_top, self.axis_step) or self._clipped is None:
+            self.axis_top, self.axis_step = top, step
+            probs = state.probabilities
+            self._clipped = (np.flatnonzero(probs > top).astype(np.float64) + 1 if probs is not None and top < 1.0
+                             else np.zeros(0, dtype=np.float64))
+            self._lay_out_rows()
+
+    def _lay_out_rows(self) -> None:
+        """Place every row, the y range, the left axis's ticks and what sits at a height, for the axis's top."""
+        state = self.session.state
+        top = self.axis_top
+        self.ref_row.set(self.ref_row.positions, REF_TICKS[0] * top, REF_TICKS[1] * top)
+        self.hyp_row.set(self.hyp_row.positions, HYP_TICKS[0] * top, HYP_TICKS[1] * top)
+        steps = round(top / self.axis_step)
+        ticks = [(k * self.axis_step, f"{k * self.axis_step:.3g}") for k in range(steps + 1)]
+        minor = [(sum(REF_TICKS) / 2 * top, "ref")] if state.has_reference else []
+        y0 = PEER_ROW_TOP if state.has_reference else REF_TICKS[0] + REF_TICKS[1]
+        for name, row in self.peer_rows.items():
+            row.set(row.positions, (y0 - PEER_ROW_HEIGHT) * top, y0 * top)
+            minor.append(((y0 - PEER_ROW_HEIGHT / 2) * top, name))
             y0 -= PEER_ROW_HEIGHT + PEER_ROW_GAP
         bottom = REF_TICKS[0] if state.has_reference else 0.0
         ymin = min(y0 + PEER_ROW_GAP, bottom) - 0.04
-        self.plot.setYRange(ymin, 1.06, padding=0)
+        self.plot.setYRange(ymin * top, 1.06 * top, padding=0)
         self._set_ticks(self.plot.getAxis("left"), [ticks, minor])
+        if self._overview_maxima is not None:
+            # the overview strip has no numbers: its curve is scaled to the same top, so it shows the same peaks
+            x, maxima = self._overview_maxima
+            self.overview_curve.setData(x, np.minimum(maxima / top, 1.04))
+        else:
+            self.overview_curve.setData([], [])
+        lo, hi, pixels = self._visible_span()
+        for row in self._rows():
+            row.draw(lo, hi, pixels)
+        self._draw_highlight(lo, hi)
+        self._draw_clipped(lo, hi)
+        self._draw_titles()
         self._place_empty_label()
 
     def _place_empty_label(self) -> None:
         lo, hi = self.plot.vb.viewRange()[0]
-        self.empty_label.setPos(0.5 * (lo + hi), 0.5)
+        self.empty_label.setPos(0.5 * (lo + hi), 0.5 * self.axis_top)
 
     # -- feature highlighting ---------------------------------------------------------------------------------
     def highlight_positions(self, positions) -> None:

@@ -202,6 +202,14 @@ class MainWindow(QMainWindow):
         model.addAction(self.tune_action)
         model.addAction(self.tune_oracle_action)
         view = self.menuBar().addMenu("&View")
+        self.fit_curve_action = QAction("&Fit the P(boundary) axis to the curve", self, checkable=True)
+        self.fit_curve_action.setToolTip("The curve's axis ends just above its highest values and the threshold "
+                                         "α (peaks beyond it marked at the top edge); off: always 0 to 1")
+        self.fit_curve_action.setChecked(_setting(self.settings, "view/fit_curve", True, _flag))
+        self.block_view.set_fit_curve(self.fit_curve_action.isChecked())
+        self.fit_curve_action.toggled.connect(self._fit_curve_toggled)
+        view.addAction(self.fit_curve_action)
+        view.addSeparator()
         for dock in (self.decision_dock, self.context_dock, self.features_dock, self.profile_dock):
             view.addAction(dock.toggleViewAction())
         help_menu = self.menuBar().addMenu("&Help")
@@ -366,6 +374,10 @@ class MainWindow(QMainWindow):
     def _block_size_changed(self, size: int) -> None:
         self.block_view.set_block_size(size)
         self.settings.setValue("view/block_size", int(size))
+
+    def _fit_curve_toggled(self, fit: bool) -> None:
+        self.block_view.set_fit_curve(fit)
+        self.settings.setValue("view/fit_curve", bool(fit))
 
     def jump_to_document(self, number: int) -> None:
         """Show document ``number`` (1-based) and mark its first boundary."""
@@ -638,6 +650,15 @@ class PageKeysStayInWidget(QObject):
         if event.type() == QEvent.ShortcutOverride and event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
             event.accept()
         return False
+
+
+def _flag(value) -> bool:
+    """A stored yes/no setting (an ini file keeps it as the text "true" or "false")."""
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("true", "false"):
+        return str(value).lower() == "true"
+    raise ValueError(f"not a yes/no setting: {value!r}")
 
 
 def _setting(settings: QSettings, key: str, default, kind):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import math
+import os
 
 import numpy as np
 import pyqtgraph as pg
@@ -368,8 +369,15 @@ class ContextPanel(QTextBrowser):
         texts = state.texts
         doc = state.document_of(position)
         prob = state.probability_at(position)
-        parts = [f"<b>position {position}</b> (before sentence {position}) &middot; document {doc + 1}: "
-                 f"<span style='color:#616161'>{html.escape(state.corpus.document_names[doc])}</span><br>"]
+        title = state.document_title(doc)
+        if title:
+            # a book's chapter (a Wiki section) by its heading, as the text gives it, and the file it is in: the
+            # document's own name ("book.txt#4") says neither
+            where = (f"<b>{html.escape(title)}</b> <span style='color:#616161'>"
+                     f"({html.escape(os.path.basename(state.source_name(position)))})</span>")
+        else:
+            where = f"<span style='color:#616161'>{html.escape(state.corpus.document_names[doc])}</span>"
+        parts = [f"<b>position {position}</b> (before sentence {position}) &middot; document {doc + 1}: {where}<br>"]
         flags = []
         if prob is not None:
             flags.append(f"P(boundary) = <b>{prob:.3f}</b>")

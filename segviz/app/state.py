@@ -580,6 +580,30 @@ class SessionState:
     def document_starts(self) -> np.ndarray:
         return self._starts
 
+    def title_starts(self) -> np.ndarray:
+        """The first sentences of the documents that have a title (ascending; empty for most corpora)."""
+        return self.prepared.title_starts if self.prepared is not None else np.zeros(0, dtype=np.int64)
+
+    def titles(self) -> tuple[str, ...]:
+        """The titles of the documents starting at :meth:`title_starts`, in the same order."""
+        return self.prepared.titles if self.prepared is not None else ()
+
+    def document_title(self, document: int) -> str:
+        """Document ``document``'s title (a book's chapter heading as the book gives it), or "" without one."""
+        starts = self.title_starts()
+        if not starts.size or not 0 <= document < self._starts.size:
+            return ""
+        first = int(self._starts[document])
+        k = int(np.searchsorted(starts, first))
+        return self.titles()[k] if k < starts.size and int(starts[k]) == first else ""
+
+    def source_name(self, sentence: int) -> str:
+        """The name of the source unit (a file, a JSONL object) holding ``sentence``."""
+        if self.prepared is None or not self.corpus.units:
+            return ""
+        k = int(np.searchsorted(self.prepared.unit_starts, sentence, side="right")) - 1
+        return self.corpus.units[min(max(k, 0), len(self.corpus.units) - 1)].name
+
     def is_document_start(self, sentence: int) -> bool:
         i = int(np.searchsorted(self._starts, sentence))
         return i < self._starts.size and int(self._starts[i]) == sentence
@@ -606,10 +630,16 @@ class PreparedCorpus:
     starts: np.ndarray = field(repr=False)
     baseline_masses: dict = field(repr=False)
     baseline_metrics: dict = field(repr=False)
+    #: the documents that carry a title (a book's chapter heading, a Wiki section title): their first sentences,
+    #: ascending, and ``titles[k]`` the title of the one starting at ``title_starts[k]``; empty for most corpora
+    title_starts: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    titles: tuple[str, ...] = field(repr=False, default=())
+    #: the first sentence of each source unit (a file, a JSONL object)
+    unit_starts: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(1, dtype=np.int64))
 
 
 def prepare_corpus(outline: CorpusOutline, *, seed: int = 0, has_reference: bool = True) -> PreparedCorpus:
-    """Reference boundaries, document starts, the four baselines and their metrics rows."""
+    """Reference boundaries, document starts, the four baselines and their metrics rows, the documents' titles."""
     has_reference = bool(has_reference) and outline.has_reference
     masses = outline.masses
     n = sum(masses)
@@ -617,7 +647,35 @@ def prepare_corpus(outline: CorpusOutline, *, seed: int = 0, has_reference: bool
     baselines = ({name: tuple(baseline_masses(name, masses, seed=seed)) for name in BASELINES}
                  if has_reference and n >= 2 else {})
     metrics = {name: dict(score_row(masses, m)) for name, m in baselines.items()}
-    return PreparedCorpus(outline, seed, has_reference, boundaries, segment_starts(masses), baselines, metrics)
+    starts = segment_starts(masses)
+    title_starts, titles = document_titles(outline, starts)
+    unit_starts = segment_starts(outline.source_groups()) if outline.units else np.zeros(1, dtype=np.int64)
+    return PreparedCorpus(outline, seed, has_reference, boundaries, starts, baselines, metrics, title_starts, titles,
+                          unit_starts)
+
+
+def document_titles(outline: CorpusOutline, starts: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The first sentence and the title of every document that has a non-empty title, in stream order.
+
+    The outline says titles per source unit, as ``(first sentence within the unit, title)``; a pair that does not
+    open one of the documents (``starts``) names no document the window shows and is left out."""
+    positions: list[int] = []
+    titles: list[str] = []
+    offset = 0
+    for unit in outline.units:
+        for at, title in unit.titles:
+            if title:
+                positions.append(offset + at)
+                titles.append(title)
+        offset += unit.size
+    if not positions:
+        return np.zeros(0, dtype=np.int64), ()
+    at = np.asarray(positions, dtype=np.int64)
+    k = np.minimum(np.searchsorted(starts, at), max(len(starts) - 1, 0))
+    opens = (starts[k] == at) if len(starts) else np.zeros(len(at), dtype=bool)
+    order = np.argsort(at[opens], kind="stable")
+    kept = np.flatnonzero(opens)[order]
+    return at[kept], tuple(titles[i] for i in kept.tolist())
 
 
 def spans_by_expert(units) -> dict:
