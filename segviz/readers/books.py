@@ -73,6 +73,8 @@ from typing import Sequence
 MIN_NUMERAL_GAP = 2000
 #: ... or this much when it carries a title on its line (``I. The Period``)
 MIN_TITLED_NUMERAL_GAP = 500
+#: numbered papers of one name needed before they are headings
+MIN_PAPER_SERIES = 3
 #: blocks after a heading that can be its title
 MAX_TITLE_BLOCKS = 5
 #: lines of one title block
@@ -80,7 +82,7 @@ MAX_TITLE_LINES = 4
 #: headings in one group (BOOK / PART / CHAPTER / a named section)
 MAX_GROUP_HEADINGS = 4
 #: lines of a heading's own title wrapped inside its block
-MAX_HEADING_CONTINUATION = 3
+MAX_HEADING_CONTINUATION = 5
 #: a heading with its chapter's text right below it (no blank line) is at most this share of the text's line length
 SHORT_HEADING_SHARE = 0.7
 #: a closing formula (``PUBLIUS``) is a line of at most this many characters standing alone ...
@@ -136,7 +138,8 @@ _REST = r"(?P<rest>[.:;,)\]*]*$|\s*(?:[.:]|--|[—–-]|\()+.*$|\s+[A-Z0-9“\"�
 _KEYWORD_RE = re.compile(
     rf"^(?P<kw>(?:{'|'.join(w.upper() for w in _KEYWORDS)}|{'|'.join(w.capitalize() for w in _KEYWORDS)}))"
     # Roman numbers in capitals, or in lower case from i, v, x and l only ("Chapter iv"; "Letter mix" is no heading)
-    rf"\s+(?P<num>\d{{1,4}}\b|{_ROMAN}\b|[ivxl]+\b|(?i:{_NUMBER_WORD})\b)" + _REST)
+    # ... or a misprinted Roman number in capitals ("CHAPTER XXXIIII")
+    rf"\s+(?P<num>\d{{1,4}}\b|{_ROMAN}\b|[ivxl]+\b|[IVXLC]{{1,9}}\b|(?i:{_NUMBER_WORD})\b)" + _REST)
 _PAPER_RE = re.compile(r"^(?P<kw>[A-Z][A-Za-z]+)\s+(?:No|NO|Number|NUMBER)\.?\s*(?P<num>\d{1,4})\b" + _REST)
 _NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
 # a numeral and a title on one line: ``I. The Period``, ``1.  The Cyclone``, ``1--A Face on Which Time ...``, or
@@ -246,6 +249,8 @@ def _match_plain_heading(line: str) -> HeadingMatch | None:
         kw = m.group("kw").lower()
         num = m.group("num")
         value = number_value(num)
+        if value is None and re.fullmatch("[IVXLC]+", num):
+            value = sum(_ROMAN_VALUES[ch] for ch in num)   # a misprint: counted letter by letter, XXXIIII is 34
         if value is None and not re.fullmatch(r"(?i)(?:the\s+)?(?:last|final)", num):
             return None
         return HeadingMatch("keyword", kw, value, container=kw in _CONTAINER_WORDS)
@@ -401,7 +406,7 @@ def _continues_title(heading: str, tail: Sequence[str]) -> bool:
     the next line goes on in lower case, and no line of the rest is longer than the heading line (a wrapped
     title; a chapter's text below its heading starts with a capital)."""
     rest = _TITLE_AFTER_NUMBER_RE.match(heading)
-    return bool(rest and rest.group(1).strip() and tail and tail[0][:1].islower()
+    return bool(rest and rest.group(1).strip() and tail and (tail[0][:1].islower() or tail[0][:1].isdigit())
                 and heading.rstrip(_CLOSERS + " ")[-1:] not in ".!?;"
                 and max(map(len, tail)) <= len(heading))
 
@@ -545,6 +550,12 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     for flag in prose:
         prose_before.append(prose_before[-1] + flag)
     cands = _find_candidates(visible, blocks)
+    papers: dict[str, int] = {}
+    for c in cands:
+        if c.match.kind == "paper":
+            papers[c.match.style] = papers.get(c.match.style, 0) + 1
+    # a numbered paper is a heading in a series of them (FEDERALIST No. 1, 2, ...), not one ``TICKLER NO. 3``
+    cands = [c for c in cands if c.match.kind != "paper" or papers[c.match.style] >= MIN_PAPER_SERIES]
     series = _numeral_series(cands, visible)
     cands = [c for k, c in enumerate(cands) if c.match.kind != "numeral" or c.contents or k in series]
     # prose right below a heading in its own block (a heading stacked on another has none of its own)
