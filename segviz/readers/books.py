@@ -603,6 +603,11 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
                             for c in chosen)
         if chapter_words:   # numerals inside chapters number their sub-sections
             chosen = [c for c in chosen if c.match.kind != "numeral"]
+        numerals = [c.match.style.split()[0] for c in chosen if c.match.kind == "numeral"]
+        if numerals:
+            # chapters numbered in one system (Roman, Arabic): numerals of the other number the letters or
+            # narratives inside a chapter (Armadale's "I. LURKING MISCHIEF." / "1. _From Ozias Midwinter_")
+            chosen = [c for c in chosen if c.match.kind != "numeral" or c.match.style.split()[0] == numerals[0]]
         if cands[body].start:
             notes.append(f"front matter before line {cands[body].start} (title page, contents, prefaces) left out")
     else:
