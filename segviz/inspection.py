@@ -111,7 +111,7 @@ def inspect_corpus(corpus, *, first: int = 5) -> dict[str, Any]:
 
 #: what the text report adds to a prose file's format for each way its headings were decided
 _HEADINGS_READ = {HEADINGS_ASKED: ", with its headings (as asked)",
-                  HEADINGS_BOOK: ", read as a book: it looks like one (--no-headings reads it as plain prose)",
+                  HEADINGS_BOOK: ", read as a book (it looks like one)",
                   HEADINGS_REFUSED: ", as plain prose (as asked)"}
 
 

@@ -96,7 +96,7 @@ def test_inspect_reads_a_book_as_a_book_and_says_so(capsys, tmp_path):
     assert err == (f"segviz: {f} looks like a book (4 chapter headings): read with its headings; --no-headings "
                    "reads it as plain prose\n")
     assert main(["inspect", str(f)]) == 0
-    assert "text (detected), read as a book: it looks like one" in capsys.readouterr().out
+    assert "text (detected), read as a book (it looks like one), 1 document" in capsys.readouterr().out
     # read as plain prose, as asked, it says that it looks like a book
     assert main(["inspect", str(f), "--json", "--no-headings"]) == 0
     out, err = capsys.readouterr()
