@@ -83,6 +83,8 @@ MAX_TITLE_LINES = 4
 MAX_GROUP_HEADINGS = 4
 #: lines of a heading's own title wrapped inside its block
 MAX_HEADING_CONTINUATION = 5
+#: ... and lines a title cut mid-phrase continues onto (a longer block in lower case is a paragraph)
+MAX_WRAPPED_TITLE_LINES = 3
 #: a heading with its chapter's text right below it (no blank line) is at most this share of the text's line length
 SHORT_HEADING_SHARE = 0.7
 #: a closing formula (``PUBLIUS``) is a line of at most this many characters standing alone ...
@@ -406,7 +408,8 @@ def _continues_title(heading: str, tail: Sequence[str]) -> bool:
     the next line goes on in lower case, and no line of the rest is longer than the heading line (a wrapped
     title; a chapter's text below its heading starts with a capital)."""
     rest = _TITLE_AFTER_NUMBER_RE.match(heading)
-    return bool(rest and rest.group(1).strip() and tail and (tail[0][:1].islower() or tail[0][:1].isdigit())
+    return bool(rest and rest.group(1).strip() and 0 < len(tail) <= MAX_WRAPPED_TITLE_LINES
+                and (tail[0][:1].islower() or tail[0][:1].isdigit())
                 and heading.rstrip(_CLOSERS + " ")[-1:] not in ".!?;"
                 and max(map(len, tail)) <= len(heading))
 
