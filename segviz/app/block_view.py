@@ -930,12 +930,27 @@ class BlockView(QWidget):
         elif self.fit_curve and state.probabilities is not None:
             alpha = state.alpha if state.rule_setting("alpha") is not None else None
             top, step = axis_top(self._curve_height, alpha)
-        if (top, step) != (self.axis_top, self.axis_step) or self._clipped is None:
-            self.axis_top, self.axis_step = top, step
-            probs = state.probabilities
-            self._clipped = (np.flatnonzero(probs > top).astype(np.float64) + 1 if probs is not None and top < 1.0
-                             else np.zeros(0, dtype=np.float64))
+        moved = (top, step) != (self.axis_top, self.axis_step)
+        if not moved and self._clipped is not None:
+            return
+        self.axis_top, self.axis_step = top, step
+        probs = state.probabilities
+        self._clipped = (np.flatnonzero(probs > top).astype(np.float64) + 1 if probs is not None and top < 1.0
+                         else np.zeros(0, dtype=np.float64))
+        self._draw_overview_curve()
+        if moved:
             self._lay_out_rows()
+        else:   # a new curve under the same axis: only its marks move
+            lo, hi, _ = self._visible_span()
+            self._draw_clipped(lo, hi)
+
+    def _draw_overview_curve(self) -> None:
+        if self._overview_maxima is None:
+            self.overview_curve.setData([], [])
+            return
+        # the overview strip has no numbers: its curve is scaled to the block plot's top, so it shows the same peaks
+        x, maxima = self._overview_maxima
+        self.overview_curve.setData(x, np.minimum(maxima / self.axis_top, 1.04))
 
     def _lay_out_rows(self) -> None:
         """Place every row, the y range, the left axis's ticks and what sits at a height, for the axis's top."""
@@ -955,12 +970,6 @@ class BlockView(QWidget):
         ymin = min(y0 + PEER_ROW_GAP, bottom) - 0.04
         self.plot.setYRange(ymin * top, 1.06 * top, padding=0)
         self._set_ticks(self.plot.getAxis("left"), [ticks, minor])
-        if self._overview_maxima is not None:
-            # the overview strip has no numbers: its curve is scaled to the same top, so it shows the same peaks
-            x, maxima = self._overview_maxima
-            self.overview_curve.setData(x, np.minimum(maxima / top, 1.04))
-        else:
-            self.overview_curve.setData([], [])
         lo, hi, pixels = self._visible_span()
         for row in self._rows():
             row.draw(lo, hi, pixels)
