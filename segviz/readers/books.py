@@ -606,6 +606,10 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
                             for c in chosen)
         if chapter_words:   # numerals inside chapters number their sub-sections
             chosen = [c for c in chosen if c.match.kind != "numeral"]
+        first_chapter = next((k for k, c in enumerate(chosen) if c.match.style == "chapter"), len(chosen))
+        # a LETTER heading after the chapters have begun is a letter quoted in a chapter (Tom Jones), not one of
+        # the letters a book opens with before its chapters (Frankenstein)
+        chosen = [c for k, c in enumerate(chosen) if k < first_chapter or c.match.style != "letter"]
         numerals = [c.match.style.split()[0] for c in chosen if c.match.kind == "numeral"]
         if numerals:
             # chapters numbered in one system (Roman, Arabic): numerals of the other number the letters or
