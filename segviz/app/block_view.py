@@ -418,7 +418,7 @@ class TitleLabels:
         self.starts = np.zeros(0, dtype=np.int64)   # first sentences of the titled segments, ascending
         self.titles: tuple[str, ...] = ()
         self.ticks = np.zeros(0, dtype=np.int64)    # every reference segment's first sentence (the tick row)
-        self.end = 0                                # the stream's length: the last segment ends there
+        self.ends = np.zeros(1, dtype=np.int64)     # where each of those segments ends: the next tick, or the end
         self.font = QFont()
         self.font.setPixelSize(TITLE_FONT_PX)
         self.metrics = QFontMetrics(self.font)
@@ -430,7 +430,7 @@ class TitleLabels:
         self.starts = np.asarray(starts, dtype=np.int64)
         self.titles = tuple(titles)
         self.ticks = np.asarray(ticks, dtype=np.int64)
-        self.end = int(end)
+        self.ends = np.append(self.ticks, int(end))   # once per corpus, not per view
 
     def _item(self, k: int) -> pg.TextItem:
         while len(self.items) <= k:
@@ -451,8 +451,7 @@ class TitleLabels:
             at = self.starts[i:j]
             px_per_sentence = width_px / (hi - lo)
             # each label's room: up to the next tick, or the view's right edge
-            following = np.searchsorted(self.ticks, at, side="right")
-            nxt = np.append(self.ticks, self.end)[np.minimum(following, self.ticks.size)]
+            nxt = self.ends[np.searchsorted(self.ticks, at, side="right")]
             room = (np.minimum(nxt, hi) - at) * px_per_sentence - TITLE_GAP_PX
             for k in np.flatnonzero(room >= TITLE_MIN_PX).tolist():
                 title = self.titles[i + k]
