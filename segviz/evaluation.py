@@ -25,7 +25,7 @@ from typing import Any, Callable, Generator, Mapping, Sequence
 
 import numpy as np
 
-from .baselines import BASELINES, baseline_masses
+from .baselines import BASELINES, EVEN_WORDS, baseline_masses, even_words_masses
 from .errors import SegvizError
 from .events import Progress, run_to_end
 from .metrics import default_k, score_row
@@ -182,12 +182,14 @@ def _segment_function(model) -> SegmentFunction:
 
 def available_segmenters(model=None, *, model_name: str = "model", models: Mapping[str, Any] | None = None,
                          peers: Sequence[str] | None = None, baselines: Sequence[str] | None = None, seed: int = 0,
-                         peer_params: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, SegmentFunction]:
+                         peer_params: Mapping[str, Mapping[str, Any]] | None = None,
+                         words_per_segment: float | None = None) -> dict[str, SegmentFunction]:
     """name -> function(corpus part) -> masses, in table order: models, peers, baselines.
 
     ``model`` (row ``model_name``) and the values of ``models`` are models
     (:class:`~segviz.model_protocol.SegmentationModel`) or plain functions ``corpus -> masses``.  ``peers``/``baselines`` default to
-    all of :data:`segviz.peers.PEERS` / :data:`segviz.baselines.BASELINES`.
+    all of :data:`segviz.peers.PEERS` / :data:`segviz.baselines.BASELINES`.  ``words_per_segment`` (a mean segment
+    length in words, the protocols' training mean) adds the "even-words" baseline after them.
     """
     peers = tuple(PEERS) if peers is None else tuple(peers)
     baselines = BASELINES if baselines is None else tuple(baselines)
@@ -205,7 +207,7 @@ def available_segmenters(model=None, *, model_name: str = "model", models: Mappi
         named = {model_name: model, **named}
     out: dict[str, SegmentFunction] = {}
     for name, trained in named.items():
-        if name in PEERS or name in BASELINES:
+        if name in PEERS or name in BASELINES or name == EVEN_WORDS:
             raise SegvizError(f"model name {name!r} clashes with a peer or baseline name")
         out[name] = _segment_function(trained)
     for name in peers:
@@ -218,6 +220,10 @@ def available_segmenters(model=None, *, model_name: str = "model", models: Mappi
         def run(part, _name=name):
             return baseline_masses(_name, part.masses(), seed=seed)
         out[name] = run
+    if words_per_segment is not None:
+        def run_words(part, _w=float(words_per_segment)):
+            return even_words_masses([len(s) for s in part.sentences()], _w)
+        out[EVEN_WORDS] = run_words
     return out
 
 
@@ -237,7 +243,7 @@ def compare_segmenters(corpus, *, model=None, model_name: str = "model", models:
                        evaluation: str = "per-document", peers: Sequence[str] | None = None,
                        baselines: Sequence[str] | None = None, seed: int = 0,
                        peer_params: Mapping[str, Mapping[str, Any]] | None = None,
-                       ) -> Generator[Progress, None, Comparison]:
+                       words_per_segment: float | None = None) -> Generator[Progress, None, Comparison]:
     """Segment ``corpus`` with every segmenter and score each against the reference (module docstring).
 
     Yields ``Progress("compare", units_done, n_units)``; returns the :class:`Comparison`.  A segmenter that
@@ -247,7 +253,8 @@ def compare_segmenters(corpus, *, model=None, model_name: str = "model", models:
     if evaluation not in EVALUATIONS:
         raise SegvizError(f"evaluation must be one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
     segmenters = available_segmenters(model, model_name=model_name, models=models, peers=peers,
-                                      baselines=baselines, seed=seed, peer_params=peer_params)
+                                      baselines=baselines, seed=seed, peer_params=peer_params,
+                                      words_per_segment=words_per_segment)
     if not segmenters:
         raise SegvizError("nothing to compare: no model, peers or baselines selected")
     units = evaluation_units(corpus, evaluation)

@@ -9,8 +9,8 @@ splits are documented in docs/protocols.md:
     The paper's Table 5 analogue: LMs on ``reut2-000..013``, train ``014..016``, tune ``017``, test ``018..021``
     as one stream.
 ``choi`` / ``choi-disjoint``
-    Choi (2000): train ``3/3-11`` (or the segments of set 4 sharing no sentence with sets 1-2), tune
-    ``1/3-11``, test ``2/{3-11,3-5,6-8,9-11}`` file by file.
+    Choi (2000): train ``3/3-11`` and tune ``1/3-11``, or (source-disjoint) train and tune on the segments of set 4
+    sharing no sentence with sets 1-2, split by source text; test ``2/{3-11,3-5,6-8,9-11}`` file by file.
 ``wiki``
     wiki300: train ``wiki_test_1..200``, tune ``201..250``, test ``251..300`` (by the number in the file name),
     article by article, the title line dropped for every segmenter.
@@ -164,23 +164,95 @@ def choi_disjoint_training(root: Path, exclude: Sequence[Corpus]) -> Corpus:
     return Corpus([d for d, _ in kept], name="choi 4/* (source-disjoint segments)", files=[f for _, f in kept])
 
 
-def choi_data(data: str | Path, *, disjoint: bool = False) -> ProtocolData:
-    """Choi: train 3/3-11 (or the source-disjoint part of set 4), tune 1/3-11, test set 2 file by file.
+#: the source-disjoint Choi protocol tunes on the set-4 segments of every CHOI_HELDOUT_EVERY-th source text (never
+#: trained on), drawn into CHOI_HELDOUT_DOCUMENTS Choi-style documents of CHOI_HELDOUT_SEGMENTS segments of 3-11
+#: sentences, as the default model's excerpts expert is tuned: Choi's tuning set 1/3-11 holds 1,279 of the 1,297
+#: distinct (5+ word) sentences of the test set 2, so tuning there would tune on the test
+CHOI_HELDOUT_EVERY = 5
+CHOI_HELDOUT_SEGMENTS = 10
+CHOI_HELDOUT_DOCUMENTS = 50
+CHOI_HELDOUT_LENGTHS = (3, 11)
+#: a tuning segment is dropped when it shares a run of this many words with sets 1 or 2 (Choi's files tokenise
+#: the same Brown sentence their own way now and then, so an exact sentence match alone could miss one)
+CHOI_MATCH_NGRAM = 8
 
-    The source-disjoint variant asks the peer-evidence questions by default (docs/reproduction.md)."""
+
+def _word_runs(sentences, n: int) -> set[tuple[str, ...]]:
+    runs: set[tuple[str, ...]] = set()
+    for sentence in sentences:
+        words = tuple(t for t in sentence if t.isalnum())
+        runs.update(words[i:i + n] for i in range(len(words) - n + 1))
+    return runs
+
+
+def choi_disjoint_split(root: Path, exclude: Sequence[Corpus], *, seed: int = 0
+                        ) -> tuple[Corpus, Corpus, list[str]]:
+    """The source-disjoint segments of set 4 (:func:`choi_disjoint_training`) split by source text: those of every
+    :data:`CHOI_HELDOUT_EVERY`-th text held out and drawn into Choi-style tuning documents, the rest trained on.
+
+    Held out by source text, not by file: set 4 cuts the same text's opening at several lengths in several files,
+    and a segment is a text's first sentences, so its first sentence names its text.  A held-out segment sharing a
+    sentence with a trained one, or a run of :data:`CHOI_MATCH_NGRAM` words with ``exclude``, is dropped.  A segment
+    may stand in several tuning documents, never twice in one.  Returns the training corpus, the tuning corpus and
+    the segments tuned on (``choi2000/4/DIR/FILE.ref#segN``, relative to the data directory)."""
+    disjoint = choi_disjoint_training(root, exclude)
+    sources = sorted({d.sentences[0] for d in disjoint.documents})
+    held_sources = set(sources[::CHOI_HELDOUT_EVERY])
+    train = [(d, f) for d, f in zip(disjoint.documents, disjoint.files) if d.sentences[0] not in held_sources]
+    trained = {s for d, _ in train for s in d.sentences}
+    banned_runs = _word_runs((s for c in exclude for s in c.sentences()), CHOI_MATCH_NGRAM)
+    low, high = CHOI_HELDOUT_LENGTHS
+    pool = [(d, f) for d, f in zip(disjoint.documents, disjoint.files)
+            if d.sentences[0] in held_sources and low <= len(d) <= high and trained.isdisjoint(d.sentences)
+            and banned_runs.isdisjoint(_word_runs(d.sentences, CHOI_MATCH_NGRAM))]
+    if len(pool) < CHOI_HELDOUT_SEGMENTS:
+        raise SegvizError(f"{root}: only {len(pool)} held-out set-4 segments, too few for a tuning document")
+    rng = np.random.default_rng(seed)
+    docs, files, used = [], [], set()
+    for k in range(CHOI_HELDOUT_DOCUMENTS):
+        for index in rng.choice(len(pool), size=CHOI_HELDOUT_SEGMENTS, replace=False):
+            doc, source = pool[int(index)]
+            docs.append(doc)
+            files.append(f"choi 4 held-out document {k + 1}")
+            used.add(f"{_relative(source, root)}#{doc.name.rpartition('#')[2]}")
+    train_corpus = Corpus([d for d, _ in train], name=f"choi 4/* ({len(train)} source-disjoint segments)",
+                          files=[f for _, f in train])
+    held_corpus = Corpus(docs, name=f"choi 4/* held out ({CHOI_HELDOUT_DOCUMENTS} documents of "
+                                    f"{CHOI_HELDOUT_SEGMENTS} segments of {low}-{high} sentences)", files=files)
+    return train_corpus, held_corpus, sorted(used)
+
+
+def choi_data(data: str | Path, *, disjoint: bool = False) -> ProtocolData:
+    """Choi: train 3/3-11 and tune 1/3-11 (the literature protocol), or train and tune on disjoint parts of the
+    source-disjoint segments of set 4 (:func:`choi_disjoint_split`); test set 2 file by file.
+
+    The source-disjoint variant asks the peer-evidence questions by default (docs/reproduction.md) and records
+    the set-4 segments it tunes on (``tuning_files``)."""
     root = _need(Path(data) / "choi2000")
-    held = read_corpus(_need(root / "1" / "3-11"), kind="choi", name="choi 1/3-11")
     tests = {s: read_corpus(_need(root / "2" / s), kind="choi", name=f"choi 2/{s}") for s in CHOI_TEST_SETS}
     excluded = [read_corpus(str(root / "1" / "*" / "*.ref"), kind="choi"),
                 read_corpus(str(root / "2" / "*" / "*.ref"), kind="choi")]
+    notes: dict[str, Any] = {}
     if disjoint:
-        train = choi_disjoint_training(root, excluded)
+        train, held, segments = choi_disjoint_split(root, excluded)
+        # file and segment (FILE#segN): most set-4 files hold segments of sets 1-2 as well, which are not tuned on
+        notes["tuning_files"] = segments
     else:
+        held = read_corpus(_need(root / "1" / "3-11"), kind="choi", name="choi 1/3-11")
         train = read_corpus(_need(root / "3" / "3-11"), kind="choi", name="choi 3/3-11")
     return ProtocolData("choi-disjoint" if disjoint else "choi", train, held, tests, "per-document", "choi",
                         lambda: choi_lm_sentences(root, excluded),
                         segmenter_defaults=(
-                            {"families": ("vocabulary", "relevance", "cohesion", "peer")} if disjoint else {}))
+                            {"families": ("vocabulary", "relevance", "cohesion", "peer")} if disjoint else {}),
+                        notes=notes)
+
+
+def _relative(path: str, root: Path) -> str:
+    """``path`` relative to the Choi directory's parent (``choi2000/4/3-15/12.ref``): the same on every machine."""
+    try:
+        return str(Path(path).resolve().relative_to(root.resolve().parent))
+    except ValueError:
+        return str(path)
 
 
 @dataclass(frozen=True)
@@ -600,9 +672,12 @@ def score_test_portions(data: ProtocolData, models: Mapping[str, Any], *, peers:
     portion of ``data``, the protocol's way (one stream, or document by document); returns the table payloads
     by test portion.  Also how a model trained elsewhere is scored on this protocol's test data."""
     tables = {}
+    # "even-words" cuts every mean training segment length in words: what counting words alone achieves
+    words_per_segment = data.train.n_tokens / max(1, len(data.train))
     for name, test in data.tests.items():
         comparison = yield from _relabelled(
-            compare_segmenters(test, models=models, evaluation=data.evaluation, peers=peers, seed=seed),
+            compare_segmenters(test, models=models, evaluation=data.evaluation, peers=peers, seed=seed,
+                               words_per_segment=words_per_segment),
             f"scoring {test.name}")
         evaluation = ("stream" if data.evaluation == "stream"
                       else f"mean over {len(comparison.units)} files")
@@ -645,15 +720,17 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     yield from seg.fit_iter(data.train, data.heldout, lms)
     t2 = time.perf_counter()
     stop = heldout_stop(seg, data.heldout)
-    models = {}
+    models, rules = {}, {}
     for name, model in (("model", seg), (f"model@{len(stop.features_)} (held-out stop)" if stop else "", stop)):
         if model is None:
             continue
         models[name] = model
+        rules[name] = model.rule_.describe()
         for rule in data.rules:  # the other decision rules, each tuned on the held-out portion, side by side
             if rule.label() != seg.base_rule().label():
-                models[f"{name}, {rule.label()}"] = model_segmenter(
-                    model.with_tuned_rule(rule, data.heldout))
+                tuned = model.with_tuned_rule(rule, data.heldout)
+                models[f"{name}, {rule.label()}"] = model_segmenter(tuned)
+                rules[f"{name}, {rule.label()}"] = tuned.rule_.describe()
     tables = yield from score_test_portions(data, models, peers=peers, seed=seed)
     t3 = time.perf_counter()
     if out is not None:
@@ -666,6 +743,7 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
         "test_sentences": sum(t.n_sentences for t in data.tests.values()),
         "segmenter_params": {k: _jsonable(v) for k, v in seg.get_params().items()},
         "language_models": lm_source,
+        "row_rules": rules,   # each model row's decision rule as tuned (the tables print it beside the row)
         **data.notes,
     }
     seconds = {"language_models": round(t1 - t0, 1), "segmenter": round(t2 - t1, 1),

@@ -1,12 +1,17 @@
-"""``segviz reproduce [reuters|choi|choi-disjoint|wiki|longform|paper|all] [--json] [--out DIR] [--data DIR]``.
+"""``segviz reproduce [reuters|choi|choi-disjoint|wiki|longform|paper|all] [--json] [--out DIR] [--data DIR]``,
+``segviz reproduce NAME --check RESULT.json`` and ``segviz reproduce --tables``.
 
 A thin command over :mod:`segviz.protocols`: runs the protocols of docs/protocols.md end to end and prints the
 paper's Tables 5/6 layout (the model, its held-out stop, the peers and the baselines) plus the first induced
-features (its Figures 5/6 as text).
+features (its Figures 5/6 as text).  With ``--out DIR`` each protocol's full result is also written as
+``DIR/NAME.json`` (:mod:`segviz.results`; the committed copies are ``docs/results/NAME.json``); ``--check FILE``
+re-runs one protocol and compares every printed cell with FILE; ``--tables`` re-renders the tables of
+docs/reproduction.md from docs/results.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -15,11 +20,17 @@ from ..errors import SegvizError
 from ..evaluation import table_rows
 from ..paths import SOURCE_ROOT
 from ..persist import atomic_write_json, atomic_write_text, check_output_path
+from .. import results as result_files
 from .arguments import names_list, seed
 from .common import feature_lines, print_json, render_table, run_with_progress
 from .train import add_training_arguments, segmenter_params
 
 DEFAULT_DATA = SOURCE_ROOT.parent / "shared" / "corpora"
+#: where the committed results live and the document whose tables are rendered from them
+RESULTS_DIR = SOURCE_ROOT / "docs" / "results"
+TABLES_DOC = SOURCE_ROOT / "docs" / "reproduction.md"
+#: the protocols ``--check`` can re-run, one at a time
+CHECKABLE = ("reuters", "choi", "choi-disjoint", "wiki", "longform", "chapters")
 
 #: what each choice on the command line runs, in order
 SELECTIONS = {
@@ -125,6 +136,8 @@ def _reproduce_default(args: argparse.Namespace) -> int:
     model = run_with_progress(default_model.build_iter(data), quiet=args.json and not sys.stderr.isatty())
     model.save(target)
     rows = model.tuning_["domains"]
+    result_files.write_result(target.parent / "default.json",
+                              result_files.default_document(target.name, model.thresholds_, rows))
     if args.json:
         print_json({"model": str(target), "thresholds": model.thresholds_, "heldout": rows})
     else:
@@ -166,14 +179,68 @@ def _reproduce_general_lm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_options(args: argparse.Namespace, name: str, params: dict) -> dict:
+    """How protocol ``name`` was run, as its result file records it (a check compares them too)."""
+    options = {"segmenter_params": {k: repr(v) if not isinstance(v, (str, int, float, bool, list)) else v
+                                    for k, v in params.items()},
+               "peers": None if args.peers is None else list(args.peers), "seed": args.seed,
+               "lm_vocab": args.lm_vocab}
+    if name == "wiki":
+        options["keep_titles"] = args.keep_titles
+    if name == "longform":
+        options.update(category=args.category, split_seed=args.split_seed)
+    return options
+
+
+def _tables(args: argparse.Namespace) -> int:
+    """``reproduce --tables``: re-render the generated regions of the docs from the result files."""
+    docs = Path(args.docs) if args.docs else TABLES_DOC
+    results = Path(args.results) if args.results else RESULTS_DIR
+    if not results.is_dir():
+        raise SegvizError(f"{results}: no such results directory")
+    changed, missing = result_files.update_docs(docs, results)
+    print(f"{docs}: {'tables re-rendered' if changed else 'tables already match'} {results}")
+    for region in missing:
+        print(f"  results:{region}: no {region.partition('/')[0]}.json yet, the region's text is left as it is")
+    return 0
+
+
+def _check(args: argparse.Namespace, name: str, document: dict, expected: dict) -> int:
+    """``--check FILE``: every cell the docs print from FILE against the re-run; 0 when all match, else 1."""
+    differences = result_files.differing_cells(expected, document)
+    if expected.get("options") != document.get("options"):
+        differences.append(f"options: {expected.get('options')} committed, {document.get('options')} re-run")
+    if differences:
+        print(f"{args.check}: {len(differences)} cells differ from the re-run of `reproduce {name}`:")
+        for line in differences:
+            print(f"  {line}")
+        return 1
+    print(f"{args.check}: every printed cell matches the re-run of `reproduce {name}`")
+    return 0
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .. import protocols
 
+    if args.tables:
+        if args.check:
+            raise SegvizError("--tables re-renders the docs from the result files; --check re-runs one protocol")
+        return _tables(args)
+    expected = None
+    if args.check:
+        if args.which not in CHECKABLE:
+            raise SegvizError(f"--check re-runs one protocol: one of {', '.join(CHECKABLE)}, not {args.which!r}")
+        if args.score:
+            raise SegvizError("--check re-runs a protocol's training; --score trains nothing")
+        expected = result_files.load_result(args.check)   # a bad file fails now, not after the run
+        if expected["kind"] != "protocol" or expected["name"] != args.which:
+            raise SegvizError(f"{args.check}: holds the result of {expected['name']!r}, not of `reproduce "
+                              f"{args.which}`")
     if args.which == "default":
         return _reproduce_default(args)
     if args.which == "general-lm":
         return _reproduce_general_lm(args)
-    which = SELECTIONS[args.which]
+    which = (args.which,) if expected is not None else SELECTIONS[args.which]
     if args.lm and len({protocols.LM_NAMES.get(p, p) for p in which}) > 1:
         raise SegvizError(f"--lm names one set of language models; `reproduce {args.which}` needs "
                           f"{len(which)} (run one protocol at a time, or let --out DIR cache them)")
@@ -189,8 +256,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     out = _output_directory(args.out, args.parents)
     if out is not None:  # every file the run will write, checked before hours of work rather than after
         names = (("scores.json", "scores.txt") if args.score else
-                 ("reproduce.json", "reproduce.txt", *(f"{p}-model{stop}.segviz" for p in which
-                                                       for stop in ("", "-heldout-stop"))))
+                 ("reproduce.json", "reproduce.txt", *(f"{p}.json" for p in which),
+                  *(f"{p}-model{stop}.segviz" for p in which for stop in ("", "-heldout-stop"))))
         reads = [args.lm, *(path for _, path in args.score or ())]   # never written over
         for name in names:
             check_output_path(out / name, inputs=[p for p in reads if p])
@@ -209,11 +276,17 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(render_result(result))
             print()
     payload = {name: result.to_json() for name, result in results.items()}
+    documents = {name: result_files.protocol_document(payload[name], options=_run_options(args, name, params))
+                 for name in results}
     if out is not None:
         atomic_write_json(out / "reproduce.json", payload)
         atomic_write_text(out / "reproduce.txt", "\n\n".join(render_result(r) for r in results.values()) + "\n")
+        for name, document in documents.items():   # each protocol's result file, as docs/results keeps it
+            result_files.write_result(out / f"{name}.json", document)
     if args.json:
         print_json(payload)
+    if expected is not None:
+        return _check(args, args.which, json.loads(json.dumps(documents[args.which])), expected)
     return 0
 
 
@@ -230,6 +303,14 @@ def register(subparsers) -> None:
                         "all adds wiki and longform; default rebuilds the bundled default model (--out DIR); "
                         "general-lm the bundled general-English language models (--out DIR)")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    r.add_argument("--check", metavar="RESULT.json",
+                   help="re-run the one protocol named and compare every number the docs print (rates to 0.1 "
+                        "point) with this result file (e.g. docs/results/wiki.json): exit 0 when all match, else "
+                        "print the differing cells and exit 1")
+    r.add_argument("--tables", action="store_true",
+                   help="run nothing: re-render the tables of docs/reproduction.md from docs/results/*.json")
+    r.add_argument("--results", metavar="DIR", help=f"--tables: the result files (default {RESULTS_DIR})")
+    r.add_argument("--docs", metavar="FILE", help=f"--tables: the document to re-render (default {TABLES_DOC})")
     r.add_argument("--out", metavar="DIR", help="write models, cached LMs, reproduce.json and reproduce.txt here")
     r.add_argument("--parents", action="store_true", help="create missing parent directories of --out")
     r.add_argument("--data", metavar="DIR", help=f"corpora directory (default {DEFAULT_DATA})")
