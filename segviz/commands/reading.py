@@ -27,9 +27,10 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
                              "wiki (Wiki-727K), jsonl; default auto: detected from each file's content")
     headings = parser.add_mutually_exclusive_group()
     headings.add_argument("--headings", action="store_true", default=None,
-                          help="text format: heading lines (CHAPTER IV, 2. Methods, ...) start reference segments "
-                               "and leave the sentences (default: when the text looks like a book, with at least "
-                               f"{MIN_BOOK_HEADINGS} numbered chapter headings)")
+                          help="text format: read prose with its headings: chapter headings (CHAPTER IV, BOOK II, "
+                               "a Markdown # line, ...) start reference segments and leave the sentences (default: "
+                               f"when the text looks like a book, with at least {MIN_BOOK_HEADINGS} numbered chapter "
+                               "headings)")
     headings.add_argument("--no-headings", dest="headings", action="store_false", default=None,
                           help="text format: read a book as plain prose (its headings, title page and contents stay "
                                "sentences; no reference)")
