@@ -25,7 +25,7 @@ PINNED = Path(__file__).resolve().parents[1] / "tests" / "data" / "gutenberg_cha
 #: a chapter with less text than this (characters) is reported
 SHORT_CHAPTER = 1500
 BACK_MATTER_RE = re.compile(r"^(?:FOOTNOTES?:?|NOTES?\b|A NOTE ON THE TEXT|APPENDIX|INDEX|THE END|FINIS|"
-                            r"TRANSCRIBER|GLOSSARY|ADVERTISEMENT|BIBLIOGRAPHY|\[?Footnote)", re.I)
+                            r"TRANSCRIBER|GLOSSARY|ADVERTISEMENT|BIBLIOGRAPHY|\[?Footnote)", re.IGNORECASE)
 
 
 def books() -> list[tuple[Path, int | None]]:
@@ -56,7 +56,6 @@ def audit(path: Path) -> tuple[list, list[str]]:
     for k, section in enumerate(layout.sections):
         body = shown[section.end:bounds[k + 1]]
         chars = sum(len(x) for x in body)
-        first = [x for x in body if x][:1]
         block: list[str] = []
         for x in body:
             if x:

@@ -364,3 +364,55 @@ def test_other_non_utf8_files_are_still_refused(tmp_path, data):
     path.write_bytes(data)
     with pytest.raises(SegvizError, match="not valid UTF-8"):
         read_corpus(path, kind="text")
+
+
+# ------------------------------------------------------------------------------------ more heading forms
+def test_quoted_and_mixed_case_titles_leave_the_text():
+    _, titles, texts = _read(_book("CHAPTER I", "\"I WON'T!\" SAID MARY", BODY, "CHAPTER II",
+                                   "The first Step towards the Ladder.", BODY, "CHAPTER III", "TOM!", BODY))
+    assert titles == ["CHAPTER I: \"I WON'T!\" SAID MARY", "CHAPTER II: The first Step towards the Ladder.",
+                      "CHAPTER III"]
+    assert "The first Step towards the Ladder." not in texts and not any("WON'T" in t for t in texts)
+    assert "TOM!" in texts   # a block of its own that exclaims is dialogue
+
+
+def test_a_title_wrapped_mid_phrase_is_one_title():
+    text = _book("CHAPTER 15. No just Cause or Impediment why these Two Persons\nshould not be joined together",
+                 BODY, "CHAPTER 16. Getting on", BODY)
+    _, titles, texts = _read(text)
+    assert titles[0] == "CHAPTER 15. No just Cause or Impediment why these Two Persons should not be joined together"
+    assert not any(t.startswith("should not be joined") for t in texts)
+
+
+@pytest.mark.parametrize("first,second", [("1.  The Cyclone", "2.  The Council"), ("1--A Face", "2--Humanity"),
+                                          ("01 My Early Home", "02 The Hunt"), ("1 THE THREE PRESENTS", "2 THE AUDIENCE"),
+                                          ("I  The Old Family", "II The Little Shop")])
+def test_a_numeral_with_a_title_on_its_line(first, second):
+    _, titles, _ = _read(_book(first, BODY, second, BODY))
+    assert titles == [first, second]
+
+
+def test_parts_with_a_motto_and_chapter_numbers_restarting():
+    motto = "    \"O ye men, how can it be but women should be strong?\"--ESDRAS."
+    text = _book("BOOK ONE -- THE THREE WOMEN", "1--A Face", BODY, "2--Humanity", BODY,
+                 "BOOK TWO -- THE ARRIVAL", motto, "1--Tidings", BODY, "2--Preparations", BODY)
+    _, titles, texts = _read(text)
+    # the part with only a motto before its first chapter is no segment: it joins that chapter
+    assert titles == ["BOOK ONE -- THE THREE WOMEN: 1--A Face", "2--Humanity",
+                      "BOOK TWO -- THE ARRIVAL: 1--Tidings", "2--Preparations"]
+    assert "1--Tidings" not in texts
+
+
+def test_notes_and_appendices_after_the_last_chapter_are_back_matter():
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", BODY, "APPENDIX", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II"] and len(texts) == 2 * len(_read(_book("CHAPTER I", BODY))[2])
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", BODY, "FOOTNOTES:",
+                                   "[1] The river is called the Mill Water in the old maps."))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert not any("FOOTNOTES" in t or "Mill Water" in t for t in texts)
+
+
+def test_a_preface_under_the_first_volume_heading_is_front_matter():
+    _, titles, texts = _read(_book("VOLUME I", "PREFACE", BODY.replace("morning", "preface"), "CHAPTER I", BODY,
+                                   "CHAPTER II", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II"] and not any("preface" in t for t in texts)

@@ -96,6 +96,8 @@ CLOSING_SHARE = 1 / 3
 MIN_CLOSING_SECTIONS = 3
 #: a part heading with at most this much text (characters) before its first chapter (a motto) joins that chapter
 MAX_PART_EPIGRAPH_CHARS = 1000
+#: a title capitalises at least this share of the words a title would (``The first Step towards the Ladder.``)
+TITLE_CAPITALS_SHARE = 0.6
 #: a block of prose has at least this many words ...
 PROSE_MIN_WORDS = 8
 #: ... and at least this share of them begin in lower case
@@ -174,10 +176,10 @@ _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+
 _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
 # named sections that are front matter before the first chapter, even under a volume heading
-_FRONT_MATTER_RE = re.compile(r"^(?:preface|foreword|introduction)\b", re.I)
+_FRONT_MATTER_RE = re.compile(r"^(?:preface|foreword|introduction)\b", re.IGNORECASE)
 # the heading of the notes printed after the story (a footnote's own text starts "[1]" or "Footnote 1:")
 _NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|notes?\s+to\s+(?:chapter|the)\b[\w .]{0,30}|footnotes\s+and\s+[\w'’ ]{1,30}|"
-                               r"(?:a\s+)?notes?\s+on\s+the\s+text|editor['’]?s\s+notes?)[\s.:]*$", re.I)
+                               r"(?:a\s+)?notes?\s+on\s+the\s+text|editor['’]?s\s+notes?)[\s.:]*$", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------------------------------------ numbers
@@ -295,16 +297,18 @@ def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
     core = text.rstrip(_CLOSERS + " ")
     if not core or core[-1] in (",;" if question else "!?,;"):
         return False
-    if text[0] in _OPEN_QUOTES and (len(lines) > 1 or any(ch in core for ch in ",;!?")
-                                    or text.rstrip(" *")[-1] not in "\"'”’»"):   # "* ": a footnote mark
-        return False
     letters = [ch for ch in text if ch.isalpha()]
+    capitals = not any(ch.islower() for ch in letters)
+    # a quotation in capitals is a title that quotes (``“I WON'T!” SAID MARY``); in lower case, dialogue
+    if text[0] in _OPEN_QUOTES and not capitals and (len(lines) > 1 or any(ch in core for ch in ",;!?")
+                                                     or text.rstrip(" *")[-1] not in "\"'”’»"):   # "* ": a footnote
+        return False
     if len(letters) < 2:
         return False
-    if not any(ch.islower() for ch in letters):
+    if capitals:
         return True
     content = [w for w in _words(text) if w.lower() not in _MINOR_WORDS]
-    return bool(content) and sum(w[0].isupper() for w in content) >= 0.75 * len(content)
+    return bool(content) and sum(w[0].isupper() for w in content) >= TITLE_CAPITALS_SHARE * len(content)
 
 
 @dataclass
