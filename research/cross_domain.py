@@ -15,6 +15,9 @@ scores its own model (:func:`segviz.protocols.score_test_portions`):
 
     nice python research/cross_domain.py reuters=OUT/reuters-model.segviz longform=OUT/longform-model.segviz \\
         wiki=OUT/wiki-model.segviz default=resources/default_model.segviz --json cross.json --markdown cross.md
+
+``--result FILE`` writes the table as a result file (:mod:`segviz.results`, kind ``cross-domain``): the committed
+``docs/results/cross-domain.json``, from which docs/reproduction.md's cross-domain table is rendered.
 """
 from __future__ import annotations
 
@@ -31,10 +34,11 @@ sys.path.insert(0, str(ROOT))
 from segviz.events import run_to_end  # noqa: E402
 from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
 from segviz.models import load_model  # noqa: E402
+from segviz.results import cross_domain_document, write_result  # noqa: E402
 
 DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi", "chapters")
 MIXED_OF = ("reuters", "longform", "wiki")
-ROW_ORDER_TAIL = ("c99", "texttiling", "none", "even")
+ROW_ORDER_TAIL = ("c99", "texttiling", "none", "even", "even-words")
 METRICS = ("p_k", "p_mu")
 
 
@@ -62,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--choi-all", action="store_true", help="all four Choi test sets (default: 2/3-11)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--markdown", default=None)
+    ap.add_argument("--result", default=None, metavar="FILE",
+                    help="write the cells as a segviz result file (docs/results/cross-domain.json)")
     args = ap.parse_args(argv)
     models = {}
     for item in args.models:
@@ -97,6 +103,9 @@ def main(argv=None) -> int:
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")
+    if args.result:
+        write_result(args.result, cross_domain_document(dict(item.partition("=")[::2] for item in args.models),
+                                                        json.loads(json.dumps(cells, default=str))))
     if args.json:
         Path(args.json).write_text(json.dumps({"models": dict(item.partition("=")[::2] for item in args.models),
                                                "cells": cells}, indent=1, default=str), encoding="utf-8")

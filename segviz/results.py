@@ -44,9 +44,18 @@ ROW_LABELS = {"c99": "C99", "texttiling": "TextTiling", "none": "none", "all": "
 #: the cross-domain table's columns: (result cell, heading, P_mu printed too)
 CROSS_COLUMNS = (("reuters", "Reuters 018–021", True), ("reuters-files", "Reuters, per file", True),
                  ("longform", "Brown long-form", True), ("wiki", "wiki300 251–300", True),
-                 ("choi", "Choi 2/3-11", True), ("choi 3-5", "2/3-5", False), ("choi 6-8", "2/6-8", False),
+                 ("choi 3-11", "Choi 2/3-11", True), ("choi 3-5", "2/3-5", False), ("choi 6-8", "2/6-8", False),
                  ("choi 9-11", "2/9-11", False), ("chapters", "Gutenberg test books", True))
 CROSS_TAIL = ("c99", "texttiling", "none", "even", "even-words")
+#: the cross-domain table's row headings for the models research/cross_domain.py is given by these names
+CROSS_LABELS = {"reuters": "Reuters 014–016", "longform": "Brown long-form training texts",
+                "wiki": "wiki300 1–200", "choi-disjoint": "Choi set 4, source-disjoint",
+                "chapters": "Gutenberg training books", "mixed": "**mixed** (the mixed expert alone)",
+                "default": "**default** (the bundled model: experts routed per document)"}
+#: the model trained on each test column's own domain (the cross-domain file's row names)
+IN_DOMAIN = {"reuters": "reuters", "reuters-files": "reuters", "longform": "longform", "wiki": "wiki",
+             "choi 3-11": "choi-disjoint", "choi 3-5": "choi-disjoint", "choi 6-8": "choi-disjoint",
+             "choi 9-11": "choi-disjoint", "chapters": "chapters"}
 
 _REGION = re.compile(r"(<!-- results:([\w./-]+) -->\n)(.*?)(<!-- /results:\2 -->)", re.S)
 
@@ -250,7 +259,33 @@ def cross_grid(document: Mapping[str, Any]) -> tuple[list[str], Grid]:
                 out.append("—")
             else:
                 out.append(percent(row["p_k"])[:-1] + (f" ({percent(row.get('p_mu'))[:-1]})" if with_mu else ""))
-        grid.append((name, ROW_LABELS.get(name, name), out))
+        grid.append((name, CROSS_LABELS.get(name, ROW_LABELS.get(name, name)), out))
+    return header, grid
+
+
+def _pk_mu(row: Mapping[str, Any] | None) -> str:
+    if row is None or row.get("p_k") is None:
+        return "—"
+    return f"{percent(row['p_k'])[:-1]} ({percent(row.get('p_mu'))[:-1]})"
+
+
+def routed_grid(document: Mapping[str, Any], model: str = "default") -> tuple[list[str], Grid]:
+    """The cross-domain table turned for one model (the default model, or the mixed expert alone): a row per test
+    split, the model (beside the mixed expert alone), the in-domain model, the peers and the baselines; P_k %
+    (P_mu %)."""
+    cells = document["cells"]
+    others = [n for n in ("mixed",) if n in document["models"] and n != model]
+    header = ["test split", f"{model}", *(f"{n} expert alone" for n in others), "in-domain model",
+              *(ROW_LABELS[n].split(" (")[0] for n in CROSS_TAIL)]
+    grid = []
+    for key, heading, _ in CROSS_COLUMNS:
+        if key not in cells:
+            continue
+        rows = _rows(cells[key])
+        own = IN_DOMAIN.get(key)
+        grid.append((key, heading, [_pk_mu(rows.get(model)), *(_pk_mu(rows.get(n)) for n in others),
+                                    _pk_mu(rows.get(own)) if own in document["models"] else "—",
+                                    *(_pk_mu(rows.get(n)) for n in CROSS_TAIL)]))
     return header, grid
 
 
@@ -268,11 +303,16 @@ def default_grid(document: Mapping[str, Any]) -> tuple[list[str], Grid]:
     return header, grid
 
 
-def grids(document: Mapping[str, Any]) -> dict[str, tuple[list[str], Grid]]:
-    """Every table a result file renders, by region name (the file's name, or ``NAME/PART``)."""
-    name, kind = document["name"], document["kind"]
+def grids(document: Mapping[str, Any], stem: str | None = None) -> dict[str, tuple[list[str], Grid]]:
+    """Every table a result file renders, by region name (the file's stem, by default the result's name, or
+    ``STEM/PART``)."""
+    name, kind = stem or document["name"], document["kind"]
     if kind == "cross-domain":
-        return {name: cross_grid(document)}
+        out = {name: cross_grid(document)}
+        for model in ("default", "mixed"):
+            if model in document["models"]:
+                out[f"{name}/{model}"] = routed_grid(document, model)
+        return out
     if kind == "default":
         return {f"{name}/heldout": default_grid(document)}
     tables = document["tables"]
@@ -291,6 +331,7 @@ def markdown(header: list[str], grid: Grid) -> str:
 
 def _caption(document: Mapping[str, Any], region: str) -> str:
     """The line above a generated table: where its numbers come from."""
+    stem = region.partition("/")[0]
     if document["kind"] == "protocol":
         tables = document["tables"]
         part = region.partition("/")[2]
@@ -299,19 +340,28 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
         test = (f"test {table.get('corpus')}: {_count(table.get('sentences'))} sentences, "
                 f"{_count(table.get('reference_segments'))} reference segments, {table.get('evaluation')}"
                 if part or len(tables) == 1 else "P_k % (P_mu %) per test set, means over its 50 files")
-        return (f"*Generated from `docs/results/{document['name']}.json` (`segviz reproduce {document['name']}`): "
+        flags = "".join(f" --{k.replace('_', '-')} {v}" for k, v in document.get("options", {}).items()
+                        if k in ("category", "split_seed") and v not in ("all", 0))
+        return (f"*Generated from `docs/results/{stem}.json` (`segviz reproduce {document['name']}{flags}`): "
                 f"train {document.get('train')}, tune {document.get('heldout')}; {test}; "
                 f"held-out stop at {stop if stop is not None else 'the last round'}.*\n\n")
-    return f"*Generated from `docs/results/{document['name']}.json`.*\n\n"
+    if document["kind"] == "default":
+        return (f"*Generated from `docs/results/default.json`: the held-out routing table stored in "
+                f"`{document.get('model')}` (`segviz reproduce default --out DIR` writes DIR/default.json); mean "
+                f"per-document P_k %.*\n\n")
+    models = ", ".join(f"{name} = `{path}`" for name, path in document.get("models", {}).items())
+    return (f"*Generated from `docs/results/{document['name']}.json` (`python research/cross_domain.py ... "
+            f"--result`): P_k % (P_mu %); models {models}.*\n\n")
 
 
 def render_region(region: str, results: Mapping[str, Mapping[str, Any]]) -> str | None:
     """The generated text of ``region`` (``NAME`` or ``NAME/PART``) from the result files by name, or None when
     the file it needs is absent (the region keeps its hand-written text until the file exists)."""
-    document = results.get(region.partition("/")[0])
+    stem = region.partition("/")[0]
+    document = results.get(stem)
     if document is None:
         return None
-    tables = grids(document)
+    tables = grids(document, stem)
     if region not in tables:
         raise SegvizError(f"docs region results:{region}: {document['name']}.json renders only "
                           f"{', '.join(tables)}")
@@ -319,11 +369,12 @@ def render_region(region: str, results: Mapping[str, Mapping[str, Any]]) -> str 
 
 
 def load_results(directory: str | Path) -> dict[str, dict]:
-    """Every ``*.json`` result file of ``directory`` by name (its stem)."""
+    """Every ``*.json`` result file of ``directory`` by its stem: ``NAME.json``, or ``NAME-VARIANT.json`` for a run
+    of protocol NAME with other options (``longform-fiction.json``: ``--category all-fiction``)."""
     out = {}
     for path in sorted(Path(directory).glob("*.json")):
         document = load_result(path)
-        if document["name"] != path.stem:
+        if path.stem != document["name"] and not path.stem.startswith(document["name"] + "-"):
             raise SegvizError(f"{path}: holds the result {document['name']!r}, not {path.stem!r}")
         out[path.stem] = document
     return out
