@@ -47,6 +47,7 @@ from segviz.features import (
     resolve_families,
 )
 from segviz.features.question_columns import QuestionColumns
+from segviz.gap_scorer import GapScorer
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
 from segviz.limits import MAX_ABS_LAMBDA, MAX_FEATURES, MAX_L2
@@ -311,8 +312,21 @@ class Segmenter(ParamsMixin, ModelQueries):
                      if heldout_relevance is not None and use_relevance
                      else _relevance(lms, heldout.sentences(), use_relevance))
         yield Progress("relevance", 2, 2)
+        train_context = FeatureContext.from_corpus(train, relevance=rel)
+        held_context = None if heldout is None else FeatureContext.from_corpus(heldout, relevance=rel_h)
+        scorer = None
+        if "paragraph-score" in families:
+            scorer = GapScorer()
+            if scorer.usable(train_context):
+                # cross-fitted: each training book scored by trees that never saw it (gap_scorer's docstring)
+                train_context.set_gap_score((yield from scorer.fit_iter(train_context, y)))
+                if held_context is not None:
+                    held_context.set_gap_score(scorer.scores(held_context))
+            else:   # too few books with paragraphs to learn from: recorded as not asked
+                scorer = None
+                families = tuple(f for f in families if f != "paragraph-score")
         yield Progress("candidate features", 0, 2)
-        X, specs = build_candidates(FeatureContext.from_corpus(train, relevance=rel), families=families,
+        X, specs = build_candidates(train_context, families=families,
                                     vocabulary=self.vocabulary, templates=self._template_set(),
                                     relevance_edges=self.relevance_edges, min_support=int(self.min_support))
         if X.shape[1] == 0:
@@ -322,7 +336,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         Xh = heldout_masses = None
         if heldout is not None:
             # answered per chosen feature, as rounds ask: induction reads no other held-out column
-            Xh = QuestionColumns(specs, FeatureContext.from_corpus(heldout, relevance=rel_h))
+            Xh = QuestionColumns(specs, held_context)
             heldout_masses = heldout.masses()
         yield Progress("candidate features", 2, 2)
         t1 = time.perf_counter()
@@ -334,6 +348,7 @@ class Segmenter(ParamsMixin, ModelQueries):
                               iis_tol=float(self.iis_tol), rule=round_rule)
         self.mu_ = mu
         self.lms_ = lms
+        self.scorer_ = scorer
         self.info_ = {
             "train_corpus": train.name, "heldout_corpus": heldout.name if heldout is not None else None,
             "train_sentences": len(train_sentences), "train_words_per_sentence": words_per_sentence,
@@ -438,6 +453,8 @@ class Segmenter(ParamsMixin, ModelQueries):
         rel = (_given_relevance(relevance, len(sentences), "the corpus's") if relevance is not None
                else _relevance(getattr(self, "lms_", None), sentences, needs))
         context = FeatureContext.from_corpus(corpus, relevance=rel)
+        if getattr(self, "scorer_", None) is not None and any(f.kind == "paragraph-score" for f in features):
+            context.set_gap_score(self.scorer_.scores(context))
         matrix = (evaluate_features(list(features), context, n_jobs=n_jobs) if features
                   else sp.csr_matrix((len(sentences) - 1, 0)))
         # kept for the next round's one new column (a live training's curve); keyed on the very relevance array
@@ -535,7 +552,7 @@ class Segmenter(ParamsMixin, ModelQueries):
             raise SegvizError(f"the model's history holds no valid weights for round {rounds}; cannot truncate")
         seg = Segmenter(**self.get_params(deep=False))
         seg._set_model(self.features_[:rounds], np.log(weights), self.prior_, self.rule_)
-        seg.mu_, seg.lms_ = self.mu_, self.lms_
+        seg.mu_, seg.lms_, seg.scorer_ = self.mu_, self.lms_, getattr(self, "scorer_", None)
         seg.history_ = list(self.history_[:rounds])
         seg.info_ = dict(self.info_, rounds_kept=rounds)
         if heldout is not None:
@@ -587,7 +604,15 @@ class Segmenter(ParamsMixin, ModelQueries):
         if self.lms_ is not None:
             documents, arrays = self.lms_.bundle_parts(f"{base}lm")
             lm_digest = members_digest(member_digests(documents, arrays), f"{base}lm")
+        scorer_digest = None
+        if getattr(self, "scorer_", None) is not None:
+            scorer_documents, scorer_arrays = self.scorer_.bundle_parts(f"{base}scorer")
+            documents.update(scorer_documents)
+            arrays.update(scorer_arrays)
+            scorer_digest = members_digest(member_digests(scorer_documents, scorer_arrays), f"{base}scorer")
         documents[f"{base}segmenter"] = dict(self.to_dict(), lm_sha256=lm_digest)
+        if scorer_digest is not None:
+            documents[f"{base}segmenter"]["scorer_sha256"] = scorer_digest
         return documents, arrays
 
     def save(self, path: str | os.PathLike, *, parents: bool = False) -> Path:
@@ -616,15 +641,23 @@ class Segmenter(ParamsMixin, ModelQueries):
                                   "the file was assembled from parts of different models")
             if lms is None:
                 lms = LanguageModels.from_bundle(bundle, f"{base}lm")
-        return cls._from_document(d, source=source, lms=lms)
+        scorer = None
+        if f"{base}scorer" in bundle.documents:
+            if d.get("scorer_sha256") != bundle.digest_of(f"{base}scorer"):
+                raise SegvizError(f"{source}: its paragraph scorer does not match the segmenter (checksum differs); "
+                                  "the file was assembled from parts of different models")
+            scorer = GapScorer.from_bundle(bundle, f"{base}scorer", source=source)
+        return cls._from_document(d, source=source, lms=lms, scorer=scorer)
 
     @classmethod
-    def _from_document(cls, d: dict, *, source: str, lms) -> "Segmenter":
+    def _from_document(cls, d: dict, *, source: str, lms, scorer=None) -> "Segmenter":
         values = validate_model_document(d, source=source, template_sets=tuple(TEMPLATE_SETS),
                                          known_params=cls._param_names())
         features = values["features"]
         if any(f.kind == "relevance" for f in features) and lms is None:
             raise SegvizError(f"{source}: the model asks relevance questions but holds no language models")
+        if any(f.kind == "paragraph-score" for f in features) and scorer is None:
+            raise SegvizError(f"{source}: the model asks about a paragraph score but holds no paragraph scorer")
         seg = cls()
         for name, value in values["params"].items():
             setattr(seg, name, value)
@@ -635,7 +668,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         except SegvizError as exc:
             raise SegvizError(f"{source}: {exc}") from None
         seg._set_model(features, values["lambdas"], values["prior"], rule)
-        seg.mu_, seg.lms_ = values["mu"], lms
+        seg.mu_, seg.lms_, seg.scorer_ = values["mu"], lms, scorer
         seg.history_ = values["history"]
         seg.info_ = values["info"]
         return seg
@@ -650,7 +683,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         if not 0.0 < prior < 1.0:
             raise SegvizError(f"prior must lie in (0, 1), got {prior}")
         seg = cls(n_features=max(1, len(features)))
-        seg.mu_, seg.lms_, seg.history_, seg.info_ = float(mu), lms, [], {}
+        seg.mu_, seg.lms_, seg.scorer_, seg.history_, seg.info_ = float(mu), lms, None, [], {}
         rule = ThresholdRule() if rule is None else rule
         seg._set_model(features, lambdas, prior, rule.check().with_mean_length(1.0 / float(mu)).check_ready())
         return seg

@@ -19,7 +19,7 @@ LAYERS = (
     ("language models", ("segviz.lm",)),
     ("relevance", ("segviz.relevance", "segviz.general_lm")),
     ("peers", ("segviz.peers",)),
-    ("features", ("segviz.features",)),
+    ("features", ("segviz.features", "segviz.tree_ensemble", "segviz.gap_scorer")),
     ("decision rules", ("segviz.decode", "segviz.length_prior", "segviz.tuning", "segviz.rules")),
     ("induction", ("segviz.induction_math", "segviz.induction")),
     ("baselines", ("segviz.baselines",)),

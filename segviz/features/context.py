@@ -34,10 +34,12 @@ class FeatureContext:
     texts : the raw text of each sentence; None = the tokens joined by spaces (no capitals, no quotes).
     paragraph_starts : per sentence, whether it opens a paragraph (True/False), NaN where unknown; None = unknown
         everywhere.
+    gap_score : per event (n-1,), a learned score of the gap in [0, 1] (:class:`segviz.gap_scorer.GapScorer`), NaN
+        where it gives none; None = not given (:meth:`set_gap_score` gives it later).
     """
 
     def __init__(self, sentences: Sequence[Sequence[str]], *, relevance=None, groups: Sequence[int] | None = None,
-                 texts: Sequence[str] | None = None, paragraph_starts=None):
+                 texts: Sequence[str] | None = None, paragraph_starts=None, gap_score=None):
         self.sentences = list(sentences)
         n = len(self.sentences)
         if n < 2:
@@ -70,6 +72,23 @@ class FeatureContext:
             if not np.isnan(p).all():
                 self.paragraph_starts = p
         self._memo: dict = {}
+        self.gap_score = None
+        if gap_score is not None:
+            self.set_gap_score(gap_score)
+
+    def set_gap_score(self, values) -> None:
+        """Give the learned gap score (one value in [0, 1] or NaN per event); signals computed from an earlier
+        score are forgotten."""
+        v = np.array(values, dtype=np.float64)
+        if v.shape != (self.n_events,):
+            raise SegvizError(f"gap_score must have shape ({self.n_events},) (one value per gap), got {v.shape}")
+        present = v[~np.isnan(v)]
+        if present.size and (present.min() < 0.0 or present.max() > 1.0):
+            raise SegvizError("gap_score values must lie in [0, 1]")
+        v.setflags(write=False)
+        self.gap_score = v
+        self._memo = {k: value for k, value in self._memo.items() if not (isinstance(k, tuple) and k[:2] == (
+            "signal", "paragraph_score"))}
 
     @classmethod
     def from_corpus(cls, corpus: "Corpus", *, relevance=None) -> "FeatureContext":

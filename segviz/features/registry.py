@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import (cohesion, dialogue, names, novelty, paragraphs, peer, position, relevance, shape,
-                             tfidf, transitions)
+from segviz.features import (cohesion, dialogue, names, novelty, paragraph_score, paragraphs, peer, position,
+                             relevance, shape, tfidf, transitions)
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 
@@ -28,6 +28,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     dialogue.FAMILY,
     transitions.FAMILY,
     paragraphs.FAMILY,
+    paragraph_score.FAMILY,
     shape.FAMILY,
     position.FAMILY,
 )}

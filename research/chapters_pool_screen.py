@@ -1,0 +1,88 @@
+"""Does a non-linear learner over paragraph-level measurements place chapters better with 127 training books than
+with 15?  A screen on the ``chapters`` protocol's training and held-out books only (the test books are never
+read): the measurements of :mod:`segviz.features.paragraph_measures` at every paragraph start of each book (cached per book as
+``.npz``), a gradient-boosted classifier fitted on the training books, each held-out book decided with its true
+number of chapters (the placing alone) and with a count estimated from its length in words.
+
+    nice python research/chapters_pool_screen.py [--data ../shared/corpora] [--cache DIR] [--jobs 2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from chapters_screen import DEFAULT_DATA
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from segviz import SegmentCountRule
+from segviz.evaluation import macro_average
+from segviz.features import FeatureContext
+from segviz.features.paragraph_measures import paragraph_measurements, paragraph_start_gaps
+from segviz.metrics import score_row
+from segviz.protocols import CHAPTER_BOOKS, read_books
+from segviz.segmentation import boundaries_to_masses, masses_to_indicator
+
+
+def _cached(args) -> dict:
+    data, name, cache = args
+    path = Path(cache) / (name.replace("/", "__") + ".npz")
+    if not path.exists():
+        corpus = read_books(data, [name], name)
+        context = FeatureContext.from_corpus(corpus)
+        at = paragraph_start_gaps(context)
+        gaps = np.flatnonzero(at)
+        y = masses_to_indicator(corpus.masses())[gaps]
+        words = sum(len(s) for d in corpus.documents for s in d.sentences)
+        np.savez(path, X=paragraph_measurements(context)[gaps], gaps=gaps, y=y, n=context.n_sentences,
+                 masses=np.array(corpus.masses()), words=words)
+    z = np.load(path)
+    return {"name": name, "X": z["X"], "gaps": z["gaps"], "y": z["y"], "n": int(z["n"]),
+            "masses": [int(m) for m in z["masses"]], "words": int(z["words"])}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--cache", default="/tmp/screen_cache")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    Path(args.cache).mkdir(parents=True, exist_ok=True)
+    names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
+    with ProcessPoolExecutor(args.jobs) as pool:
+        books = {role: list(pool.map(_cached, [(args.data, n, args.cache) for n in ns])) for role, ns in names.items()}
+    train, held = books["train"], books["heldout"]
+    words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
+    X = np.vstack([b["X"] for b in train])
+    y = np.concatenate([b["y"] for b in train])
+    print(f"{len(train)} training books, {X.shape[0]} paragraph starts, {int(y.sum())} chapter starts; "
+          f"{words_per_chapter:.0f} words a chapter", flush=True)
+    out = {}
+    for leaves, iters in ((15, 200), (31, 400)):
+        model = HistGradientBoostingClassifier(max_iter=iters, learning_rate=0.05, max_leaf_nodes=leaves,
+                                               l2_regularization=1.0, random_state=0).fit(X, y)
+        for count in ("true", "words"):
+            rows = []
+            for book in held:
+                p = model.predict_proba(book["X"])[:, 1]
+                q = np.full(book["n"] - 1, 1e-9)
+                q[book["gaps"]] = p
+                k = len(book["masses"]) if count == "true" else max(1, round(book["words"] / words_per_chapter))
+                hyp = SegmentCountRule(segments=k).decide(q)
+                rows.append(score_row(book["masses"], boundaries_to_masses(hyp, book["n"])))
+            mean = macro_average(rows)
+            key = f"leaves {leaves}, {iters} trees, count {count}"
+            out[key] = {"p_k": mean["p_k"], "p_mu": mean["p_mu"], "f1": mean.get("f1"),
+                        "per_book_p_k": {b["name"]: r["p_k"] for b, r in zip(held, rows)}}
+            print(f"{key:40s} P_k {mean['p_k']:.3f}  P_mu {mean['p_mu']:.3f}  F1 {mean.get('f1', float('nan')):.3f}",
+                  flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""Paragraph-level measurements at every paragraph start (beyond the paper): what a reader sees around a gap in a
+book, as numbers a non-linear scorer learns from (:mod:`segviz.gap_scorer`).
+
+Every chapter start of a book is a paragraph start, so the question "does a chapter start here?" is asked of
+paragraph starts.  At each gap where a paragraph starts (inside one source unit: a book, a file) a row of
+:data:`MEASUREMENTS`:
+
+* ``tfidf_cos_k``, ``tfidf_z_k``, ``tfidf_depth_k`` -- the tf-idf block cosine of the previous and next k
+  sentences, its z-score and valley depth in the unit, k = 5, 10, 25, 50, 100 (:mod:`segviz.features.tfidf`);
+* ``paragraph_cos_m`` -- the tf-idf cosine of the previous m and the next m *paragraphs*, m = 1, 3, 8, 20 (idf
+  within the unit);
+* the paragraphs on either side: their sentences, words and share of quoting sentences; whether the sentences on
+  either side quote and how many words they hold; a closing "!" or "?" before the gap; time words
+  (:data:`segviz.features.transitions.TIME_WORDS`) and "had" in the opening sentence, time words in its first 4;
+* ``new_names_k`` -- the share of the names of the next k sentences (k = 10, 25, 50) the unit has not named before
+  (:func:`segviz.features.names.unit_names`).
+
+Every window is clipped to the gap's source unit, and a unit's statistics (idf, first mentions, names) are its own,
+so a book's rows do not depend on the books read beside it.  Rows of gaps where no paragraph starts, and of gaps
+between two units, are NaN.  Computed once per context (:meth:`FeatureContext.memo`).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import scipy.sparse as sp
+
+from segviz.features.context import FeatureContext
+from segviz.features.dialogue import quoting_sentences
+from segviz.features.names import unit_names
+from segviz.features.questions import Window
+from segviz.features.tfidf import TFIDF, TFIDF_DEPTH, TFIDF_Z, term_counts
+from segviz.features.transitions import TIME_WORDS
+
+__all__ = ["MEASUREMENTS", "TFIDF_SPANS", "PARAGRAPH_SPANS", "NAME_SPANS", "paragraph_measurements",
+           "paragraph_start_gaps"]
+
+TFIDF_SPANS: tuple[int, ...] = (5, 10, 25, 50, 100)
+PARAGRAPH_SPANS: tuple[int, ...] = (1, 3, 8, 20)
+NAME_SPANS: tuple[int, ...] = (10, 25, 50)
+#: the columns of :func:`paragraph_measurements`, in order
+MEASUREMENTS: tuple[str, ...] = (
+    *(f"tfidf_{part}_{k}" for k in TFIDF_SPANS for part in ("cos", "z", "depth")),
+    *(f"paragraph_cos_{m}" for m in PARAGRAPH_SPANS),
+    "sentences_before", "sentences_after", "words_before", "words_after", "quoting_before", "quoting_after",
+    "quote_after", "quote_before", "sentence_words_after", "sentence_words_before", "closing_exclamation",
+    "time_words_opening", "had_opening", "time_words_first_4",
+    *(f"new_names_{k}" for k in NAME_SPANS),
+)
+_WORD = re.compile(r"\w")
+_CLOSING = re.compile(r"[!?][\"'\u201d\u2019]*\s*$")
+
+
+def paragraph_start_gaps(context: FeatureContext) -> np.ndarray:
+    """Per event (n-1,): True where a paragraph starts at the gap inside one source unit."""
+    marks = context.paragraph_starts
+    if marks is None:
+        return np.zeros(context.n_events, dtype=bool)
+    return (marks[1:] == 1.0) & ~context.group_edges()
+
+
+def _band(n: int, lo: int, hi: int) -> sp.csr_matrix:
+    """(n+1) x n: row j sums rows lo+j .. hi+j-1 of an n-row matrix (clipped to 0..n)."""
+    rows, cols = [], []
+    for shift in range(lo, hi):
+        j = np.arange(n + 1)
+        keep = (j + shift >= 0) & (j + shift < n)
+        rows.append(j[keep])
+        cols.append(j[keep] + shift)
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    return sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n + 1, n))
+
+
+def _paragraph_cosines(vectors: sp.csr_matrix, spans) -> dict[int, np.ndarray]:
+    """Per m: the cosine, at every paragraph index j = 0..P, of paragraphs j-m..j-1 against j..j+m-1."""
+    P = vectors.shape[0]
+    out = {}
+    for m in spans:
+        before, after = _band(P, -m, 0) @ vectors, _band(P, 0, m) @ vectors
+        dot = np.asarray(before.multiply(after).sum(axis=1)).ravel()
+        norm = np.sqrt(np.asarray(before.multiply(before).sum(axis=1)).ravel()
+                       * np.asarray(after.multiply(after).sum(axis=1)).ravel())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[m] = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
+    return out
+
+
+def _unit_rows(sentences, texts, starts: np.ndarray, names) -> np.ndarray:
+    """The paragraph-level columns (all but the tf-idf block ones) at paragraph starts ``starts[1:]`` of one unit
+    (``starts``: the first sentence of each paragraph, from 0)."""
+    n = len(sentences)
+    quote = quoting_sentences(texts)
+    words = np.fromiter((sum(1 for t in s if _WORD.search(t)) for s in sentences), dtype=np.float64, count=n)
+    lengths = np.diff(np.r_[starts, n]).astype(np.float64)
+    para_words = np.add.reduceat(words, starts)
+    para_quote = np.add.reduceat(quote, starts) / lengths
+    counts = term_counts(sentences).tocsr()
+    idf = np.log((1.0 + n) / (1.0 + np.bincount(counts.indices, minlength=counts.shape[1]))) + 1.0
+    owner = sp.csr_matrix((np.ones(n), (np.searchsorted(starts, np.arange(n), side="right") - 1, np.arange(n))),
+                          shape=(len(starts), n))
+    vectors = (owner @ sp.csr_matrix(counts.multiply(idf[None, :]))).tocsr()
+    cosines = _paragraph_cosines(vectors, PARAGRAPH_SPANS)
+    first_mentions, mentions, seen = np.zeros(n), np.zeros(n), set()
+    for i, found in enumerate(names):
+        mentions[i] = len(found)
+        first_mentions[i] = sum(1 for x in set(found) if x not in seen)
+        seen.update(found)
+    cum_first, cum_all = np.r_[0.0, np.cumsum(first_mentions)], np.r_[0.0, np.cumsum(mentions)]
+    rows = []
+    for j in range(1, len(starts)):
+        b = int(starts[j])
+        row = [cosines[m][j] for m in PARAGRAPH_SPANS]
+        opening = sentences[b]
+        row += [lengths[j - 1], lengths[j], para_words[j - 1], para_words[j], para_quote[j - 1], para_quote[j],
+                quote[b], quote[b - 1], words[b], words[b - 1], float(bool(_CLOSING.search(texts[b - 1]))),
+                sum(w in TIME_WORDS for w in opening), sum(w == "had" for w in opening),
+                sum(w in TIME_WORDS for w in opening[:4])]
+        for span in NAME_SPANS:
+            hi = min(b + span, n)
+            total = cum_all[hi] - cum_all[b]
+            row.append((cum_first[hi] - cum_first[b]) / total if total else np.nan)
+        rows.append(row)
+    return np.array(rows, dtype=np.float64).reshape(len(rows), len(MEASUREMENTS) - 3 * len(TFIDF_SPANS))
+
+
+def paragraph_measurements(context: FeatureContext) -> np.ndarray:
+    """(n-1) x len(:data:`MEASUREMENTS`): the measurements at every gap where a paragraph starts inside a source
+    unit, NaN rows elsewhere (and everywhere when the reader knew no paragraphs)."""
+    def build() -> np.ndarray:
+        out = np.full((context.n_events, len(MEASUREMENTS)), np.nan)
+        at = paragraph_start_gaps(context)
+        if not at.any():
+            return out
+        n_block = 3 * len(TFIDF_SPANS)
+        for k_i, k in enumerate(TFIDF_SPANS):
+            window = Window("sentence", -k, k)
+            for p_i, signal in enumerate((TFIDF, TFIDF_Z, TFIDF_DEPTH)):
+                out[at, 3 * k_i + p_i] = context.values(signal, window)[at]
+        names = unit_names(context.texts, context.groups) if context.has_texts else [()] * context.n_sentences
+        marks = context.paragraph_starts
+        for start, size in zip(context.group_starts, context.groups):
+            end = int(start + size)
+            local = np.flatnonzero(marks[start:end] == 1.0)
+            local = np.union1d([0], local)
+            if local.size < 2:
+                continue
+            rows = _unit_rows(context.sentences[start:end], context.texts[start:end], local, names[start:end])
+            out[start + local[1:] - 1, n_block:] = rows
+        out[~at] = np.nan
+        return out
+
+    return context.memo(("paragraph measurements",), build)

@@ -1,0 +1,171 @@
+"""A learned, non-linear score of paragraph starts, offered to feature induction as evidence (beyond the paper).
+
+:class:`GapScorer` fits gradient-boosted trees (scikit-learn's ``HistGradientBoostingClassifier``) on the
+paragraph-level measurements of :mod:`segviz.features.paragraph_measures` at the training corpus's paragraph
+starts, labelled by the reference boundaries.  Its probability at each gap becomes the ``paragraph_score`` input of
+a :class:`~segviz.features.FeatureContext`, and the ``paragraph-score`` family asks interval questions of it
+(``is the score above 0.2?``): induction chooses among them as among any other candidates and weighs what it keeps
+(Section 4), so the exponential model stays the one model and its feature panel shows the score's questions.
+
+The training corpus's own scores are **cross-fitted**: each source unit (a book) is scored by trees fitted on the
+other units (``folds`` groups of units), so induction sees scores as good as a new book's, not the trees' memory
+of the book; held-out and new text are scored by the trees fitted on every training unit.  The trees are stored in
+the model file as arrays (:class:`~segviz.tree_ensemble.TreeEnsemble`), no pickle.
+"""
+from __future__ import annotations
+
+from typing import Any, Generator
+
+import numpy as np
+
+from .errors import SegvizError
+from .events import Progress
+from .features import FeatureContext
+from .features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
+from .params import ParamsMixin
+from .tree_ensemble import TreeEnsemble
+
+__all__ = ["GapScorer"]
+
+#: (name, lowest, highest) of the integer and float hyperparameters, checked before any fitting
+_LIMITS = {"max_iter": (1, 5000), "max_leaf_nodes": (2, 1024), "folds": (2, 100), "min_units": (2, 100_000)}
+_FLOAT_LIMITS = {"learning_rate": (1e-6, 1.0), "l2_regularization": (0.0, 1e6)}
+
+
+class GapScorer(ParamsMixin):
+    """Boosted trees over paragraph-level measurements: P(a segment starts at this paragraph start).
+
+    Parameters (keyword-only, stored verbatim)
+    ------------------------------------------
+    max_iter, learning_rate, max_leaf_nodes, l2_regularization : the trees (scikit-learn's names).
+    folds : groups of training units for the cross-fitted training scores.
+    min_units : the fewest training source units (books) to fit on: with fewer, cross-fitting has nothing to
+        hold out and the score is not offered.
+    random_state : the trees' seed.
+
+    Learned state
+    -------------
+    trees_ : the :class:`~segviz.tree_ensemble.TreeEnsemble` fitted on every training unit.
+    info_ : training rows, positives, units.
+    """
+
+    def __init__(self, *, max_iter: int = 200, learning_rate: float = 0.05, max_leaf_nodes: int = 15,
+                 l2_regularization: float = 1.0, folds: int = 5, min_units: int = 4, random_state: int = 0):
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.l2_regularization = l2_regularization
+        self.folds = folds
+        self.min_units = min_units
+        self.random_state = random_state
+
+    def check_params(self) -> "GapScorer":
+        for name, (low, high) in _LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+                raise SegvizError(f"{name} must be an integer in {low}..{high}, got {value!r}")
+        for name, (low, high) in _FLOAT_LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise SegvizError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
+        if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)):
+            raise SegvizError(f"random_state must be an integer, got {self.random_state!r}")
+        return self
+
+    # ------------------------------------------------------------------ fitting
+    def _classifier(self):
+        try:
+            from sklearn.ensemble import HistGradientBoostingClassifier
+        except ImportError:   # pragma: no cover - scikit-learn is a dependency
+            raise SegvizError("the paragraph-score family needs scikit-learn to train") from None
+        return HistGradientBoostingClassifier(
+            max_iter=int(self.max_iter), learning_rate=float(self.learning_rate),
+            max_leaf_nodes=int(self.max_leaf_nodes), l2_regularization=float(self.l2_regularization),
+            random_state=int(self.random_state))
+
+    def _fit_trees(self, X: np.ndarray, y: np.ndarray) -> TreeEnsemble:
+        if y.all() or not y.any():
+            raise SegvizError("the paragraph score needs paragraph starts with and without a boundary to learn from")
+        # a measurement missing on every row (names in text without capitals) carries nothing, and scikit-learn's
+        # binning cannot take it: a constant column is never split on, so new text's values there are ignored
+        X = np.where(np.isnan(X).all(axis=0)[None, :], 0.0, X)
+        return TreeEnsemble.from_sklearn(self._classifier().fit(X, y))
+
+    def usable(self, context: FeatureContext) -> bool:
+        """Whether ``context`` has enough source units with paragraph starts and boundaries to fit on."""
+        at = paragraph_start_gaps(context)
+        if not at.any():
+            return False
+        unit = context.group_of_sentence()[1:]
+        return len(np.unique(unit[at])) >= int(self.min_units)
+
+    def fit_iter(self, context: FeatureContext, y: np.ndarray) -> Generator[Progress, None, np.ndarray]:
+        """Fit on the paragraph starts of ``context`` (``y``: the reference indicator per event); yields progress,
+        returns the cross-fitted scores of ``context``'s own gaps (NaN where no paragraph starts)."""
+        self.check_params()
+        y = np.asarray(y, dtype=bool)
+        if y.shape != (context.n_events,):
+            raise SegvizError(f"need one label per gap ({context.n_events}), got {y.shape}")
+        if not self.usable(context):
+            raise SegvizError(f"the paragraph score needs at least {self.min_units} source units (books, files) "
+                              "with paragraph starts to learn from")
+        X = paragraph_measurements(context)
+        at = np.flatnonzero(paragraph_start_gaps(context))
+        unit = context.group_of_sentence()[1:][at]
+        units = np.unique(unit)
+        folds = min(int(self.folds), units.size)
+        fold_of_unit = {u: i % folds for i, u in enumerate(units)}
+        fold = np.array([fold_of_unit[u] for u in unit])
+        scores = np.full(context.n_events, np.nan)
+        for f in range(folds):
+            yield Progress("paragraph score (cross-fitted trees)", f, folds + 1)
+            inside = fold == f
+            trees = self._fit_trees(X[at[~inside]], y[at[~inside]])
+            scores[at[inside]] = trees.predict_proba(X[at[inside]])
+        yield Progress("paragraph score (cross-fitted trees)", folds, folds + 1)
+        self.trees_ = self._fit_trees(X[at], y[at])
+        self.info_ = {"rows": int(at.size), "boundaries": int(y[at].sum()), "units": int(units.size),
+                      "folds": folds, "measurements": list(MEASUREMENTS)}
+        yield Progress("paragraph score (cross-fitted trees)", folds + 1, folds + 1)
+        return scores
+
+    def scores(self, context: FeatureContext) -> np.ndarray:
+        """P(boundary) at every gap of ``context`` where a paragraph starts (NaN elsewhere), from :attr:`trees_`."""
+        if not hasattr(self, "trees_"):
+            raise SegvizError("this GapScorer is not fitted yet")
+        out = np.full(context.n_events, np.nan)
+        at = np.flatnonzero(paragraph_start_gaps(context))
+        if at.size:
+            out[at] = self.trees_.predict_proba(paragraph_measurements(context)[at])
+        return out
+
+    # ------------------------------------------------------------------ storing
+    def bundle_parts(self, base: str) -> tuple[dict[str, dict], dict[str, np.ndarray]]:
+        """The scorer's JSON document and its trees' arrays, named under ``base`` in a model bundle."""
+        document, arrays = self.trees_.to_parts()
+        document = {"params": self.get_params(deep=False), "trees": document, "info": self.info_}
+        return {base: document}, {f"{base}/{name}": a for name, a in arrays.items()}
+
+    @classmethod
+    def from_bundle(cls, bundle, base: str, *, source: str) -> "GapScorer":
+        """The scorer stored under ``base`` of a read bundle, every field validated."""
+        document = bundle.document(base)
+        if not isinstance(document, dict) or not isinstance(document.get("params"), dict):
+            raise SegvizError(f"{source}: the paragraph scorer's document must hold its params")
+        params = document["params"]
+        unknown = sorted(set(params) - set(cls._param_names()))
+        if unknown:
+            raise SegvizError(f"{source}: the paragraph scorer has unknown params {', '.join(map(str, unknown))}")
+        scorer = cls(**params)
+        try:
+            scorer.check_params()
+        except SegvizError as exc:
+            raise SegvizError(f"{source}: paragraph scorer: {exc}") from None
+        arrays: dict[str, Any] = bundle.arrays_under(base)
+        scorer.trees_ = TreeEnsemble.from_parts(document.get("trees"), arrays, source=f"{source}: paragraph scorer")
+        if scorer.trees_.n_features != len(MEASUREMENTS):
+            raise SegvizError(f"{source}: the paragraph scorer reads {scorer.trees_.n_features} measurements, "
+                              f"this version measures {len(MEASUREMENTS)}")
+        info = document.get("info")
+        scorer.info_ = info if isinstance(info, dict) else {}
+        return scorer

@@ -1,0 +1,127 @@
+"""The learned paragraph score: measurements per source unit, cross-fitted training scores, one model file."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from segviz import Segmenter, load_model
+from segviz.documents import Corpus, Document
+from segviz.errors import SegvizError
+from segviz.features import FeatureContext
+from segviz.features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
+from segviz.gap_scorer import GapScorer
+from segviz.segmentation import masses_to_indicator
+
+pytest.importorskip("sklearn.ensemble", reason="scikit-learn fits the trees")
+
+
+def _book(rng, name: str, chapters: int) -> list[Document]:
+    """A book of chapters of paragraphs: each chapter opens with a short time-word paragraph about a new topic
+    and a quoted exchange follows, so the paragraph-level measurements carry a (noisy) signal."""
+    docs = []
+    for c in range(chapters):
+        topic = [f"{name}t{c}w{i}" for i in range(12)]
+        sentences, starts = [], []
+        for p in range(int(rng.integers(4, 9))):
+            for s in range(1 if p == 0 else int(rng.integers(1, 5))):
+                words = list(rng.choice(topic, size=6)) + ["the", "end"]
+                if p == 0:
+                    words = ["morning", "came", *words]
+                text = " ".join(words).capitalize() + "."
+                if p > 0 and rng.random() < 0.4:
+                    text = f'"{text}" she said.'
+                sentences.append(text)
+                starts.append(s == 0)
+        docs.append(Document(f"{name}#{c}", tuple(tuple(t.lower().replace('"', "").rstrip(".").split())
+                                                  for t in sentences), tuple(sentences), tuple(starts)))
+    return docs
+
+
+def _corpus(seed: int, books: int, chapters: int = 6) -> Corpus:
+    rng = np.random.default_rng(seed)
+    docs, files = [], []
+    for b in range(books):
+        book = _book(rng, f"b{seed}x{b}", chapters)
+        docs += book
+        files += [f"book{seed}-{b}.txt"] * len(book)
+    return Corpus(docs, name=f"books {seed}", files=files)
+
+
+def test_measurements_of_a_book_do_not_depend_on_the_books_beside_it():
+    together = _corpus(0, 3)
+    alone = Corpus(list(together.documents[6:12]), name="one", files=list(together.files[6:12]))
+    both, one = FeatureContext.from_corpus(together), FeatureContext.from_corpus(alone)
+    n_first = sum(len(d) for d in together.documents[:6])
+    rows = paragraph_measurements(both)[n_first:n_first + one.n_events]
+    np.testing.assert_array_equal(np.isnan(rows), np.isnan(paragraph_measurements(one)))
+    np.testing.assert_allclose(rows[~np.isnan(rows)], paragraph_measurements(one)[~np.isnan(rows)])
+    assert paragraph_measurements(both).shape == (both.n_events, len(MEASUREMENTS))
+    # between two books there is no row: the edge is not a paragraph start the text gives
+    assert not paragraph_start_gaps(both)[n_first - 1]
+
+
+def test_training_scores_are_cross_fitted():
+    """A book's training score comes from trees that never saw it: changing its own labels leaves it alone."""
+    corpus = _corpus(1, 6)
+    context = FeatureContext.from_corpus(corpus)
+    y = masses_to_indicator(corpus.masses())
+    first = list(GapScorer(max_iter=20, folds=3).fit_iter(context, y))
+    scorer = GapScorer(max_iter=20, folds=3)
+    scores = _returned(scorer.fit_iter(context, y))
+    flipped = y.copy()
+    n_first = sum(len(d) for d in corpus.documents[:6])
+    at = paragraph_start_gaps(context)
+    flipped[:n_first - 1] = at[:n_first - 1] & ~y[:n_first - 1]       # book 0's labels turned upside down
+    again = _returned(GapScorer(max_iter=20, folds=3).fit_iter(context, flipped))
+    np.testing.assert_array_equal(scores[:n_first - 1], again[:n_first - 1])
+    assert not np.array_equal(scores[n_first:], again[n_first:])
+    assert first and np.isnan(scores[~at]).all() and (scores[at] >= 0).all()
+    # the trees of every book score new text
+    assert np.isfinite(scorer.scores(context)[at]).all()
+
+
+def _returned(generator):
+    while True:
+        try:
+            next(generator)
+        except StopIteration as done:
+            return done.value
+
+
+def test_too_few_books_are_refused_and_a_segmenter_then_does_not_ask():
+    corpus = _corpus(2, 2)
+    context = FeatureContext.from_corpus(corpus)
+    with pytest.raises(SegvizError, match="at least 4 source units"):
+        _returned(GapScorer().fit_iter(context, masses_to_indicator(corpus.masses())))
+    seg = Segmenter(families=("paragraphs", "paragraph-score"), n_features=2).fit(corpus)
+    assert "paragraph-score" not in seg.info_["families"] and seg.scorer_ is None
+
+
+def test_a_segmenter_with_the_score_saves_and_loads_as_one_file(tmp_path):
+    train, held = _corpus(3, 6), _corpus(4, 2)
+    seg = Segmenter(families=("paragraphs", "paragraph-score"), n_features=4, l2=1.0).fit(train, held)
+    assert any(f.kind == "paragraph-score" for f in seg.features_)
+    path = seg.save(tmp_path / "m.segviz")
+    loaded = load_model(path)
+    np.testing.assert_allclose(loaded.predict_proba(held), seg.predict_proba(held), rtol=0, atol=1e-12)
+    assert loaded.predict(held) == seg.predict(held)
+
+
+def test_a_model_whose_scorer_is_from_another_model_is_refused(tmp_path):
+    import zipfile
+
+    train, held = _corpus(5, 6), _corpus(6, 2)
+    one = Segmenter(families=("paragraphs", "paragraph-score"), n_features=3).fit(train, held).save(tmp_path / "a")
+    other = Segmenter(families=("paragraphs", "paragraph-score"), n_features=3,
+                      l2=5.0).fit(_corpus(7, 6), held).save(tmp_path / "b")
+    # a file made of the first model's segmenter and the second's scorer, its index re-computed so that only the
+    # segmenter's own record of its scorer can tell
+    from segviz.bundle import read_bundle, write_bundle
+
+    a, b = read_bundle(one), read_bundle(other)
+    documents = {**a.documents, **{k: v for k, v in b.documents.items() if k.startswith("scorer")}}
+    arrays = {**a.arrays, **{k: v for k, v in b.arrays.items() if k.startswith("scorer/")}}
+    mixed = write_bundle(tmp_path / "mixed.segviz", "segmenter", documents, arrays)
+    assert zipfile.is_zipfile(mixed)
+    with pytest.raises(SegvizError, match="paragraph scorer does not match"):
+        load_model(mixed)
