@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from segviz.events import run_to_end  # noqa: E402
 from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
 from segviz.models import load_model  # noqa: E402
-from segviz.results import cross_domain_document, write_result  # noqa: E402
+from segviz.results import cross_domain_document, load_result, write_result  # noqa: E402
 
 DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi", "chapters")
 MIXED_OF = ("reuters", "longform", "wiki")
@@ -42,7 +42,7 @@ ROW_ORDER_TAIL = ("c99", "texttiling", "none", "even", "even-words")
 METRICS = ("p_k", "p_mu")
 
 
-def domain_tables(domain: str, data: Path, models: dict, choi_all: bool) -> dict[str, dict]:
+def domain_tables(domain: str, data: Path, models: dict, choi_all: bool, with_peers: bool = True) -> dict[str, dict]:
     """Score tables (test portion -> table payload) of one domain."""
     if domain in ("reuters", "reuters-files"):
         split = PROTOCOLS["reuters"](data)
@@ -54,7 +54,7 @@ def domain_tables(domain: str, data: Path, models: dict, choi_all: bool) -> dict
             split = replace(split, tests={"3-11": split.tests["3-11"]})
     else:
         split = PROTOCOLS[domain](data)
-    peers = ("c99", "texttiling") if domain != "reuters" else ("texttiling",)
+    peers = (("c99", "texttiling") if domain != "reuters" else ("texttiling",)) if with_peers else ()
     return run_to_end(score_test_portions(split, models, peers=peers))
 
 
@@ -68,6 +68,10 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown", default=None)
     ap.add_argument("--result", default=None, metavar="FILE",
                     help="write the cells as a segviz result file (docs/results/cross-domain.json)")
+    ap.add_argument("--no-peers", action="store_true", help="score no peer (their rows come from --merge)")
+    ap.add_argument("--merge", default=None, metavar="FILE",
+                    help="a cross-domain result file whose models and rows join these (a model added to a table "
+                         "without scoring the others again; the baselines are the same either way)")
     args = ap.parse_args(argv)
     models = {}
     for item in args.models:
@@ -76,7 +80,8 @@ def main(argv=None) -> int:
     cells: dict[str, dict] = {}
     for domain in [d for d in args.domains.split(",") if d]:
         t0 = time.perf_counter()
-        for portion, table in domain_tables(domain, Path(args.data), models, args.choi_all).items():
+        for portion, table in domain_tables(domain, Path(args.data), models, args.choi_all,
+                                            not args.no_peers).items():
             key = domain if portion == "test" else f"{domain} {portion}"
             cells[key] = table
             print(f"{key}: {time.perf_counter() - t0:.0f} s", flush=True)
@@ -104,8 +109,13 @@ def main(argv=None) -> int:
     if args.markdown:
         Path(args.markdown).write_text(text, encoding="utf-8")
     if args.result:
-        write_result(args.result, cross_domain_document(dict(item.partition("=")[::2] for item in args.models),
-                                                        json.loads(json.dumps(cells, default=str))))
+        given = dict(item.partition("=")[::2] for item in args.models)
+        cells = json.loads(json.dumps(cells, default=str))
+        if args.merge:
+            earlier = load_result(args.merge)
+            given = {**earlier["models"], **given}
+            cells = {key: {**earlier["cells"].get(key, {}), **table} for key, table in cells.items()}
+        write_result(args.result, cross_domain_document(given, cells))
     if args.json:
         Path(args.json).write_text(json.dumps({"models": dict(item.partition("=")[::2] for item in args.models),
                                                "cells": cells}, indent=1, default=str), encoding="utf-8")

@@ -251,7 +251,8 @@ def cross_grid(document: Mapping[str, Any]) -> tuple[list[str], Grid]:
     columns = [c for c in CROSS_COLUMNS if c[0] in cells]
     header = ["trained on \\ tested on", *(heading for _, heading, _ in columns)]
     grid = []
-    for name in [*document["models"], *CROSS_TAIL]:
+    models = sorted(document["models"], key=lambda m: list(CROSS_LABELS).index(m) if m in CROSS_LABELS else 99)
+    for name in [*models, *CROSS_TAIL]:
         out = []
         for key, _, with_mu in columns:
             row = _rows(cells[key]).get(name)
