@@ -518,7 +518,9 @@ GENERAL_LM_BOOKS = tuple(f"gutenberg_novels/{b}" for b in (*_NOVELS_TRAIN, *_NOV
 #: (research/chapters_select.py, docs/reproduction.md "Chapters")
 CHAPTERS_SEGMENTER: dict[str, Any] = {
     **NATURAL_SEGMENTER,
-    "families": ("cohesion", "tfidf", "shape", "position", "paragraphs", "names", "dialogue"),
+    # the paragraph score: boosted trees over paragraph-level measurements, cross-fitted on the training books
+    # (segviz.gap_scorer; research/chapters_pool_screen.py)
+    "families": ("cohesion", "tfidf", "shape", "position", "paragraphs", "paragraph-score", "names", "dialogue"),
     "n_features": 100,
     "stopping": "heldout",
     # in words: an author of long sentences writes fewer of them to a chapter; cross-fitted on the held-out books

@@ -218,7 +218,7 @@ def test_books_go_to_the_chapters_expert(model, shared_corpora):
     boundary inside a book: its gauge is far above its threshold)."""
     from segviz.protocols import CHAPTER_BOOKS
 
-    book = shared_corpora / "gutenberg_novels" / f"{CHAPTER_BOOKS['test'][-1]}.txt"
+    book = shared_corpora / f"{CHAPTER_BOOKS['test'][-1]}.txt"
     corpus = read_corpus(book, headings=True)
     route = model.route(corpus)
     assert route.expert == "chapters"
