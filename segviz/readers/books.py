@@ -175,6 +175,8 @@ _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
 _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
+# an old-style Gutenberg closing line without the "*** END" marker (``*Project Gutenberg Etext of ...*``)
+_GUTENBERG_LINE_RE = re.compile(r"\bproject\s+gutenberg\b", re.IGNORECASE)
 # named sections that are front matter before the first chapter, even under a volume heading
 _FRONT_MATTER_RE = re.compile(r"^(?:preface|foreword|introduction)\b", re.IGNORECASE)
 # the heading of the notes printed after the story (a footnote's own text starts "[1]" or "Footnote 1:")
@@ -619,12 +621,26 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             # chapters numbered in one system (Roman, Arabic): numerals of the other number the letters or
             # narratives inside a chapter (Armadale's "I. LURKING MISCHIEF." / "1. _From Ozias Midwinter_")
             chosen = [c for c in chosen if c.match.kind != "numeral" or c.match.style.split()[0] == numerals[0]]
+        # the numbers of sub-sections (a series far enough apart to number sections, not stanzas) leave the text
+        # too: a chapter that opens with "I" gives its boundary away as its heading would
+        taken = {c.start for c in chosen}
+        subsections = [c for c in cands[body:] if c.match.kind == "numeral" and not c.contents
+                       and c.start not in taken]
+        for c in subsections:
+            for i in range(c.start, c.end):
+                dropped[i] = True
+        if subsections:
+            notes.append(f"{len(subsections)} sub-section number(s) inside chapters left out")
         if cands[body].start:
             notes.append(f"front matter before line {cands[body].start} (title page, contents, prefaces) left out")
     else:
         chosen = [c for c in cands if not c.contents]
 
     sections = _sections(chosen, blocks, visible)
+    if book:
+        opening = _opening_numbers(sections, visible, dropped)
+        if opening:
+            notes.append(f"{opening} sub-section number(s) opening a chapter left out")
     if book:
         # appendices after the last chapter are no chapters of the story: back matter, as the notes are
         last_numbered = max((k for k, s in enumerate(sections) if (m := match_heading(s.heading)) and m.numbered),
@@ -692,6 +708,30 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
         out.append(Section(start, end, visible[start], _join_title(pieces)))
         k += 1
     return out
+
+
+def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> int:
+    """Mark as dropped a lone ``I`` (``I.``, ``1``) standing first in a chapter, and the title under it: the number
+    of its first sub-section, even where the sub-sections are too short to be a numeral series of their own (a chapter that
+    opens with ``I`` gives its boundary away as its heading would).  Returns how many."""
+    bounds = [section.start for section in sections[1:]] + [len(visible)]
+    count = 0
+    for section, stop in zip(sections, bounds):
+        i = next((i for i in range(section.end, stop) if visible[i] and not dropped[i]), None)
+        if i is None or (i + 1 < len(visible) and visible[i + 1] and not dropped[i + 1]):
+            continue   # not alone in its block
+        match = _NUMERAL_RE.match(visible[i])
+        if match and number_value(match.group("num")) == 1:
+            dropped[i] = True
+            count += 1
+            # with the sub-section's own title below it (the Moonstone's "The Statement of SERGEANT CUFF'S MAN")
+            start = next((j for j in range(i + 1, stop) if visible[j] and not dropped[j]), stop)
+            end = next((j for j in range(start, stop) if not visible[j]), stop)
+            if start < stop and end - start <= MAX_TITLE_LINES and is_title_like(visible[start:end]) \
+                    and not is_prose(visible[start:end]):
+                for j in range(start, end):
+                    dropped[j] = True
+    return count
 
 
 def _parts_with_epigraphs(sections: list[Section], visible: Sequence[str],
@@ -785,13 +825,14 @@ def _join_title(pieces: list[str]) -> str:
 
 def _back_matter(visible: Sequence[str], after: int) -> int | None:
     """The first line after ``after`` that ends the book (``THE END``, ``FINIS``, the heading of the notes --
-    ``FOOTNOTES:``, ``NOTE``, ``A NOTE ON THE TEXT`` -- or a transcriber's note, standing alone), or ``None``."""
+    ``FOOTNOTES:``, ``NOTE``, ``A NOTE ON THE TEXT`` -- a transcriber's note, or an old-style Project Gutenberg
+    closing line), or ``None``."""
     for i in range(after, len(visible)):
         line = visible[i]
         if not line or (i > 0 and visible[i - 1]):
             continue   # both stand first in a block
         alone = i + 1 == len(visible) or not visible[i + 1]
         if (alone and (_THE_END_RE.match(line) or _NOTES_HEADING_RE.match(line))) or (
-                len(line) <= _MAX_NOTE_LINE_CHARS and _NOTE_RE.search(line)):
+                len(line) <= _MAX_NOTE_LINE_CHARS and (_NOTE_RE.search(line) or _GUTENBERG_LINE_RE.search(line))):
             return i
     return None
