@@ -232,10 +232,17 @@ def baseline_scores(heldout) -> dict[str, dict[str, float]]:
 
 
 def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESETS,
-                params: Mapping[str, Any] | None = None) -> Generator[Any, None, Selection]:
+                params: Mapping[str, Any] | None = None,
+                references: Mapping[str, Segmenter] | None = None) -> Generator[Any, None, Selection]:
     """Train the configurations ``presets`` (each with ``params`` over it, e.g. ``n_features``), score each on
     ``heldout`` (:func:`heldout_scores`) and return the best by P_mu - P_k, then P_k (module docstring).  Yields each
-    fit's events, their progress stages prefixed with the preset's name."""
+    fit's events, their progress stages prefixed with the preset's name.
+
+    ``references``: segmenters trained elsewhere (the bundled default model's expert for such text), entered as
+    candidates as they are, only their rule tuned on ``heldout`` as a candidate's is: training is kept only when it
+    beats them, so what ``train`` keeps is never worse on the held-out documents than what a user already has.
+    (A reference that was trained or tuned on the held-out documents themselves would be flattered: the bundled
+    model never saw the test books of the shared corpora, but it did see their training and held-out books.)"""
     if heldout is None:
         raise SegvizError("choosing a configuration needs held-out data (--heldout)")
     unknown = [p for p in presets if p not in PRESETS]
@@ -265,9 +272,17 @@ def select_iter(train, heldout, lms=None, *, presets: Sequence[str] = AUTO_PRESE
         scores[name] = _candidate_row(seg, heldout)
         yield Progress(f"{name}: scoring on the held-out documents", 1, 1)
         models[name] = seg
+    order = list(presets)
+    for name, reference in dict(references or {}).items():
+        yield Progress(f"{name}: tuning its rule on the held-out documents", 0, 1)
+        seg = reference.with_tuned_rule(reference.base_rule(), heldout)
+        scores[name] = _candidate_row(seg, heldout)
+        models[name] = seg
+        order.append(name)
+        yield Progress(f"{name}: tuning its rule on the held-out documents", 1, 1)
     yield Progress("configuration", len(presets), len(presets))
     chosen = min(scores, key=lambda n: (round(scores[n]["p_k"] - scores[n]["p_mu"], 6), scores[n]["p_k"],
-                                        presets.index(n)))
+                                        order.index(n)))
     baselines = baseline_scores(heldout)
     model = models[chosen]
     model.info_["selection"] = {"chosen": chosen, "heldout": scores, "baselines": baselines,

@@ -120,6 +120,22 @@ def heldout_masses(model, unit):
     return model_segmenter(model)(unit)
 
 
+def test_a_reference_model_is_a_candidate_and_kept_when_it_is_best():
+    """Training is kept only when it beats what the user already has: a reference enters the search with its rule
+    tuned on the held-out documents, scored as every candidate is."""
+    train, held = read_corpus(CHOI[:2]), read_corpus(CHOI[3:])
+    # a reference that saw the held-out documents themselves: flattered, so it must win against one feature
+    reference = Segmenter(families=("cohesion", "tfidf"), n_features=6, l2=1.0,
+                          tuning_metric="p_k", tuning_units="per-document").fit(held)
+    selection = run_to_end(select_iter(train, held, presets=("natural",), params={"n_features": 1},
+                                       references={"reference": reference}))
+    assert set(selection.scores) == {"natural", "reference"}
+    assert selection.chosen == "reference" and selection.model is not reference
+    assert selection.model.features_ == reference.features_
+    assert selection.scores["reference"]["cross_fitted"] and "tuned_score" in selection.model.info_
+    assert selection.model.info_["selection"]["chosen"] == "reference"
+
+
 def test_selection_needs_heldout_data_and_known_presets():
     train = read_corpus(CHOI[:2])
     with pytest.raises(SegvizError, match="held-out"):
@@ -135,11 +151,15 @@ def test_train_chooses_prints_and_stores_its_choice(tmp_path):
                            "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "held-out P_k" in line and "warning" not in line]
-    assert len(lines) == len(AUTO_PRESETS) + 2 and sum(line.split("segviz:")[1].strip().startswith("*")
+    # every configuration, the bundled default model's expert for such text, the two baselines
+    assert len(lines) == len(AUTO_PRESETS) + 3 and sum(line.split("segviz:")[1].strip().startswith("*")
                                                    for line in lines) == 1
     model = load_model(out)
     chosen = model.info_["selection"]["chosen"]
-    assert chosen in AUTO_PRESETS and set(model.info_["selection"]["heldout"]) == set(AUTO_PRESETS)
+    tried = set(model.info_["selection"]["heldout"])
+    bundled = tried - set(AUTO_PRESETS)
+    assert tried >= set(AUTO_PRESETS) and len(bundled) == 1 and next(iter(bundled)).startswith("bundled-")
+    assert chosen in tried
     # the document inside the file says the same
     with zipfile.ZipFile(out) as archive:
         document = json.loads(archive.read("segmenter.json"))

@@ -113,8 +113,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
             except SegvizError as exc:   # an installation without them: no relevance questions, as before
                 print(f"segviz: note: no --lm and no relevance questions ({exc})", file=sys.stderr)
     if preset == "auto":
-        selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params),
-                                      quiet=args.quiet)
+        references = _bundled_reference(held)
+        selection = run_with_progress(select_iter(train, held, lms, presets=AUTO_PRESETS, params=params,
+                                                  references=references), quiet=args.quiet)
         seg = selection.model
         _report(selection, f"configurations tried on {held.name} ({_scoring_words(selection)}; the highest "
                            "P_mu - P_k wins)")
@@ -135,6 +136,29 @@ def _cmd_train(args: argparse.Namespace) -> int:
     for line in feature_lines(seg, limit=args.show):
         print(line, file=sys.stderr)
     return 0
+
+
+def _bundled_reference(held) -> dict:
+    """The bundled default model's expert for text like the held-out documents (the one its router chooses for
+    most of them), as a candidate of the search: ``{"bundled-NAME": segmenter}``, or nothing when no default model
+    is installed."""
+    from collections import Counter
+
+    from ..models import load_model
+
+    try:
+        default = load_model()
+    except SegvizError as exc:
+        print(f"segviz: note: the bundled default model is not compared ({exc})", file=sys.stderr)
+        return {}
+    experts = default.segmenters()
+    if len(experts) == 1:
+        return {f"bundled-{name}": seg for name, seg in experts.items()}
+    routed = Counter(default.route(unit).expert for unit in held.by_file() if unit.n_sentences >= 3)
+    if not routed:
+        return {}
+    name = routed.most_common(1)[0][0]
+    return {f"bundled-{name}": experts[name]}
 
 
 def _report(selection, heading: str) -> None:
