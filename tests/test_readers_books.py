@@ -416,3 +416,30 @@ def test_a_preface_under_the_first_volume_heading_is_front_matter():
     _, titles, texts = _read(_book("VOLUME I", "PREFACE", BODY.replace("morning", "preface"), "CHAPTER I", BODY,
                                    "CHAPTER II", BODY))
     assert titles == ["CHAPTER I", "CHAPTER II"] and not any("preface" in t for t in texts)
+
+
+def test_the_numbers_of_sub_sections_leave_the_text():
+    # a chapter opening with "I" (and the sub-section's title), or numbered sub-sections far enough apart
+    sub = "I\n\n" + BODY + "\n\nII\n\n" + BODY
+    _, titles, texts = _read(_book("CHAPTER I", "I", "The Statement of the Gardener", BODY, "CHAPTER II", sub))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert not any(t in ("I", "II", "The Statement of the Gardener") for t in texts)
+
+
+def test_chapters_in_the_front_matter_before_volume_one_are_front_matter():
+    fragment = _book("APPENDIX", "FRAGMENT OF A ROMANCE", "CHAPTER I.", BODY.replace("morning", "fragment"),
+                     "CHAPTER IV.", BODY.replace("morning", "fragment"))
+    _, titles, texts = _read(fragment + "\n\n" + _book("Volume I.", "CHAPTER I", "INTRODUCTORY", BODY, "CHAPTER II", BODY))
+    assert titles == ["Volume I. CHAPTER I: INTRODUCTORY", "CHAPTER II"]
+    assert not any("fragment" in t for t in texts)
+    # chapters after a prologue are the story's
+    _, titles, _ = _read(_book("PROLOGUE.", "I. THE TRAVELERS.", BODY, "II. THE WRECK.", BODY,
+                               "BOOK THE FIRST.", "I. THE MYSTERY.", BODY, "II. THE MAN.", BODY))
+    assert titles == ["PROLOGUE. I. THE TRAVELERS.", "II. THE WRECK.", "BOOK THE FIRST. I. THE MYSTERY.",
+                      "II. THE MAN."]
+
+
+def test_an_old_style_gutenberg_closing_line_is_back_matter():
+    _, _, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", BODY,
+                              "*Project Gutenberg Etext of The River, by A. Writer*"))
+    assert not any("Gutenberg" in t for t in texts)

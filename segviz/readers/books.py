@@ -534,6 +534,23 @@ def _body_start(cands: list[_Candidate], runs: list[list[int]], listed: set[int]
     return None
 
 
+def _first_volume(cands: list[_Candidate], body: int) -> int:
+    """Where the book starts when chapters come before its first volume: ``VOLUME I`` (``BOOK I``, ``PART I``)
+    with ``CHAPTER I`` right below it, after a few chapters that are not the story's -- the fragments an editor
+    prints in the front matter (Waverley's general preface and its appendix).  Chapters after a Prologue are
+    the story's (Armadale): then, and when there is no such volume, ``body`` stays."""
+    for k in range(body, len(cands) - 1):
+        c, below = cands[k], cands[k + 1]
+        if c.match.kind == "named" and c.text.lower().startswith("prologue"):
+            return body
+        if c.contents or below.contents:
+            continue
+        if k > body and c.match.container and c.match.number == 1 and below.match.numbered and not below.match.container \
+                and below.match.number == 1 and below.block - c.block <= 1:
+            return k
+    return body
+
+
 def _with_container(cands: list[_Candidate], run: list[int], body: int, contentsish: list[int]) -> int:
     """Step back from ``body`` over numbered headings right before it that are not contents entries (``VOLUME
     I`` before ``CHAPTER I``)."""
@@ -603,6 +620,8 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         if following is not None and _FRONT_MATTER_RE.match(cands[following].text):
             body = next((k for k in range(following + 1, len(cands))
                          if not cands[k].contents and cands[k].match.numbered), body)
+    if body is not None and not cands[body].match.container:
+        body = _first_volume(cands, body)
     book = body is not None
     if book:
         for i in range(cands[body].start):
