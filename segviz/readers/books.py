@@ -13,17 +13,27 @@ Heading lines
       ``CANTO``, ``ACT``, ``SCENE``, ``EPISODE``, ``ADVENTURE``, ``LECTURE``, ``ESSAY``), in capitals or
       capitalised, then a number -- Roman, Arabic, or words (``TWENTY-ONE``, ``the First``, ``THE LAST``) --
       then nothing, or a separator (``.``, ``:``, ``--``, a dash, ``(``) or a capitalised title.  No length cap:
-      ``CHAPTER XV: ON THE LACK OF INCENTIVE TO LABOUR IN A COMMUNIST SOCIETY`` is a heading.  A title wrapped onto
-      up to three more lines of the block is part of the heading;
-    * **numbered papers**: a capitalised word, ``No.`` and a number (``FEDERALIST No. 10``);
-    * **numerals**: a Roman or Arabic number alone (``XII``, ``I.``, ``1``) or a Roman numeral, a full stop and a
-      capitalised title (``I. The Period``), alone in its block.  A numeral is a heading only with evidence:
+      ``CHAPTER XV: ON THE LACK OF INCENTIVE TO LABOUR IN A COMMUNIST SOCIETY`` is a heading.  A misprinted Roman
+      number in capitals counts letter by letter (``CHAPTER XXXIIII``).  A title wrapped onto up to five more lines
+      of the block that read as a title is part of the heading, and so is a title cut mid-phrase that goes on in
+      lower case (or a digit) for up to three lines no longer than the heading line (``CHAPTER 15. No just Cause
+      ... why these Two Persons`` / ``should not be joined together``);
+    * **numbered papers**: a capitalised word, ``No.`` and a number (``FEDERALIST No. 10``), at least
+      :data:`MIN_PAPER_SERIES` of one name (a lone ``TICKLER NO. 3`` is an advertisement in the text);
+    * **numerals**: a Roman or Arabic number alone (``XII``, ``I.``, ``1``) or with a capitalised title on its line
+      after a full stop, a dash or a colon (``I. The Period``, ``1.  The Cyclone``, ``1--A Face on Which ...``)
+      or after spaces alone when the title reads as one (``01 My Early Home``, ``I  The Old Pyncheon Family``),
+      alone in its block.  A numeral is a heading only with evidence:
       it is one of a series of at least two numerals of the same style numbered one after the other (a
       misprinted number between two that fit is forgiven; a series may restart at one, and several may run at
       once: the stanzas of a poem inside a part), with, on the median, at least :data:`MIN_NUMERAL_GAP`
       characters of text between them (:data:`MIN_TITLED_NUMERAL_GAP` when titled) -- stanza numbers are close
       together -- and only when the body has no chapter-word chapters (numerals inside chapters number their
-      sub-sections);
+      sub-sections), and in one numeral system: the system of the body's first numeral numbers the chapters, the
+      other numbers the letters or narratives inside them (Armadale's ``I. LURKING MISCHIEF.`` / ``1. _From
+      Ozias Midwinter_``).  The numbers of sub-sections with series evidence, and a lone ``I`` opening a chapter
+      (with the sub-section title under it), leave the text: a chapter that opens with ``I`` would give its
+      boundary away;
     * **named sections**: ``Prologue``, ``Epilogue``, ``Introduction``, ``Conclusion``, ``Preface``,
       ``Afterword``, ... alone in their block; and Markdown ``#`` headings, whose text is read as any heading's
       (``## Chapter 3`` is a chapter heading, ``# Results`` a heading of its own kind).
@@ -41,22 +51,30 @@ Front matter
     When the text has numbered headings (chapter words, numbered papers or a numeral series) it is a *book*, and
     everything before its first numbered heading -- title page, dedication, contents, list of illustrations,
     prefaces and introductions, whoever wrote them -- is front matter: left out.  A ``Prologue`` right before
-    the first chapter is the story's and stays, as its own segment.  When the text is not a book nothing is
-    left out before the first heading.
+    the first chapter is the story's and stays, as its own segment.  A ``PREFACE`` (``FOREWORD``,
+    ``INTRODUCTION``) under a first ``VOLUME I`` heading is front matter too, and so are chapters printed before
+    ``VOLUME I`` (``BOOK I``, ``PART I``) / ``CHAPTER I`` -- the fragments an editor prints in an appendix to a
+    preface (Waverley) -- unless a Prologue opens them.  When the text is not a book nothing is left out before
+    the first heading.
 Titles
     Headings with nothing but titles between them make one group (``BOOK ONE`` / ``THE COMING OF THE
     MARTIANS`` / ``I.`` / ``THE EVE OF THE WAR.``; at most :data:`MAX_GROUP_HEADINGS` headings), which starts one
     reference segment: a part or volume heading directly followed by a chapter heading is part of that chapter's
-    title, and a part followed by prose is a segment of its own.  After a heading, up to
+    title, and so is one with only a motto (at most :data:`MAX_PART_EPIGRAPH_CHARS` characters) before its first
+    chapter, the motto opening the chapter's text; a part followed by more prose is a segment of its own.
+    Chapter numbers may restart in each part.  After a heading, up to
     :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each) that read as titles -- in
-    capitals, or capitalised word by word like a title, not a quotation (unless the whole block is a quoted
-    title, ``“Pieces of Eight”``) nor a sentence ending in ``!``, ``?``, ``,`` or ``;`` -- are the chapter's
-    title (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
+    capitals (a quotation too: ``"I WON'T!" SAID MARY``), or capitalised like a title (:data:`TITLE_CAPITALS_SHARE`
+    of the words a title capitalises: ``The first Step towards the Ladder.``), not a quotation in lower case
+    (unless the whole block is a quoted title, ``“Pieces of Eight”``) nor a sentence ending in ``!``, ``?``,
+    ``,`` or ``;`` -- are the chapter's title (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
     text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
 Left out anywhere
     ``[Illustration ...]`` and ``[Transcriber's note ...]`` blocks, and lines that only say a volume or book ends
-    (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS`` (or a transcriber's note)
-    ends the book: the rest (publishers' lists, corrections) is back matter.  A *closing formula* -- a short line
+    (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
+    notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
+    old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
+    matter; so are ``APPENDIX`` sections after the last numbered chapter.  A *closing formula* -- a short line
     standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least a third of the sections, the same
     each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it away as a heading would: it is left
     out wherever it stands alone.
