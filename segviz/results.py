@@ -350,9 +350,9 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
         return (f"*Generated from `docs/results/default.json`: the held-out routing table stored in "
                 f"`{document.get('model')}` (`segviz reproduce default --out DIR` writes DIR/default.json); mean "
                 f"per-document P_k %.*\n\n")
-    models = ", ".join(f"{name} = `{path}`" for name, path in document.get("models", {}).items())
-    return (f"*Generated from `docs/results/{document['name']}.json` (`python research/cross_domain.py ... "
-            f"--result`): P_k % (P_mu %); models {models}.*\n\n")
+    # the model files' paths (recorded in the file) are the run's own; the rows are named after what they are
+    return (f"*Generated from `docs/results/{document['name']}.json` (`python research/cross_domain.py NAME=MODEL "
+            f"... --result FILE`): P_k % (P_mu %), each column scored as its protocol scores it.*\n\n")
 
 
 def render_region(region: str, results: Mapping[str, Mapping[str, Any]]) -> str | None:

@@ -138,6 +138,11 @@ def test_the_readme_headline_numbers_are_the_committed_ones():
     stop = next(r for r in committed["choi-disjoint"]["tables"]["3-11"] if r.startswith("model@"))
     assert f"reaches **{cell('choi-disjoint', stop, part='3-11')} P_k**" in readme
     assert f"P_mu **{results.percent(committed['reuters']['tables']['test']['model']['p_mu'])}**" in readme
+    cells = committed["cross-domain"]["cells"]
+    default = {key: results.percent(cells[key]["default"]["p_k"]) for key in ("choi 3-11", "wiki", "longform")}
+    assert f"2/3-11 **{default['choi 3-11']}**" in readme and f"wiki300 **{default['wiki']}**" in readme
+    assert f"long-form **{default['longform']}** (P_mu {results.percent(cells['longform']['default']['p_mu'])}" \
+        in readme
 
 
 # ------------------------------------------------------------------------------------------ even-words

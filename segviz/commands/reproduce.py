@@ -133,11 +133,11 @@ def _reproduce_default(args: argparse.Namespace) -> int:
     from .. import default_model
 
     data, target = _data_and_target(args, "default", "default_model.segviz", "a model")
+    result = check_output_path(target.parent / "default.json")   # the held-out table as a result file
     model = run_with_progress(default_model.build_iter(data), quiet=args.json and not sys.stderr.isatty())
     model.save(target)
     rows = model.tuning_["domains"]
-    result_files.write_result(target.parent / "default.json",
-                              result_files.default_document(target.name, model.thresholds_, rows))
+    result_files.write_result(result, result_files.default_document(target.name, model.thresholds_, rows))
     if args.json:
         print_json({"model": str(target), "thresholds": model.thresholds_, "heldout": rows})
     else:
