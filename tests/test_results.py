@@ -67,6 +67,21 @@ def test_a_bad_check_file_fails_before_any_run_with_exit_2(tmp_path, capsys):
     assert main(["reproduce", "longform", "--check", str(tmp_path / "w.json"), "--data", str(tmp_path)]) == 2
     assert "not of `reproduce longform`" in capsys.readouterr().err
     assert main(["reproduce", "paper", "--check", str(tmp_path / "w.json")]) == 2
+    capsys.readouterr()
+    assert main(["reproduce", "--tables", "--results", str(tmp_path / "absent")]) == 2
+    assert "no such results directory" in capsys.readouterr().err
+
+
+def test_tables_rewrites_only_the_regions(tmp_path, capsys):
+    results.write_result(tmp_path / "wiki.json", _protocol(model=_row(0.3), none=_row(0.35)))
+    doc = tmp_path / "doc.md"
+    doc.write_text("prose\n<!-- results:wiki -->\nSTALE\n<!-- /results:wiki -->\nmore prose\n")
+    assert main(["reproduce", "--tables", "--results", str(tmp_path), "--docs", str(doc)]) == 0
+    text = doc.read_text()
+    assert text.startswith("prose\n<!-- results:wiki -->\n*Generated from") and text.endswith("more prose\n")
+    assert "STALE" not in text and "| none | 10 | 80.0% | 35.0% |" in text
+    assert main(["reproduce", "--tables", "--results", str(tmp_path), "--docs", str(doc)]) == 0
+    assert "already match" in capsys.readouterr().out and doc.read_text() == text
 
 
 # ------------------------------------------------------------------------------------------ checking
