@@ -26,7 +26,7 @@ LAYERS = (
     ("the segmenter", ("segviz.model_protocol", "segviz.model_schema", "segviz.segmenter")),
     ("evaluation", ("segviz.evaluation",)),
     ("routing and models", ("segviz.routing", "segviz.models", "segviz.selection")),
-    ("protocols", ("segviz.protocols", "segviz.default_model", "segviz.general_lm_recipe")),
+    ("protocols", ("segviz.protocols", "segviz.results", "segviz.default_model", "segviz.general_lm_recipe")),
     ("faces", ("segviz.cli", "segviz.__main__", "segviz.commands", "segviz.service", "segviz.app")),
 )
 
