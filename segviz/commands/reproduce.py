@@ -127,14 +127,31 @@ def _model_argument(text: str) -> tuple[str, str]:
     return name.strip(), path
 
 
+def _reused_expert(name: str, path: str):
+    """``--reuse NAME=MODEL``: a segmenter for the default model's expert NAME (one segmenter, not a router)."""
+    from ..default_model import EXPERTS
+    from ..models import load_model
+
+    if name not in EXPERTS:
+        raise SegvizError(f"--reuse {name}: the default model has no such expert (choose from {', '.join(EXPERTS)})")
+    segmenters = list(load_model(path).segmenters().values())
+    if len(segmenters) != 1:
+        raise SegvizError(f"--reuse {name}: {path} holds {len(segmenters)} segmenters; give a model of one")
+    return segmenters[0]
+
+
 def _reproduce_default(args: argparse.Namespace) -> int:
     """``reproduce default``: rebuild the bundled default model from the shared corpora (its recipe is
     :mod:`segviz.default_model`), save it as OUT/default_model.segviz and print its held-out routing table."""
     from .. import default_model
 
+    # experts built by this recipe before (the chapters protocol's model is the chapters expert) are taken as they
+    # are; the router is tuned anew either way.  Checked before anything is read or made.
+    reuse = {name: _reused_expert(name, path) for name, path in (args.reuse or ())}
     data, target = _data_and_target(args, "default", "default_model.segviz", "a model")
     result = check_output_path(target.parent / "default.json")   # the held-out table as a result file
-    model = run_with_progress(default_model.build_iter(data), quiet=args.json and not sys.stderr.isatty())
+    model = run_with_progress(default_model.build_iter(data, reuse=reuse),
+                              quiet=args.json and not sys.stderr.isatty())
     model.save(target)
     rows = model.tuning_["domains"]
     result_files.write_result(result, result_files.default_document(target.name, model.thresholds_, rows))
@@ -319,6 +336,9 @@ def register(subparsers) -> None:
                    help="train nothing: score these trained models (row NAME) on the selected protocols' test "
                         "portions, beside the peers and baselines (e.g. a model trained on Reuters tested on "
                         "wiki300: the cross-domain table); repeatable")
+    r.add_argument("--reuse", type=_model_argument, action="append", metavar="NAME=MODEL", default=None,
+                   help="default: take the expert NAME from MODEL instead of training it again (a model this recipe "
+                        "built, e.g. chapters=OUT/chapters-model.segviz from reproduce chapters); repeatable")
     r.add_argument("--peers", type=names_list(tuple(PEERS), "peer"), default=None, metavar="NAMES",
                    help=f"comma-separated peers scored beside the model (default: {','.join(PEERS)}; '' for none)")
     r.add_argument("--seed", type=seed, default=0, help="seed of the random baseline (default 0)")
