@@ -122,8 +122,13 @@ def validate(document: Any, where: str) -> None:
             raise SegvizError(f"{where}: a protocol result needs a non-empty 'tables' object")
         for name, table in tables.items():
             _validate_table(table, f"{where}: table {name!r}")
-        if not isinstance(document.get("row_rules", {}), dict):
-            raise SegvizError(f"{where}: 'row_rules' must be an object")
+        rules = document.get("row_rules", {})
+        if not isinstance(rules, dict) or not all(isinstance(v, str) for v in rules.values()):
+            raise SegvizError(f"{where}: 'row_rules' must map row names to rule descriptions")
+        if not isinstance(document.get("features", []), list):
+            raise SegvizError(f"{where}: 'features' must be a list")
+        if not isinstance(document.get("options", {}), dict):
+            raise SegvizError(f"{where}: 'options' must be an object")
         stop = document.get("heldout_stop_features")
         if stop is not None and (isinstance(stop, bool) or not isinstance(stop, int)):
             raise SegvizError(f"{where}: 'heldout_stop_features' must be a whole number or null")
@@ -141,8 +146,10 @@ def validate(document: Any, where: str) -> None:
             raise SegvizError(f"{where}: a default-model result needs a non-empty 'heldout' object")
         for name, row in heldout.items():
             if not isinstance(row, dict) or not all(isinstance(row.get(k), dict) for k in ("taken", "alone")) \
-                    or not _number(row.get("routed")):
-                raise SegvizError(f"{where}: held-out row {name!r} needs 'taken', 'alone' and 'routed'")
+                    or not _number(row.get("routed")) or not all(_number(v) for v in row["alone"].values()) \
+                    or not all(isinstance(v, int) for v in row["taken"].values()):
+                raise SegvizError(f"{where}: held-out row {name!r} needs 'taken' (counts), 'alone' and 'routed' "
+                                  "(rates)")
 
 
 def _number(value) -> bool:

@@ -48,7 +48,11 @@ def test_a_result_round_trips_and_a_malformed_one_is_one_line(tmp_path):
     bad = {"not json": "{", "a list": "[]", "another format": json.dumps({**document, "format": "x"}),
            "no tables": json.dumps({**document, "tables": {}}),
            "a string rate": json.dumps({**document, "tables": {"test": {"model": {**_row(0.3), "p_k": "0.3"}}}}),
-           "no kind": json.dumps({**document, "kind": "other"})}
+           "no kind": json.dumps({**document, "kind": "other"}),
+           "rules not text": json.dumps({**document, "row_rules": {"model": 3}}),
+           "a default rate as text": json.dumps(results.default_document(
+               "m", [1.0], {"d": {"taken": {"a": 1}, "alone": {"a": "0.1"}, "routed": 0.1}})),
+           "cross-domain without cells": json.dumps(results.cross_domain_document({"m": "m.segviz"}, {}))}
     for what, text in bad.items():
         (tmp_path / "bad.json").write_text(text)
         with pytest.raises(SegvizError) as err:
