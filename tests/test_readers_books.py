@@ -443,3 +443,19 @@ def test_an_old_style_gutenberg_closing_line_is_back_matter():
     _, _, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", BODY,
                               "*Project Gutenberg Etext of The River, by A. Writer*"))
     assert not any("Gutenberg" in t for t in texts)
+
+
+def test_a_title_written_as_a_sentence_is_known_from_the_contents_list():
+    contents = ("CONTENTS",
+                ("Chapter i -- Showing what kind of a history this is; what it is like, and what it\n"
+                 "is not like."),
+                "Chapter ii -- Religious cautions against showing too much favour to\nbastards.",
+                "Chapter iii -- Containing little or nothing.")
+    text = _book(*contents, "Chapter i.", "Showing what kind of a history this is; what it is like, and what it\n"
+                 "is not like.", BODY, "Chapter ii.", "Religious cautions against showing too much favour to\n"
+                 "bastards.", BODY, "Chapter iii.", "Containing little or nothing.", BODY)
+    _, titles, texts = _read(text)
+    assert titles == ["Chapter i. Showing what kind of a history this is; what it is like, and what it is not like.",
+                      "Chapter ii. Religious cautions against showing too much favour to bastards.",
+                      "Chapter iii. Containing little or nothing."]
+    assert not any(t.startswith(("Showing", "Religious", "Containing")) for t in texts)

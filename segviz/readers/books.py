@@ -67,7 +67,9 @@ Titles
     capitals (a quotation too: ``"I WON'T!" SAID MARY``), or capitalised like a title (:data:`TITLE_CAPITALS_SHARE`
     of the words a title capitalises: ``The first Step towards the Ladder.``), not a quotation in lower case
     (unless the whole block is a quoted title, ``“Pieces of Eight”``) nor a sentence ending in ``!``, ``?``,
-    ``,`` or ``;`` -- are the chapter's title (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
+    ``,`` or ``;``; or whatever its case, repeating the title the contents list gives a chapter (Tom Jones:
+    ``Showing what kind of a history this is; what it is like, and what it is not like.``) -- are the chapter's
+    title (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
     text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
 Left out anywhere
     ``[Illustration ...]`` and ``[Transcriber's note ...]`` blocks, and lines that only say a volume or book ends
@@ -673,7 +675,12 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     else:
         chosen = [c for c in cands if not c.contents]
 
-    sections = _sections(chosen, blocks, visible)
+    # the titles a contents list gives its chapters: a block below a chapter heading that repeats one is its title,
+    # however it is written (Tom Jones: "Showing what kind of a history this is; what it is like, and what it is
+    # not like.")
+    listed_titles = {_listed_title(c, visible) for c in cands[:body] if c.match.numbered} if book else set()
+    listed_titles.discard("")
+    sections = _sections(chosen, blocks, visible, listed_titles)
     if book:
         opening = _opening_numbers(sections, visible, dropped)
         if opening:
@@ -711,8 +718,23 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     return BookLayout(sections, dropped, book, notes)
 
 
-def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str]) -> list[Section]:
-    """Group the headings with their title lines (module docstring: Titles)."""
+def _normal_title(text: str) -> str:
+    """A title to compare with another: its words in lower case (punctuation, emphasis and wrapping aside)."""
+    return " ".join(re.sub(r"[\W_]+", " ", text).lower().split())
+
+
+def _listed_title(entry: _Candidate, visible: Sequence[str]) -> str:
+    """The title a contents entry gives its chapter (``Chapter i -- Showing what kind of a history this is ...``
+    wrapped over its lines), compared as :func:`_normal_title`; ``""`` when it gives none."""
+    text = visible[entry.start] if entry.contents else " ".join(visible[entry.start:entry.end])
+    rest = _TITLE_AFTER_NUMBER_RE.match(text)
+    return _normal_title(rest.group(1)) if rest else ""
+
+
+def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str],
+              listed_titles: frozenset[str] | set[str] = frozenset()) -> list[Section]:
+    """Group the headings with their title lines (module docstring: Titles); a block that repeats a title of the
+    contents list (``listed_titles``, as :func:`_normal_title`) is a title however it is written."""
     starts = {c.start: c for c in chosen}
     out: list[Section] = []
     k = 0
@@ -731,7 +753,9 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
             elif joinable and nxt.start == blocks[b][0]:
                 pass    # the next block is the next heading
             elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
-                    blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and is_title_like(visible[slice(*blocks[b])]):
+                    blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and (
+                        is_title_like(visible[slice(*blocks[b])])
+                        or _normal_title(" ".join(visible[slice(*blocks[b])])) in listed_titles):
                 pieces.append(" ".join(visible[slice(*blocks[b])]))
                 end, b, titles = blocks[b][1], b + 1, titles + 1
                 continue
