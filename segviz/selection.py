@@ -43,8 +43,9 @@ __all__ = ["PRESETS", "AUTO_PRESETS", "Selection", "select_iter", "heldout_score
            "baseline_scores"]
 
 #: the natural-boundary families (docs/reproduction.md): cohesion at many scales, sentence shape, position, paragraph
-#: starts, proper-name change and dialogue (the last two chosen on held-out books, research/chapters_select.py)
-_NATURAL_FAMILIES = ("cohesion", "tfidf", "shape", "position", "paragraphs", "names", "dialogue")
+#: starts, proper-name change and dialogue (the last two chosen on held-out books, research/chapters_select.py), and
+#: the learned paragraph score (segviz.gap_scorer; asked only of text with paragraphs in 4+ training files)
+_NATURAL_FAMILIES = ("cohesion", "tfidf", "shape", "position", "paragraphs", "paragraph-score", "names", "dialogue")
 _WIDE_ALPHAS = (0.005, 0.01) + tuple(float(a) for a in np.round(np.arange(0.02, 0.99, 0.02), 2))
 _WIDE_EPSILONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 _LONG_SHAPES = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
