@@ -231,3 +231,26 @@ def test_choi_disjoint_split_trains_and_tunes_on_disjoint_set_4_text(shared_corp
     assert banned.isdisjoint(split.heldout.sentences()) and banned.isdisjoint(split.train.sentences())
     assert len(set(split.heldout.files)) == 50 and split.notes["tuning_files"]
     assert sorted(split.notes["tuning_files"]) == split.notes["tuning_files"]
+
+
+def test_a_protocol_run_writes_its_result_file_and_a_check_finds_a_changed_cell(tmp_path, capsys):
+    """`reproduce wiki --out DIR` writes DIR/wiki.json; `--check` of the same run exits 0, of an altered file 1."""
+    from tests.test_protocols import _fake_wiki
+
+    data = _fake_wiki(tmp_path / "data")
+    args = ["reproduce", "wiki", "--data", str(data), "--features", "2", "--peers", ""]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    committed = results.load_result(tmp_path / "out" / "wiki.json")
+    assert committed["options"]["segmenter_params"] == {"n_features": 2}
+    assert {"model", "none", "even", "even-words"} <= set(committed["tables"]["test"])
+    capsys.readouterr()
+    assert main([*args, "--check", str(tmp_path / "out" / "wiki.json")]) == 0
+    assert "every printed cell matches" in capsys.readouterr().out
+    committed["tables"]["test"]["none"]["p_k"] += 0.01
+    results.write_result(tmp_path / "altered.json", committed)
+    assert main([*args, "--check", str(tmp_path / "altered.json")]) == 1
+    out = capsys.readouterr().out
+    assert "1 cells differ" in out and "wiki / none / P_k:" in out
+    assert main(["reproduce", "wiki", "--data", str(data), "--features", "3", "--peers", "",
+                 "--check", str(tmp_path / "out" / "wiki.json")]) == 1   # run otherwise: the options differ
+    assert "options:" in capsys.readouterr().out
