@@ -384,9 +384,9 @@ def test_a_title_wrapped_mid_phrase_is_one_title():
     assert not any(t.startswith("should not be joined") for t in texts)
 
 
-@pytest.mark.parametrize("first,second", [("1.  The Cyclone", "2.  The Council"), ("1--A Face", "2--Humanity"),
-                                          ("01 My Early Home", "02 The Hunt"), ("1 THE THREE PRESENTS", "2 THE AUDIENCE"),
-                                          ("I  The Old Family", "II The Little Shop")])
+@pytest.mark.parametrize("first,second", [
+    ("1.  The Cyclone", "2.  The Council"), ("1--A Face", "2--Humanity"), ("01 My Early Home", "02 The Hunt"),
+    ("1 THE THREE PRESENTS", "2 THE AUDIENCE"), ("I  The Old Family", "II The Little Shop")])
 def test_a_numeral_with_a_title_on_its_line(first, second):
     _, titles, _ = _read(_book(first, BODY, second, BODY))
     assert titles == [first, second]
@@ -429,7 +429,8 @@ def test_the_numbers_of_sub_sections_leave_the_text():
 def test_chapters_in_the_front_matter_before_volume_one_are_front_matter():
     fragment = _book("APPENDIX", "FRAGMENT OF A ROMANCE", "CHAPTER I.", BODY.replace("morning", "fragment"),
                      "CHAPTER IV.", BODY.replace("morning", "fragment"))
-    _, titles, texts = _read(fragment + "\n\n" + _book("Volume I.", "CHAPTER I", "INTRODUCTORY", BODY, "CHAPTER II", BODY))
+    story = _book("Volume I.", "CHAPTER I", "INTRODUCTORY", BODY, "CHAPTER II", BODY)
+    _, titles, texts = _read(fragment + "\n\n" + story)
     assert titles == ["Volume I. CHAPTER I: INTRODUCTORY", "CHAPTER II"]
     assert not any("fragment" in t for t in texts)
     # chapters after a prologue are the story's
@@ -459,3 +460,18 @@ def test_a_title_written_as_a_sentence_is_known_from_the_contents_list():
                       "Chapter ii. Religious cautions against showing too much favour to bastards.",
                       "Chapter iii. Containing little or nothing."]
     assert not any(t.startswith(("Showing", "Religious", "Containing")) for t in texts)
+
+
+def test_a_chapters_argument_in_sentence_case_is_its_title():
+    argument = "In which another old Friend encounters Smike, very opportunely and to\nsome Purpose"
+    unpunctuated = "Nicholas varies the Monotony of Dothebys Hall by a most vigorous and\nremarkable proceeding"
+    motto = "When autumn nights were long and drear,\nAnd forest walks were dark and dim,"
+    broken = "What was left of the second sheet came in very\nnicely to make a banner bearing the legend"
+    _, titles, texts = _read(_book("CHAPTER 1", argument, BODY, "CHAPTER 2", unpunctuated, BODY,
+                                   "CHAPTER 3", motto, BODY, "CHAPTER 4", broken, "TAKE CARE", BODY))
+    assert titles == ["CHAPTER 1: " + argument.replace("\n", " "), "CHAPTER 2: " + unpunctuated.replace("\n", " "),
+                      "CHAPTER 3", "CHAPTER 4"]
+    assert not any(t.startswith(("In which", "Nicholas varies")) for t in texts)
+    # a motto in verse and a paragraph a quotation breaks stay the chapter's text
+    assert any(t.startswith("When autumn nights") for t in texts)
+    assert any(t.startswith("What was left") for t in texts)

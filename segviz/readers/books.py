@@ -68,8 +68,10 @@ Titles
     of the words a title capitalises: ``The first Step towards the Ladder.``), not a quotation in lower case
     (unless the whole block is a quoted title, ``“Pieces of Eight”``) nor a sentence ending in ``!``, ``?``,
     ``,`` or ``;``; or whatever its case, repeating the title the contents list gives a chapter (Tom Jones:
-    ``Showing what kind of a history this is; what it is like, and what it is not like.``) -- are the chapter's
-    title (``The Widow and her Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
+    ``Showing what kind of a history this is; what it is like, and what it is not like.``), or right below a
+    chapter heading its *argument* in sentence case (:func:`is_chapter_argument`: ``In which another old Friend
+    encounters Smike, very opportunely and to some Purpose``) -- are the chapter's title (``The Widow and her
+    Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
     text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
 Left out anywhere
     ``[Illustration ...]`` and ``[Transcriber's note ...]`` blocks, and lines that only say a volume or book ends
@@ -116,6 +118,8 @@ CLOSING_SHARE = 1 / 3
 MIN_CLOSING_SECTIONS = 3
 #: a part heading with at most this much text (characters) before its first chapter (a motto) joins that chapter
 MAX_PART_EPIGRAPH_CHARS = 1000
+#: a line of verse (a motto below a chapter heading) is shorter than this; a wrapped title runs to the margin
+MAX_VERSE_LINE_CHARS = 60
 #: a title capitalises at least this share of the words a title would (``The first Step towards the Ladder.``)
 TITLE_CAPITALS_SHARE = 0.6
 #: a block of prose has at least this many words ...
@@ -197,10 +201,17 @@ _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
 # an old-style Gutenberg closing line without the "*** END" marker (``*Project Gutenberg Etext of ...*``)
 _GUTENBERG_LINE_RE = re.compile(r"\bproject\s+gutenberg\b", re.IGNORECASE)
+# how a chapter's argument opens (Fielding, Dickens, Scott: "In which ...", "Containing ...", "Showing how ...")
+_ARGUMENT_OPENING_RE = re.compile(r"^(?:in\s+which|wherein|whereby|which\s+(?:concludes|contains|treats)|containing|"
+                                  r"comprising|showing\s+(?:how|what|that)|treating\s+of|"
+                                  r"describing|acquaints|illustrative\s+of|in\s+continuation)\b", re.IGNORECASE)
+# a motto's attribution at the end of its block: "--Douglas", "— SHAKSPEARE", "Richard III"
+_ATTRIBUTION_RE = re.compile(r"(?:--|[—–])\s*[A-Z][\w .,'’]*$")
 # named sections that are front matter before the first chapter, even under a volume heading
 _FRONT_MATTER_RE = re.compile(r"^(?:preface|foreword|introduction)\b", re.IGNORECASE)
 # the heading of the notes printed after the story (a footnote's own text starts "[1]" or "Footnote 1:")
-_NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|notes?\s+to\s+(?:chapter|the)\b[\w .]{0,30}|footnotes\s+and\s+[\w'’ ]{1,30}|"
+_NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|notes?\s+to\s+(?:chapter|the)\b[\w .]{0,30}|"
+                               r"footnotes\s+and\s+[\w'’ ]{1,30}|"
                                r"(?:a\s+)?notes?\s+on\s+the\s+text|editor['’]?s\s+notes?)[\s.:]*$", re.IGNORECASE)
 
 
@@ -322,8 +333,8 @@ def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
     letters = [ch for ch in text if ch.isalpha()]
     capitals = not any(ch.islower() for ch in letters)
     # a quotation in capitals is a title that quotes (``“I WON'T!” SAID MARY``); in lower case, dialogue
-    if text[0] in _OPEN_QUOTES and not capitals and (len(lines) > 1 or any(ch in core for ch in ",;!?")
-                                                     or text.rstrip(" *")[-1] not in "\"'”’»"):   # "* ": a footnote
+    quoted_title = len(lines) == 1 and not any(ch in core for ch in ",;!?") and text.rstrip(" *")[-1] in "\"'”’»"
+    if text[0] in _OPEN_QUOTES and not capitals and not quoted_title:   # "* ": a footnote mark after the quote
         return False
     if len(letters) < 2:
         return False
@@ -565,8 +576,8 @@ def _first_volume(cands: list[_Candidate], body: int) -> int:
             return body
         if c.contents or below.contents:
             continue
-        if k > body and c.match.container and c.match.number == 1 and below.match.numbered and not below.match.container \
-                and below.match.number == 1 and below.block - c.block <= 1:
+        if k > body and c.match.container and c.match.number == 1 and below.match.numbered \
+                and not below.match.container and below.match.number == 1 and below.block - c.block <= 1:
             return k
     return body
 
@@ -680,7 +691,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     # not like.")
     listed_titles = {_listed_title(c, visible) for c in cands[:body] if c.match.numbered} if book else set()
     listed_titles.discard("")
-    sections = _sections(chosen, blocks, visible, listed_titles)
+    sections = _sections(chosen, blocks, visible, listed_titles, book)
     if book:
         opening = _opening_numbers(sections, visible, dropped)
         if opening:
@@ -718,6 +729,28 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     return BookLayout(sections, dropped, book, notes)
 
 
+def is_chapter_argument(lines: Sequence[str], following: Sequence[str]) -> bool:
+    """Does this block, standing right below a chapter heading, read as the chapter's argument -- the title older
+    novels give a chapter in sentence case (``In which another old Friend encounters Smike, very opportunely and
+    to some Purpose``; ``Whereby the Reader will be enabled to trace ... whether it ran smooth or otherwise.``)?
+    At most :data:`MAX_TITLE_LINES` lines starting with a capital, not a quotation nor verse (short lines each
+    starting with a capital: a motto), and either opening as an argument does (``In which``, ``Wherein``,
+    ``Containing``, ``Showing how`` ...) or not ending in punctuation at all with a paragraph of prose
+    (``following``) after it -- a paragraph ends its sentence, unless a quotation breaks it (``... bearing the
+    legend`` / a banner's words), and a motto's attribution (``--Douglas``) is no title."""
+    if not lines or len(lines) > MAX_TITLE_LINES:
+        return False
+    text = " ".join(line.strip() for line in lines).strip()
+    if not text[:1].isupper() or len(text.split()) < 2:
+        return False
+    if len(lines) > 1 and all(line.strip()[:1].isupper() and len(line.strip()) < MAX_VERSE_LINE_CHARS
+                              for line in lines):
+        return False
+    if _ARGUMENT_OPENING_RE.match(text):
+        return True
+    return text[-1].isalnum() and not _ATTRIBUTION_RE.search(text) and is_prose(following)
+
+
 def _normal_title(text: str) -> str:
     """A title to compare with another: its words in lower case (punctuation, emphasis and wrapping aside)."""
     return " ".join(re.sub(r"[\W_]+", " ", text).lower().split())
@@ -732,9 +765,10 @@ def _listed_title(entry: _Candidate, visible: Sequence[str]) -> str:
 
 
 def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str],
-              listed_titles: frozenset[str] | set[str] = frozenset()) -> list[Section]:
+              listed_titles: frozenset[str] | set[str] = frozenset(), book: bool = False) -> list[Section]:
     """Group the headings with their title lines (module docstring: Titles); a block that repeats a title of the
-    contents list (``listed_titles``, as :func:`_normal_title`) is a title however it is written."""
+    contents list (``listed_titles``, as :func:`_normal_title`) is a title however it is written, and in a
+    ``book`` so is a chapter's argument right below its heading (:func:`is_chapter_argument`)."""
     starts = {c.start: c for c in chosen}
     out: list[Section] = []
     k = 0
@@ -755,7 +789,9 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
             elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
                     blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and (
                         is_title_like(visible[slice(*blocks[b])])
-                        or _normal_title(" ".join(visible[slice(*blocks[b])])) in listed_titles):
+                        or _normal_title(" ".join(visible[slice(*blocks[b])])) in listed_titles
+                        or (book and not titles and b + 1 < len(blocks)
+                            and is_chapter_argument(visible[slice(*blocks[b])], visible[slice(*blocks[b + 1])]))):
                 pieces.append(" ".join(visible[slice(*blocks[b])]))
                 end, b, titles = blocks[b][1], b + 1, titles + 1
                 continue
@@ -773,8 +809,8 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
 
 def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> int:
     """Mark as dropped a lone ``I`` (``I.``, ``1``) standing first in a chapter, and the title under it: the number
-    of its first sub-section, even where the sub-sections are too short to be a numeral series of their own (a chapter that
-    opens with ``I`` gives its boundary away as its heading would).  Returns how many."""
+    of its first sub-section, even where the sub-sections are too short to be a numeral series of their own (a
+    chapter that opens with ``I`` gives its boundary away as its heading would).  Returns how many."""
     bounds = [section.start for section in sections[1:]] + [len(visible)]
     count = 0
     for section, stop in zip(sections, bounds):
