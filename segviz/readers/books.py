@@ -78,7 +78,7 @@ Left out anywhere
     (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
-    matter; so are ``APPENDIX`` sections after the last numbered chapter.  A *closing formula* -- a short line
+    matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).  A *closing formula* -- a short line
     standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least a third of the sections, the same
     each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it away as a heading would: it is left
     out wherever it stands alone.
@@ -90,6 +90,8 @@ import statistics
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Sequence
+
+from .back_matter import back_matter_start, is_appendix
 
 #: a numeral heading needs at least this much text (characters, median) before the next numeral of its series
 MIN_NUMERAL_GAP = 2000
@@ -192,15 +194,9 @@ _MINOR_WORDS = frozenset(
     "about among through after before without within between against towards toward during near per via vs "
     "de la le du des von van der da di".split())
 _ILLUSTRATION_RE = re.compile(r"^\[\s*(?:illustration|transcriber)", re.I)
-_NOTE_RE = re.compile(r"^(?:original\s+|etext\s+)?transcriber['’]?s?\s+notes?\b|\btranscriber:?$", re.I)
-#: a transcriber's note starts with a line of at most this many characters
-_MAX_NOTE_LINE_CHARS = 80
 _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
-_THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
-# an old-style Gutenberg closing line without the "*** END" marker (``*Project Gutenberg Etext of ...*``)
-_GUTENBERG_LINE_RE = re.compile(r"\bproject\s+gutenberg\b", re.IGNORECASE)
 # how a chapter's argument opens (Fielding, Dickens, Scott: "In which ...", "Containing ...", "Showing how ...")
 _ARGUMENT_OPENING_RE = re.compile(r"^(?:in\s+which|wherein|whereby|which\s+(?:concludes|contains|treats)|containing|"
                                   r"comprising|showing\s+(?:how|what|that)|treating\s+of|"
@@ -209,10 +205,6 @@ _ARGUMENT_OPENING_RE = re.compile(r"^(?:in\s+which|wherein|whereby|which\s+(?:co
 _ATTRIBUTION_RE = re.compile(r"(?:--|[—–])\s*[A-Z][\w .,'’]*$")
 # named sections that are front matter before the first chapter, even under a volume heading
 _FRONT_MATTER_RE = re.compile(r"^(?:preface|foreword|introduction)\b", re.IGNORECASE)
-# the heading of the notes printed after the story (a footnote's own text starts "[1]" or "Footnote 1:")
-_NOTES_HEADING_RE = re.compile(r"^(?:foot-?notes?|end-?notes|notes?|notes?\s+to\s+(?:chapter|the)\b[\w .]{0,30}|"
-                               r"footnotes\s+and\s+[\w'’ ]{1,30}|"
-                               r"(?:a\s+)?notes?\s+on\s+the\s+text|editor['’]?s\s+notes?)[\s.:]*$", re.IGNORECASE)
 
 
 # ------------------------------------------------------------------------------------------------ numbers
@@ -701,7 +693,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         last_numbered = max((k for k, s in enumerate(sections) if (m := match_heading(s.heading)) and m.numbered),
                             default=len(sections))
         appendix = next((k for k in range(last_numbered + 1, len(sections))
-                         if sections[k].heading.lower().startswith("appendix")), None)
+                         if is_appendix(sections[k].heading)), None)
         if appendix is not None:
             cut = sections[appendix].start
             for i in range(cut, len(dropped)):
@@ -709,7 +701,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             notes.append(f"back matter from line {cut} (appendices after the last chapter) left out")
             sections = sections[:appendix]
     if sections:
-        cut = _back_matter(visible, sections[-1].end)
+        cut = back_matter_start(visible, sections[-1].end)
         if cut is not None:
             for i in range(cut, len(dropped)):
                 dropped[i] = True
@@ -918,18 +910,3 @@ def _join_title(pieces: list[str]) -> str:
             parts.append(" " if parts[-1][-1:] in ".:;!?—-" else ": ")
         parts.append(piece)
     return "".join(parts)
-
-
-def _back_matter(visible: Sequence[str], after: int) -> int | None:
-    """The first line after ``after`` that ends the book (``THE END``, ``FINIS``, the heading of the notes --
-    ``FOOTNOTES:``, ``NOTE``, ``A NOTE ON THE TEXT`` -- a transcriber's note, or an old-style Project Gutenberg
-    closing line), or ``None``."""
-    for i in range(after, len(visible)):
-        line = visible[i]
-        if not line or (i > 0 and visible[i - 1]):
-            continue   # both stand first in a block
-        alone = i + 1 == len(visible) or not visible[i + 1]
-        if (alone and (_THE_END_RE.match(line) or _NOTES_HEADING_RE.match(line))) or (
-                len(line) <= _MAX_NOTE_LINE_CHARS and (_NOTE_RE.search(line) or _GUTENBERG_LINE_RE.search(line))):
-            return i
-    return None
