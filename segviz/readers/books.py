@@ -557,6 +557,23 @@ def _body_start(cands: list[_Candidate], runs: list[list[int]], listed: set[int]
     return None
 
 
+def _chapter_headings(body: list[_Candidate]) -> list[_Candidate]:
+    """The headings of a book's body that start its sections (module docstring: Heading lines)."""
+    chapter_words = any(c.match.kind == "paper" or (c.match.kind == "keyword" and not c.match.container)
+                        for c in body)
+    chosen = [c for c in body if c.match.kind != "numeral"] if chapter_words else list(body)
+    # numerals inside chapters number their sub-sections (above); a LETTER heading after the chapters have begun
+    # is a letter quoted in a chapter (Tom Jones), not one of the letters a book opens with (Frankenstein)
+    first_chapter = next((k for k, c in enumerate(chosen) if c.match.style == "chapter"), len(chosen))
+    chosen = [c for k, c in enumerate(chosen) if k < first_chapter or c.match.style != "letter"]
+    numerals = [c.match.style.split()[0] for c in chosen if c.match.kind == "numeral"]
+    if numerals:
+        # chapters numbered in one system (Roman, Arabic): numerals of the other number the letters or
+        # narratives inside a chapter (Armadale's "I. LURKING MISCHIEF." / "1. _From Ozias Midwinter_")
+        chosen = [c for c in chosen if c.match.kind != "numeral" or c.match.style.split()[0] == numerals[0]]
+    return chosen
+
+
 def _first_volume(cands: list[_Candidate], body: int) -> int:
     """Where the book starts when chapters come before its first volume: ``VOLUME I`` (``BOOK I``, ``PART I``)
     with ``CHAPTER I`` right below it, after a few chapters that are not the story's -- the fragments an editor
@@ -649,20 +666,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     if book:
         for i in range(cands[body].start):
             dropped[i] = True
-        chosen = [c for c in cands[body:] if not c.contents]
-        chapter_words = any(c.match.kind == "paper" or (c.match.kind == "keyword" and not c.match.container)
-                            for c in chosen)
-        if chapter_words:   # numerals inside chapters number their sub-sections
-            chosen = [c for c in chosen if c.match.kind != "numeral"]
-        first_chapter = next((k for k, c in enumerate(chosen) if c.match.style == "chapter"), len(chosen))
-        # a LETTER heading after the chapters have begun is a letter quoted in a chapter (Tom Jones), not one of
-        # the letters a book opens with before its chapters (Frankenstein)
-        chosen = [c for k, c in enumerate(chosen) if k < first_chapter or c.match.style != "letter"]
-        numerals = [c.match.style.split()[0] for c in chosen if c.match.kind == "numeral"]
-        if numerals:
-            # chapters numbered in one system (Roman, Arabic): numerals of the other number the letters or
-            # narratives inside a chapter (Armadale's "I. LURKING MISCHIEF." / "1. _From Ozias Midwinter_")
-            chosen = [c for c in chosen if c.match.kind != "numeral" or c.match.style.split()[0] == numerals[0]]
+        chosen = _chapter_headings([c for c in cands[body:] if not c.contents])
         # the numbers of sub-sections (a series far enough apart to number sections, not stanzas) leave the text
         # too: a chapter that opens with "I" gives its boundary away as its heading would
         taken = {c.start for c in chosen}
