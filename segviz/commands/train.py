@@ -95,11 +95,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
         lms = load_language_models(args.lm)
     elif preset == "auto" or "relevance" in seg.candidate_families():
         # the relevance questions need language models: the training text's own when it is large enough to learn
-        # triggers from, else the bundled general-English ones (segviz.general_lm)
+        # triggers from, else the bundled general-English ones (segviz.general_lm).  The search (auto) takes the
+        # bundled ones whatever the size: training language models cost a third of a 25-book search, for the one
+        # configuration (paper) that loses on books by 7 points P_k; --preset paper or --lm trains them
         from ..general_lm import GENERAL_LM_SUMMARY, MIN_OWN_LM_TOKENS, general_language_models
 
         tokens = sum(len(s) for s in train.sentences())
-        if tokens >= MIN_OWN_LM_TOKENS:
+        if tokens >= MIN_OWN_LM_TOKENS and preset != "auto":
             print(f"segviz: no --lm given: training language models on {train.name} first ({tokens:,} tokens)",
                   file=sys.stderr)
             lms = LanguageModels(vocab_size=args.lm_vocab)
@@ -107,8 +109,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         else:
             try:
                 lms = general_language_models()
-                print(f"segviz: note: no --lm and {tokens:,} training tokens, fewer than the {MIN_OWN_LM_TOKENS:,} "
-                      f"language models of its own need: relevance from {GENERAL_LM_SUMMARY} (saved with the "
+                why = ("the search uses them (--preset paper or --lm gives the paper's configuration language "
+                       "models of the training text's own)" if tokens >= MIN_OWN_LM_TOKENS else
+                       f"{tokens:,} training tokens, fewer than the {MIN_OWN_LM_TOKENS:,} language models of its own "
+                       "need")
+                print(f"segviz: note: no --lm and {why}: relevance from {GENERAL_LM_SUMMARY} (saved with the "
                       "model)", file=sys.stderr)
             except SegvizError as exc:   # an installation without them: no relevance questions, as before
                 print(f"segviz: note: no --lm and no relevance questions ({exc})", file=sys.stderr)
@@ -214,8 +219,9 @@ def register(subparsers) -> None:
     t = subparsers.add_parser(
         "train", help="induce a boundary model (Sections 4-5) and tune its decision rule (Section 7)",
         description="Train a segmenter: candidate features on TRAIN, greedy feature induction, the decision rule "
-                    "tuned on --heldout.  Without --lm the language models are trained on TRAIN "
-                    "first when it has 500,000+ tokens; below that the bundled general-English ones are used.  "
+                    "tuned on --heldout.  Without --lm the search (the default) asks relevance of the bundled "
+                    "general-English language models; a named configuration (--preset paper, --families ...) trains "
+                    "language models on TRAIN first when it has 500,000+ tokens.  "
                     "The model and its language models are saved as one file.")
     t.add_argument("train", nargs="+", metavar="TRAIN_CORPUS", help="training corpus files, directories or globs")
     t.add_argument("--heldout", nargs="+", metavar="CORPUS", help="held-out corpus for P_mu per round and tuning")
