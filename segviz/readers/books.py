@@ -65,7 +65,8 @@ Titles
     Chapter numbers may restart in each part.  After a heading, up to
     :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each) that read as titles -- in
     capitals (a quotation too: ``"I WON'T!" SAID MARY``), or capitalised like a title (:data:`TITLE_CAPITALS_SHARE`
-    of the words a title capitalises: ``The first Step towards the Ladder.``), not a quotation in lower case
+    of the words a title capitalises, :data:`TITLE_LINE_CAPITALS_SHARE` on one short line: ``The first Step
+    towards the Ladder.``), not a quotation in lower case
     (unless the whole block is a quoted title, ``“Pieces of Eight”``) nor a sentence ending in ``!``, ``?``,
     ``,`` or ``;``; or whatever its case, repeating the title the contents list gives a chapter (Tom Jones:
     ``Showing what kind of a history this is; what it is like, and what it is not like.``), or right below a
@@ -78,10 +79,10 @@ Left out anywhere
     (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
-    matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).  A *closing formula* -- a short line
-    standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least a third of the sections, the same
-    each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it away as a heading would: it is left
-    out wherever it stands alone.
+    matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).
+    A *closing formula* -- a short line standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least
+    a third of the sections, the same each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it
+    away as a heading would: it is left out wherever it stands alone.
 """
 from __future__ import annotations
 
@@ -122,8 +123,11 @@ MIN_CLOSING_SECTIONS = 3
 MAX_PART_EPIGRAPH_CHARS = 1000
 #: a line of verse (a motto below a chapter heading) is shorter than this; a wrapped title runs to the margin
 MAX_VERSE_LINE_CHARS = 60
-#: a title capitalises at least this share of the words a title would (``The first Step towards the Ladder.``)
-TITLE_CAPITALS_SHARE = 0.6
+#: a title capitalises at least this share of the words a title would ...
+TITLE_CAPITALS_SHARE = 0.75
+#: ... or this share on a line of its own of at most MAX_TITLE_LINE_CHARS (``The first Step towards the Ladder.``)
+TITLE_LINE_CAPITALS_SHARE = 0.6
+MAX_TITLE_LINE_CHARS = 80
 #: a block of prose has at least this many words ...
 PROSE_MIN_WORDS = 8
 #: ... and at least this share of them begin in lower case
@@ -333,7 +337,10 @@ def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
     if capitals:
         return True
     content = [w for w in _words(text) if w.lower() not in _MINOR_WORDS]
-    return bool(content) and sum(w[0].isupper() for w in content) >= TITLE_CAPITALS_SHARE * len(content)
+    # a title line may leave more in lower case than a block of several lines, where a paragraph full of names
+    # (War and Peace: "On August 25, the eve of the battle of Borodino, M. de Beausset ...") would pass
+    share = TITLE_LINE_CAPITALS_SHARE if len(lines) == 1 and len(text) <= MAX_TITLE_LINE_CHARS else TITLE_CAPITALS_SHARE
+    return bool(content) and sum(w[0].isupper() for w in content) >= share * len(content)
 
 
 @dataclass
