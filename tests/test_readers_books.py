@@ -369,11 +369,12 @@ def test_other_non_utf8_files_are_still_refused(tmp_path, data):
 # ------------------------------------------------------------------------------------ more heading forms
 def test_quoted_and_mixed_case_titles_leave_the_text():
     _, titles, texts = _read(_book("CHAPTER I", "\"I WON'T!\" SAID MARY", BODY, "CHAPTER II",
-                                   "The first Step towards the Ladder.", BODY, "CHAPTER III", "TOM!", BODY))
+                                   "The first Step towards the Ladder.", BODY, "CHAPTER III", "WATER! WATER!", BODY,
+                                   "CHAPTER IV", "“TOM!”", BODY))
     assert titles == ["CHAPTER I: \"I WON'T!\" SAID MARY", "CHAPTER II: The first Step towards the Ladder.",
-                      "CHAPTER III"]
-    assert "The first Step towards the Ladder." not in texts and not any("WON'T" in t for t in texts)
-    assert "TOM!" in texts   # a block of its own that exclaims is dialogue
+                      "CHAPTER III: WATER! WATER!", "CHAPTER IV"]
+    assert "The first Step towards the Ladder." not in texts and not any("WON'T" in t or "WATER" in t for t in texts)
+    assert "“TOM!”" in texts   # a quotation of its own that exclaims is dialogue
 
 
 def test_a_title_wrapped_mid_phrase_is_one_title():

@@ -188,6 +188,8 @@ _NAMED_RE = re.compile(
 _MARKDOWN_MARK_RE = re.compile(r"^#{1,6}\s+")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 
+# a quotation closed and words after it: "I WON'T!" SAID MARY
+_QUOTE_THEN_WORDS_RE = re.compile(r"[\"”’»]\s+[^\W\d_]")
 _WORD_RE = re.compile(r"(?<![\w'’])[^\W\d_][\w'’-]*")
 _OPEN_QUOTES = "\"'“‘«"
 _CLOSERS = "\"'”’»)]_*"
@@ -319,28 +321,37 @@ def is_prose(lines: Sequence[str]) -> bool:
 def is_title_like(lines: Sequence[str], *, question: bool = False) -> bool:
     """Does this block read as a title: in capitals, or capitalised word by word (three in four of the words a
     title would capitalise); not a sentence ending in ``,`` or ``;``, nor in ``!`` or ``?`` unless ``question``
-    (the rest of a heading's own line may ask: ``ARE FORTRESSES ... ADVANTAGEOUS OR HURTFUL?``; a block of its
-    own that exclaims is a line of dialogue, ``TOM!``); a quotation only when it is a short title in quotation
-    marks (``“Pieces of Eight”``)?"""
+    (the rest of a heading's own line may ask: ``ARE FORTRESSES ... ADVANTAGEOUS OR HURTFUL?``) or it is in
+    capitals and no quotation (``WATER! WATER!``; a quoted ``“TOM!”`` is a line of dialogue); a quotation only
+    when it is a short title in quotation marks (``“Pieces of Eight”``) or in capitals with words after it
+    (``"I WON'T!" SAID MARY``)?"""
     text = " ".join(line.strip() for line in lines).strip()
     core = text.rstrip(_CLOSERS + " ")
-    if not core or core[-1] in (",;" if question else "!?,;"):
-        return False
     letters = [ch for ch in text if ch.isalpha()]
     capitals = not any(ch.islower() for ch in letters)
+    exclaims = capitals and text[:1] not in _OPEN_QUOTES   # a title in capitals may exclaim or ask
+    if not core or core[-1] in (",;" if question or exclaims else "!?,;"):
+        return False
     # a quotation in capitals is a title that quotes (``“I WON'T!” SAID MARY``); in lower case, dialogue
     quoted_title = len(lines) == 1 and not any(ch in core for ch in ",;!?") and text.rstrip(" *")[-1] in "\"'”’»"
-    if text[0] in _OPEN_QUOTES and not capitals and not quoted_title:   # "* ": a footnote mark after the quote
+    # in capitals, a quotation with words after it (``"I WON'T!" SAID MARY``; not a letter's ``“MY DEAR MR PIP:--``)
+    quoting_title = capitals and bool(_QUOTE_THEN_WORDS_RE.search(text))
+    if text[0] in _OPEN_QUOTES and not quoted_title and not quoting_title:   # "* ": a footnote mark after the quote
         return False
     if len(letters) < 2:
         return False
     if capitals:
         return True
     content = [w for w in _words(text) if w.lower() not in _MINOR_WORDS]
-    # a title line may leave more in lower case than a block of several lines, where a paragraph full of names
-    # (War and Peace: "On August 25, the eve of the battle of Borodino, M. de Beausset ...") would pass
-    share = TITLE_LINE_CAPITALS_SHARE if len(lines) == 1 and len(text) <= MAX_TITLE_LINE_CHARS else TITLE_CAPITALS_SHARE
-    return bool(content) and sum(w[0].isupper() for w in content) >= share * len(content)
+    if content and sum(w[0].isupper() for w in content) >= TITLE_CAPITALS_SHARE * len(content):
+        return True
+    # a title line of its own may leave more in lower case (``The first Step towards the Ladder.``), counted
+    # without its first word (every sentence starts with a capital: "Next morning Stubb accosted Flask." is no
+    # title) and with no clause inside; in a block of several lines a paragraph full of names would pass
+    # (War and Peace: "On August 25, the eve of the battle of Borodino, M. de Beausset ...")
+    later = [w for w in _words(text)[1:] if w.lower() not in _MINOR_WORDS]
+    return (len(lines) == 1 and len(text) <= MAX_TITLE_LINE_CHARS and not any(ch in core for ch in ",;")
+            and bool(later) and sum(w[0].isupper() for w in later) >= TITLE_LINE_CAPITALS_SHARE * len(later))
 
 
 @dataclass
