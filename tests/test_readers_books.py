@@ -476,3 +476,16 @@ def test_a_chapters_argument_in_sentence_case_is_its_title():
     # a motto in verse and a paragraph a quotation breaks stay the chapter's text
     assert any(t.startswith("When autumn nights") for t in texts)
     assert any(t.startswith("What was left") for t in texts)
+
+
+def test_a_part_stacked_on_its_first_chapter_keeps_the_next_chapter_apart():
+    """BOOK I right above CHAPTER I is one heading group, and chapter I's own text (short as it is) is no motto:
+    chapter II stays a segment of its own."""
+    from segviz.readers.books import book_layout
+
+    chapters = "".join(f"\n\n\nCHAPTER {'I' * c}. Part {c}\n\n"
+                       + "\n\n".join(f"Paragraph {p} of chapter {c} is here. It says little." for p in range(6))
+                       for c in range(1, 4))
+    layout = book_layout(("BOOK I\n" + chapters + "\n").splitlines())
+    assert [s.title for s in layout.sections] == ["BOOK I: CHAPTER I. Part 1", "CHAPTER II. Part 2",
+                                                  "CHAPTER III. Part 3"]

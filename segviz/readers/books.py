@@ -858,7 +858,10 @@ def _parts_with_epigraphs(sections: list[Section], visible: Sequence[str],
         section = sections[k]
         match = match_heading(section.heading)
         following = sections[k + 1] if k + 1 < len(sections) else None
-        if match is not None and match.container and following is not None:
+        # a part heading stacked on its first chapter's heading already is that chapter: its text is the chapter's
+        stacked = any((m := match_heading(visible[i])) is not None and m.numbered and not m.container
+                      for i in range(section.start + 1, section.end))
+        if match is not None and match.container and following is not None and not stacked:
             chapter = match_heading(following.heading)
             own = sum(len(visible[i]) for i in range(section.end, following.start) if not dropped[i])
             if chapter is not None and chapter.numbered and not chapter.container and own <= MAX_PART_EPIGRAPH_CHARS:
