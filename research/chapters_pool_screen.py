@@ -2,7 +2,8 @@
 with 15?  A screen on the ``chapters`` protocol's training and held-out books only (the test books are never
 read): the measurements of :mod:`segviz.features.paragraph_measures` at every paragraph start of each book (cached per book as
 ``.npz``), a gradient-boosted classifier fitted on the training books, each held-out book decided with its true
-number of chapters (the placing alone) and with a count estimated from its length in words.
+number of chapters (the placing alone), with a count estimated from its length in words, and with the trees' own
+expected count (the sum of their probabilities over the book's paragraph starts).
 
     nice python research/chapters_pool_screen.py [--data ../shared/corpora] [--cache DIR] [--jobs 2]
 """
@@ -64,13 +65,16 @@ def main(argv=None) -> int:
     for leaves, iters in ((15, 200), (31, 400)):
         model = HistGradientBoostingClassifier(max_iter=iters, learning_rate=0.05, max_leaf_nodes=leaves,
                                                l2_regularization=1.0, random_state=0).fit(X, y)
-        for count in ("true", "words"):
+        for count in ("true", "words", "sum_p"):
             rows = []
             for book in held:
                 p = model.predict_proba(book["X"])[:, 1]
                 q = np.full(book["n"] - 1, 1e-9)
                 q[book["gaps"]] = p
-                k = len(book["masses"]) if count == "true" else max(1, round(book["words"] / words_per_chapter))
+                # the count told (an oracle), estimated from the book's length in words, or the trees' own
+                # expected count (the sum of their probabilities over the book's paragraph starts)
+                k = {"true": len(book["masses"]), "words": max(1, round(book["words"] / words_per_chapter)),
+                     "sum_p": max(1, round(float(p.sum())))}[count]
                 hyp = SegmentCountRule(segments=k).decide(q)
                 rows.append(score_row(book["masses"], boundaries_to_masses(hyp, book["n"])))
             mean = macro_average(rows)

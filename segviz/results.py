@@ -347,7 +347,8 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
         stop = document.get("heldout_stop_features")
         test = (f"test {table.get('corpus')}: {_count(table.get('sentences'))} sentences, "
                 f"{_count(table.get('reference_segments'))} reference segments, {table.get('evaluation')}"
-                if part or len(tables) == 1 else "P_k % (P_mu %) per test set, means over its 50 files")
+                if part or len(tables) == 1 else
+                "P_k % (P_mu %) per test set, " + _over(tables))
         flags = "".join(f" --{k.replace('_', '-')} {v}" for k, v in document.get("options", {}).items()
                         if k in ("category", "split_seed") and v not in ("all", 0))
         return (f"*Generated from `docs/results/{stem}.json` (`segviz reproduce {document['name']}{flags}`): "
@@ -360,6 +361,15 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
     # the model files' paths (recorded in the file) are the run's own; the rows are named after what they are
     return (f"*Generated from `docs/results/{document['name']}.json` (`python research/cross_domain.py NAME=MODEL "
             f"... --result FILE`): P_k % (P_mu %), each column scored as its protocol scores it.*\n\n")
+
+
+def _over(tables: Mapping[str, Any]) -> str:
+    """How the rates of several test portions are averaged, in words ("means over its 50 files")."""
+    said = {str(t.get("evaluation", "")) for t in tables.values()}
+    counts = {re.sub(r"\D", "", e) for e in said}
+    if len(counts) == 1 and counts != {""}:
+        return f"means over its {counts.pop()} files"
+    return "means over each set's files"
 
 
 def render_region(region: str, results: Mapping[str, Mapping[str, Any]]) -> str | None:

@@ -157,6 +157,11 @@ def test_the_readme_headline_numbers_are_the_committed_ones():
     stop = next(r for r in committed["choi-disjoint"]["tables"]["3-11"] if r.startswith("model@"))
     assert f"reaches **{cell('choi-disjoint', stop, part='3-11')} P_k**" in readme
     assert f"P_mu **{results.percent(committed['reuters']['tables']['test']['model']['p_mu'])}**" in readme
+    chapters = committed["chapters"]["tables"]
+    assert (f"P_k **{results.percent(chapters['test']['model']['p_k'])}**, P_mu "
+            f"**{results.percent(chapters['test']['model']['p_mu'])}**") in readme
+    assert (f"test_more P_k **{results.percent(chapters['test_more']['model']['p_k'])}**, P_mu "
+            f"**{results.percent(chapters['test_more']['model']['p_mu'])}**") in readme
     cells = committed["cross-domain"]["cells"]
     default = {key: results.percent(cells[key]["default"]["p_k"]) for key in ("choi 3-11", "wiki", "longform")}
     assert f"2/3-11 **{default['choi 3-11']}**" in readme and f"wiki300 **{default['wiki']}**" in readme
