@@ -436,7 +436,13 @@ def build_chapters(data: Path) -> Generator[Any, None, Segmenter]:
     train, held = chapter_books(data, "train"), chapter_books(data, "heldout")
     seg = Segmenter(**CHAPTERS_PARAMS)
     yield from _fit(seg, train, held, "chapters")
-    seg.info_.update(trained_on=f"{train.name}, tuned on {held.name}",
+    return _with_chapters_provenance(seg)
+
+
+def _with_chapters_provenance(seg: Segmenter) -> Segmenter:
+    """The chapters expert's provenance in ``info_``: what it was trained and tuned on, and the texts' licence (the
+    same whether it was trained here or taken from the ``chapters`` protocol's run, which records its corpora)."""
+    seg.info_.update(trained_on=f"{seg.info_.get('train_corpus')}, tuned on {seg.info_.get('heldout_corpus')}",
                      licence="derived from Project Gutenberg e-texts (public domain in the USA)")
     return seg
 
@@ -479,6 +485,8 @@ def build_iter(data: str | Path, params: dict | None = None, *, mixed_only: bool
     experts = {"mixed": mixed}
     for name, builder in builders.items():
         experts[name] = reuse[name] if name in reuse else (yield from builder(data))
+    if "chapters" in reuse and "trained_on" not in experts["chapters"].info_:
+        experts["chapters"] = _with_chapters_provenance(experts["chapters"])
     model = ExpertRouter(experts=[(name, experts[name]) for name in EXPERTS], gauges=GAUGES)
     yield from model.fit_iter(router_heldout(data, mixed_split))
     model.info_.update(licence=LICENCE, build_seconds=round(time.perf_counter() - t0))
