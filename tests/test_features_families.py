@@ -455,7 +455,8 @@ def test_every_family_is_registered_described_and_reloadable():
 
     sentences, texts, groups = _prose(5)
     context = FeatureContext(sentences, texts=texts, groups=groups, relevance=np.linspace(-1, 1, len(sentences)),
-                             paragraph_starts=np.arange(len(sentences)) % 3 == 0)
+                             paragraph_starts=np.arange(len(sentences)) % 3 == 0,
+                             gap_score=np.linspace(0, 1, len(sentences) - 1))   # a learned score, given
     for name, family in FAMILIES.items():
         assert family.summary, name
         X, specs = build_candidates(context, families=(name,), vocabulary=5, drop_empty=False)

@@ -125,3 +125,20 @@ def test_a_model_whose_scorer_is_from_another_model_is_refused(tmp_path):
     assert zipfile.is_zipfile(mixed)
     with pytest.raises(SegvizError, match="paragraph scorer does not match"):
         load_model(mixed)
+
+
+def test_the_score_questions_answer_score_above_t_inside_a_unit():
+    from segviz.features import build_candidates
+
+    sentences = [("w",)] * 7
+    score = np.array([0.0, 0.02, 0.5, np.nan, 0.95, 0.3])
+    context = FeatureContext(sentences, groups=[4, 3], gap_score=score)
+    X, specs = build_candidates(context, families=("paragraph-score",), drop_empty=False)
+    for j, spec in enumerate(specs):
+        want = np.nan_to_num(score, nan=-1.0) > spec.low
+        want[3] = False                                   # the gap between the two units
+        np.testing.assert_array_equal(X.toarray()[:, j].astype(bool), want, err_msg=spec.description)
+    # without a score the family asks nothing
+    assert build_candidates(FeatureContext(sentences), families=("paragraph-score",))[1] == []
+    with pytest.raises(SegvizError, match="in \\[0, 1\\]"):
+        FeatureContext(sentences, gap_score=np.full(6, 2.0))
