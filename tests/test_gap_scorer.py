@@ -7,6 +7,7 @@ import pytest
 from segviz import Segmenter, load_model
 from segviz.documents import Corpus, Document
 from segviz.errors import SegvizError
+from segviz.events import run_to_end
 from segviz.features import FeatureContext
 from segviz.features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
 from segviz.gap_scorer import GapScorer
@@ -67,12 +68,12 @@ def test_training_scores_are_cross_fitted():
     y = masses_to_indicator(corpus.masses())
     first = list(GapScorer(max_iter=20, folds=3).fit_iter(context, y))
     scorer = GapScorer(max_iter=20, folds=3)
-    scores = _returned(scorer.fit_iter(context, y))
+    scores = run_to_end(scorer.fit_iter(context, y))
     flipped = y.copy()
     n_first = sum(len(d) for d in corpus.documents[:6])
     at = paragraph_start_gaps(context)
     flipped[:n_first - 1] = at[:n_first - 1] & ~y[:n_first - 1]       # book 0's labels turned upside down
-    again = _returned(GapScorer(max_iter=20, folds=3).fit_iter(context, flipped))
+    again = run_to_end(GapScorer(max_iter=20, folds=3).fit_iter(context, flipped))
     np.testing.assert_array_equal(scores[:n_first - 1], again[:n_first - 1])
     assert not np.array_equal(scores[n_first:], again[n_first:])
     assert first and np.isnan(scores[~at]).all() and (scores[at] >= 0).all()
@@ -80,19 +81,11 @@ def test_training_scores_are_cross_fitted():
     assert np.isfinite(scorer.scores(context)[at]).all()
 
 
-def _returned(generator):
-    while True:
-        try:
-            next(generator)
-        except StopIteration as done:
-            return done.value
-
-
 def test_too_few_books_are_refused_and_a_segmenter_then_does_not_ask():
     corpus = _corpus(2, 2)
     context = FeatureContext.from_corpus(corpus)
     with pytest.raises(SegvizError, match="at least 4 source units"):
-        _returned(GapScorer().fit_iter(context, masses_to_indicator(corpus.masses())))
+        run_to_end(GapScorer().fit_iter(context, masses_to_indicator(corpus.masses())))
     seg = Segmenter(families=("paragraphs", "paragraph-score"), n_features=2).fit(corpus)
     assert "paragraph-score" not in seg.info_["families"] and seg.scorer_ is None
 

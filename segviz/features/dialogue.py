@@ -17,7 +17,7 @@ import numpy as np
 from segviz.features.family import IntervalFamily
 from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
 
-__all__ = ["DIALOGUE_WINDOWS", "quoting_sentences", "dialogue_questions", "FAMILY"]
+__all__ = ["DIALOGUE_WINDOWS", "quoting_sentences", "context_quoting", "dialogue_questions", "FAMILY"]
 
 DIALOGUE_WINDOWS: tuple[int, ...] = (3, 10, 25)
 SHARE_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.2, 0.4, 0.6, 0.8, math.inf)
@@ -31,18 +31,20 @@ def quoting_sentences(texts: Sequence[str]) -> np.ndarray:
     return np.fromiter((1.0 if _QUOTE.search(t) else 0.0 for t in texts), dtype=np.float64, count=len(texts))
 
 
-def _quoting(context) -> np.ndarray:
+def context_quoting(context) -> np.ndarray:
+    """:func:`quoting_sentences` of the context's texts, computed once per context (the dialogue family and the
+    paragraph measurements both read it)."""
     return context.memo(("dialogue", "quoting"), lambda: quoting_sentences(context.texts))
 
 
 def _share(context, window: Window) -> np.ndarray:
-    return context.inside_groups(context.window_mean(_quoting(context), window))
+    return context.inside_groups(context.window_mean(context_quoting(context), window))
 
 
 def _shift(context, window: Window) -> np.ndarray:
     k = window.end
-    after = context.window_mean(_quoting(context), Window("sentence", 0, k))
-    before = context.window_mean(_quoting(context), Window("sentence", -k, 0))
+    after = context.window_mean(context_quoting(context), Window("sentence", 0, k))
+    before = context.window_mean(context_quoting(context), Window("sentence", -k, 0))
     return context.inside_groups(after - before)
 
 

@@ -23,7 +23,7 @@ from segviz.features.family import IntervalFamily
 from segviz.features.questions import IntervalQuestion, Signal, Window, interval_grid, register_signal
 from segviz.features.stream import TokenStream
 
-__all__ = ["NAME_WINDOWS", "sentence_names", "unit_names", "name_stream", "names_questions", "FAMILY"]
+__all__ = ["NAME_WINDOWS", "sentence_names", "unit_names", "context_names", "name_stream", "names_questions", "FAMILY"]
 
 NAME_WINDOWS: tuple[int, ...] = (5, 10, 25)
 OVERLAP_EDGES: tuple[float, ...] = (-math.inf, 0.0, 0.1, 0.2, 0.3, 0.5, math.inf)
@@ -76,10 +76,16 @@ def unit_names(texts: Sequence[str], groups: Sequence[int]) -> list[tuple[str, .
     return out
 
 
+def context_names(context) -> list[tuple[str, ...]]:
+    """Each sentence's names in ``context`` (:func:`unit_names` over its source groups), computed once per context:
+    the names family and the paragraph measurements both read them."""
+    return context.memo(("names", "per sentence"), lambda: unit_names(context.texts, context.groups))
+
+
 def name_stream(context) -> tuple[TokenStream, np.ndarray]:
     """The stream's names as a token stream (one per context), and each sentence's source group."""
     def build():
-        names = unit_names(context.texts, context.groups)
+        names = context_names(context)
         vocab = sorted({w for s in names for w in s})
         return TokenStream(names, vocab), context.group_of_sentence()
 

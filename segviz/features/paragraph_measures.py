@@ -13,7 +13,7 @@ paragraph starts.  At each gap where a paragraph starts (inside one source unit:
   either side quote and how many words they hold; a closing "!" or "?" before the gap; time words
   (:data:`segviz.features.transitions.TIME_WORDS`) and "had" in the opening sentence, time words in its first 4;
 * ``new_names_k`` -- the share of the names of the next k sentences (k = 10, 25, 50) the unit has not named before
-  (:func:`segviz.features.names.unit_names`).
+  (:func:`segviz.features.names.context_names`).
 
 Every window is clipped to the gap's source unit, and a unit's statistics (idf, first mentions, names) are its own,
 so a book's rows do not depend on the books read beside it.  Rows of gaps where no paragraph starts, and of gaps
@@ -27,8 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from segviz.features.context import FeatureContext
-from segviz.features.dialogue import quoting_sentences
-from segviz.features.names import unit_names
+from segviz.features.dialogue import context_quoting
+from segviz.features.names import context_names
 from segviz.features.questions import Window
 from segviz.features.tfidf import TFIDF, TFIDF_DEPTH, TFIDF_Z, term_counts
 from segviz.features.transitions import TIME_WORDS
@@ -86,11 +86,11 @@ def _paragraph_cosines(vectors: sp.csr_matrix, spans) -> dict[int, np.ndarray]:
     return out
 
 
-def _unit_rows(sentences, texts, starts: np.ndarray, names) -> np.ndarray:
+def _unit_rows(sentences, texts, starts: np.ndarray, names, quote: np.ndarray) -> np.ndarray:
     """The paragraph-level columns (all but the tf-idf block ones) at paragraph starts ``starts[1:]`` of one unit
-    (``starts``: the first sentence of each paragraph, from 0)."""
+    (``starts``: the first sentence of each paragraph, from 0; ``names``, ``quote``: the unit's sentences' names
+    and quoting flags)."""
     n = len(sentences)
-    quote = quoting_sentences(texts)
     words = np.fromiter((sum(1 for t in s if _WORD.search(t)) for s in sentences), dtype=np.float64, count=n)
     lengths = np.diff(np.r_[starts, n]).astype(np.float64)
     para_words = np.add.reduceat(words, starts)
@@ -137,7 +137,8 @@ def paragraph_measurements(context: FeatureContext) -> np.ndarray:
             window = Window("sentence", -k, k)
             for p_i, signal in enumerate((TFIDF, TFIDF_Z, TFIDF_DEPTH)):
                 out[at, 3 * k_i + p_i] = context.values(signal, window)[at]
-        names = unit_names(context.texts, context.groups) if context.has_texts else [()] * context.n_sentences
+        names = context_names(context) if context.has_texts else [()] * context.n_sentences
+        quote = context_quoting(context)
         marks = context.paragraph_starts
         for start, size in zip(context.group_starts, context.groups):
             end = int(start + size)
@@ -145,7 +146,8 @@ def paragraph_measurements(context: FeatureContext) -> np.ndarray:
             local = np.union1d([0], local)
             if local.size < 2:
                 continue
-            rows = _unit_rows(context.sentences[start:end], context.texts[start:end], local, names[start:end])
+            rows = _unit_rows(context.sentences[start:end], context.texts[start:end], local, names[start:end],
+                              quote[start:end])
             out[start + local[1:] - 1, n_block:] = rows
         out[~at] = np.nan
         return out
