@@ -14,28 +14,13 @@ import json
 from pathlib import Path
 
 from segviz import SegmentCountRule, load_model
-from segviz.baselines import even_masses, none_masses
+from segviz.baselines import even_masses, even_words_masses, none_masses
 from segviz.evaluation import macro_average
 from segviz.metrics import score_row
 from segviz.protocols import CHAPTER_BOOKS, read_books
 from segviz.rules import document_sizes
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
-
-
-def even_words_masses(sizes, words_per_segment: float) -> list[int]:
-    """A boundary every ``words_per_segment`` words (at the sentence where the running count passes each multiple)."""
-    total, masses, current, target = 0.0, [], 0, words_per_segment
-    for size in sizes:
-        current += 1
-        total += size
-        if total >= target:
-            masses.append(current)
-            current = 0
-            target += words_per_segment
-    if current:
-        masses.append(current)
-    return masses
 
 
 def main(argv=None) -> int:
