@@ -57,7 +57,7 @@ IN_DOMAIN = {"reuters": "reuters", "reuters-files": "reuters", "longform": "long
              "choi 3-11": "choi-disjoint", "choi 3-5": "choi-disjoint", "choi 6-8": "choi-disjoint",
              "choi 9-11": "choi-disjoint", "chapters": "chapters"}
 
-_REGION = re.compile(r"(<!-- results:([\w./-]+) -->\n)(.*?)(<!-- /results:\2 -->)", re.S)
+_REGION = re.compile(r"(<!-- results:([\w./+,-]+) -->\n)(.*?)(<!-- /results:\2 -->)", re.S)
 
 
 # ------------------------------------------------------------------------------------------ files
@@ -349,8 +349,7 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
                 f"{_count(table.get('reference_segments'))} reference segments, {table.get('evaluation')}"
                 if part or len(tables) == 1 else
                 "P_k % (P_mu %) per test set, " + _over(tables))
-        flags = "".join(f" --{k.replace('_', '-')} {v}" for k, v in document.get("options", {}).items()
-                        if k in ("category", "split_seed") and v not in ("all", 0))
+        flags = run_flags(document.get("options", {}))
         return (f"*Generated from `docs/results/{stem}.json` (`segviz reproduce {document['name']}{flags}`): "
                 f"train {document.get('train')}, tune {document.get('heldout')}; {test}; "
                 f"held-out stop at {stop if stop is not None else 'the last round'}.*\n\n")
@@ -363,6 +362,26 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
             f"... --result FILE`): P_k % (P_mu %), each column scored as its protocol scores it.*\n\n")
 
 
+#: the ``reproduce`` options a result records under ``segmenter_params``, by the flag that sets them
+SEGMENTER_FLAGS = {"n_features": "--features", "vocabulary": "--vocabulary", "stopping": "--stopping",
+                   "templates": "--templates", "min_support": "--min-support", "families": "--families",
+                   "l2": "--l2"}
+
+
+def run_flags(options: Mapping[str, Any]) -> str:
+    """The ``segviz reproduce`` flags that re-run a result with these recorded ``options`` (those that differ from
+    the protocol's defaults), so a variant's caption names the command that made it."""
+    flags = [f"--{k.replace('_', '-')} {v}" for k, v in options.items()
+             if k in ("category", "split_seed") and v not in ("all", 0)]
+    for name, value in (options.get("segmenter_params") or {}).items():
+        shown = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else value
+        flags.append(f"{SEGMENTER_FLAGS[name]} {shown}" if name in SEGMENTER_FLAGS else f"--param {name}={shown}")
+    peers = options.get("peers")
+    if peers is not None:
+        flags.append("--peers " + (",".join(peers) or "''"))
+    return "".join(" " + flag for flag in flags)
+
+
 def _over(tables: Mapping[str, Any]) -> str:
     """How the rates of several test portions are averaged, in words ("means over its 50 files")."""
     said = {str(t.get("evaluation", "")) for t in tables.values()}
@@ -372,13 +391,83 @@ def _over(tables: Mapping[str, Any]) -> str:
     return "means over each set's files"
 
 
+def comparison_grid(stems: list[str], results: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], Grid]:
+    """Runs of one protocol with other options side by side: the model rows of each run (headed by the flags that
+    made it), then the peer and baseline rows of the first (they do not depend on the model's options)."""
+    header, grid = None, []
+    for stem in stems:
+        document = results[stem]
+        if document["kind"] != "protocol" or len(document["tables"]) != 1:
+            raise SegvizError(f"docs region results:{'+'.join(stems)}: {stem}.json is not a one-table protocol "
+                              f"result")
+        header, rows = table_grid(next(iter(document["tables"].values())), document)
+        flags = run_flags(document.get("options", {})).strip()
+        grid += [(f"{stem}: {key}", f"{f'`{flags}`' if flags else 'defaults'}: {label}", cells)
+                 for key, label, cells in rows if key not in TAIL_ROWS]
+    first = results[stems[0]]
+    grid += [row for row in table_grid(next(iter(first["tables"].values())), first)[1] if row[0] in TAIL_ROWS]
+    return header, grid
+
+
+def side_by_side_grid(stems: list[str], results: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], Grid]:
+    """Several protocols' test portions side by side, P_k % (P_mu %): each protocol's own model (its reported
+    row), then the peers and baselines every table scores on the same documents."""
+    columns = [(stem, part, table) for stem in stems for part, table in results[stem]["tables"].items()]
+    header = ["segmenter", *(str(table.get("corpus", part)) for _, part, table in columns)]
+    names = ["model", *(n for n in TAIL_ROWS if any(n in _rows(t) for _, _, t in columns))]
+    grid = []
+    for name in names:
+        cells = []
+        for _, _, table in columns:
+            row = _rows(table).get(name)
+            cells.append("—" if row is None or row.get("p_k") is None
+                         else f"{percent(row['p_k'])[:-1]} ({percent(row.get('p_mu'))[:-1]})")
+        label = "the protocol's own model, 100 features" if name == "model" else ROW_LABELS.get(name, name)
+        grid.append((name, label, cells))
+    return header, grid
+
+
+#: how many induced features a ``NAME/features`` region lists (the paper's Figures 5/6 as text)
+FIRST_FEATURES = 15
+
+
+def features_block(document: Mapping[str, Any], count: int = FIRST_FEATURES) -> str:
+    """The first induced features of a protocol result as a fenced text block: rank, short name, e^λ, question."""
+    features = list(document.get("features") or ())[:count]
+    width = max((len(str(f.get("short", ""))) for f in features), default=0)
+    lines = [f"{i:3d}. {str(f.get('short', '')):<{width}}  e^lambda = {float(f.get('weight', math.nan)):<10.4g}  "
+             f"{f.get('feature', '')}".rstrip() for i, f in enumerate(features, 1)]
+    return "```\n" + "\n".join(lines) + "\n```\n"
+
+
 def render_region(region: str, results: Mapping[str, Mapping[str, Any]]) -> str | None:
-    """The generated text of ``region`` (``NAME`` or ``NAME/PART``) from the result files by name, or None when
-    the file it needs is absent (the region keeps its hand-written text until the file exists)."""
-    stem = region.partition("/")[0]
+    """The generated text of ``region`` from the result files by name, or None when a file it needs is absent (the
+    region keeps its hand-written text until the file exists).  ``region`` is ``NAME`` or ``NAME/PART`` (a table
+    of one file; ``NAME/features`` its first induced features), ``NAME+VARIANT+...`` (runs of one protocol compared: :func:`comparison_grid`) or
+    ``NAME,NAME,...`` (protocols side by side: :func:`side_by_side_grid`)."""
+    if "," in region:
+        stems = region.split(",")
+        if any(stem not in results for stem in stems):
+            return None
+        files = ", ".join(f"`docs/results/{stem}.json`" for stem in stems)
+        return (f"*Generated from {files}: P_k % (P_mu %) on each protocol's test documents, scored as that "
+                f"protocol scores them.*\n\n" + markdown(*side_by_side_grid(stems, results)))
+    if "+" in region:
+        stems = region.split("+")
+        if any(stem not in results for stem in stems):
+            return None
+        files = ", ".join(f"`docs/results/{stem}.json`" for stem in stems)
+        first = results[stems[0]]
+        return (f"*Generated from {files}: each run's model rows, headed by the `segviz reproduce "
+                f"{first['name']}` flags that made it; the peers and baselines of the first.*\n\n"
+                + markdown(*comparison_grid(stems, results)))
+    stem, _, part = region.partition("/")
     document = results.get(stem)
     if document is None:
         return None
+    if part == "features" and document["kind"] == "protocol":
+        return (f"*Generated from `docs/results/{stem}.json`: the first {FIRST_FEATURES} features induced, in order, "
+                f"with e^λ as refitted in the final model.*\n\n" + features_block(document))
     tables = grids(document, stem)
     if region not in tables:
         raise SegvizError(f"docs region results:{region}: {document['name']}.json renders only "
@@ -414,6 +503,11 @@ def render_document(text: str, results: Mapping[str, Mapping[str, Any]]) -> tupl
 
 def regions(text: str) -> list[str]:
     return [m.group(2) for m in _REGION.finditer(text)]
+
+
+def outside_regions(text: str) -> str:
+    """``text`` without its generated regions: the hand-written prose (where no table belongs)."""
+    return _REGION.sub("", text)
 
 
 def update_docs(docs: str | Path, results_dir: str | Path) -> tuple[bool, list[str]]:

@@ -198,7 +198,8 @@ def _reproduce_general_lm(args: argparse.Namespace) -> int:
 
 def _run_options(args: argparse.Namespace, name: str, params: dict) -> dict:
     """How protocol ``name`` was run, as its result file records it (a check compares them too)."""
-    options = {"segmenter_params": {k: repr(v) if not isinstance(v, (str, int, float, bool, list)) else v
+    options = {"segmenter_params": {k: list(v) if isinstance(v, tuple) else
+                                    v if isinstance(v, (str, int, float, bool, list)) else repr(v)
                                     for k, v in params.items()},
                "peers": None if args.peers is None else list(args.peers), "seed": args.seed,
                "lm_vocab": args.lm_vocab}
