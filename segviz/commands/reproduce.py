@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -219,7 +220,9 @@ def _tables(args: argparse.Namespace) -> int:
     changed, missing = result_files.update_docs(docs, results)
     print(f"{docs}: {'tables re-rendered' if changed else 'tables already match'} {results}")
     for region in missing:
-        print(f"  results:{region}: no {region.partition('/')[0]}.json yet, the region's text is left as it is")
+        stems = re.split(r"[+,]", region.partition("/")[0])
+        print(f"  results:{region}: no {' or '.join(f'{stem}.json' for stem in stems)} yet, the region's text is "
+              f"left as it is")
     return 0
 
 
