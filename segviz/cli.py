@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
-import signal
 import sys
 
 from . import __version__
+from .commands import interrupts
 from .commands.arguments import ArgumentParser
+from .commands.streams import StdoutError, guard_streams, silence_stdout
 from .errors import SegvizError
 
 # Order = order in --help.  Each module registers its own subcommands.
@@ -45,98 +45,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised where the program is, so that cleanups run (a save removes its temporary file) exactly as
-    for Ctrl-C; a BaseException like KeyboardInterrupt, so no ``except Exception`` swallows it."""
-
-
-def _raise_terminated(signum, frame):
-    raise Terminated()
-
-
-def _install_sigterm():
-    """Install the SIGTERM handler; the previous one, for :func:`main` to put back (main may be called from
-    Python, as the tests do)."""
-    try:
-        return signal.signal(signal.SIGTERM, _raise_terminated)
-    except (ValueError, OSError, AttributeError):   # not the main thread (main() called from a thread): leave it
-        return None
-
-
-class _StdoutError(OSError):
-    """A failure to write standard output (``segviz ... > /dev/full``), told apart from other OS errors."""
-
-
-class _GuardedStdout:
-    """Standard output whose write errors are :class:`_StdoutError` (a broken pipe stays itself: ``| head`` is
-    not an error)."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def _guard(self, method, *args):
-        try:
-            return method(*args)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _StdoutError(exc.errno, exc.strerror) from None
-
-    def write(self, text):
-        return self._guard(self._stream.write, text)
-
-    def writelines(self, lines):
-        return self._guard(self._stream.writelines, lines)
-
-    def flush(self):
-        return self._guard(self._stream.flush)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-def _silence_stdout() -> None:
-    """Point standard output at /dev/null, so that the interpreter's last flush of the unwritten rest cannot
-    print a second message (or change the exit status) after ours."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command; every way it can end is one line on stderr at most: an error (exit status 2), Ctrl-C
-    (``segviz: interrupted``, 130), SIGTERM (``segviz: terminated``, 143), standard output that cannot be
-    written (2) or a reader that went away (``| head``: 0)."""
-    stdout = sys.stdout
-    sys.stdout = _GuardedStdout(stdout)
-    try:
-        status = _run(argv)
-        sys.stdout.flush()   # the last buffered output is written here, where its failure is one line
-        return status
-    except SegvizError as exc:
-        print(f"segviz: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("segviz: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("segviz: terminated", file=sys.stderr)
-        return 143
-    except BrokenPipeError:
-        # "segviz ... | head": the reader went away; that is not an error of ours.
-        _silence_stdout()
-        return 0
-    except _StdoutError as exc:
-        _silence_stdout()
-        print(f"segviz: error: cannot write to standard output ({exc.strerror or exc})", file=sys.stderr)
-        return 2
-    except MemoryError:
-        print("segviz: error: out of memory; try a smaller corpus or vocabulary", file=sys.stderr)
-        return 2
-    finally:
-        if isinstance(sys.stdout, _GuardedStdout):
-            sys.stdout = stdout
+    (``segviz: interrupted``, 130), SIGTERM (``segviz: terminated``, 143; also when it arrived where Python could
+    not raise it, :mod:`.commands.interrupts`), standard output that cannot be written, closed included (2), or
+    a reader that went away (``| head``: 0).  Messages on stderr show names escaped (:mod:`.commands.streams`)."""
+    with guard_streams() as stdout:
+        try:
+            status = _run(argv)
+            interrupts.check()   # a signal a finaliser swallowed still ends the command
+            sys.stdout.flush()   # the last buffered output is written here, where its failure is one line
+            if stdout.error is not None:   # a failure someone caught (argparse's --help and --version do)
+                raise stdout.error
+            return status
+        except SegvizError as exc:
+            print(f"segviz: error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            interrupts.reported()
+            print("segviz: interrupted", file=sys.stderr)
+            return 130
+        except interrupts.Terminated:
+            interrupts.reported()
+            print("segviz: terminated", file=sys.stderr)
+            return 143
+        except BrokenPipeError:
+            # "segviz ... | head": the reader went away; that is not an error of ours.
+            silence_stdout()
+            return 0
+        except StdoutError as exc:
+            silence_stdout()
+            print(f"segviz: error: cannot write to standard output ({exc.strerror or exc})", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("segviz: error: out of memory; try a smaller corpus or vocabulary", file=sys.stderr)
+            return 2
 
 
 def _run(argv: list[str] | None) -> int:
@@ -150,19 +93,17 @@ def _run(argv: list[str] | None) -> int:
             return 0
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # a bad argument: argparse has printed its one line
+    except SystemExit as exc:  # --help, --version, or a bad argument (argparse has printed its one line)
         if exc.code in (0, None):
-            raise
+            return 0   # main() flushes what was printed: --help > /dev/full is an error, not a silent 0
         return int(exc.code) if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    previous = None if args.command == "gui" else _install_sigterm()   # the window has its own close path
-    try:
+    if args.command == "gui":   # the window has its own close path
         return int(args.func(args) or 0)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    with interrupts.handle_signals():
+        return int(args.func(args) or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

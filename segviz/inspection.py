@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from .documents import HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED
+from .printable import printable
 from .readers.prose import TERMINAL_RE
 
 #: a sentence longer than this (in tokens) is reported (the longest of Choi 1/3-11 has 159, of wiki300 192)
@@ -123,7 +124,7 @@ def render_inspection(report: dict[str, Any]) -> str:
         how = "detected" if f["detected"] else "as asked"
         ref = "no reference" if f["reference_boundaries"] is None else f"{f['reference_boundaries']:,} ref. boundaries"
         read = _HEADINGS_READ.get(f.get("headings_decision", ""), "")
-        lines.append(f"  {f['path']}: {f['format']} ({how}){read}, {_count(f['documents'], 'document')}, "
+        lines.append(f"  {printable(f['path'])}: {f['format']} ({how}){read}, {_count(f['documents'], 'document')}, "
                      f"{_count(f['sentences'], 'sentence')}, {ref}")
     if len(report["files"]) > len(shown):
         lines.append(f"  ... and {len(report['files']) - len(shown):,} more files (--json lists them all)")
@@ -139,14 +140,14 @@ def render_inspection(report: dict[str, Any]) -> str:
         lines.append(f"headings    {_count(len(report['headings']), 'heading')} taken as segment starts")
         one_file = len({h["file"] for h in report["headings"]}) == 1
         for h in report["headings"]:
-            where = f"line {h['line']}" if one_file else f"{h['file']}:{h['line']}"
+            where = f"line {h['line']}" if one_file else f"{printable(h['file'])}:{h['line']}"
             title = "" if h["title"] == h["text"] else f"  (title: {h['title']})"
             lines.append(f"  {where}  {h['text']}{title}")
     lines.append("first sentences")
     lines.extend(f"  {i + 1}. {t}" for i, t in enumerate(report["first_sentences"]))
     if report["warnings"]:
         lines.append("warnings")
-        lines.extend(f"  - {w}" for w in report["warnings"])
+        lines.extend(f"  - {printable(w)}" for w in report["warnings"])   # a warning names its file
     else:
         lines.append("warnings    none")
     return "\n".join(lines)

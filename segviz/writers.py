@@ -22,6 +22,10 @@
     a titled reference segment); then the segment's paragraphs separated by blank lines (one sentence per line
     when the reader did not know the paragraphs).
 
+Document names are written as :func:`segviz.printable.portable` gives them (the bytes of a file name that are
+not UTF-8 as ``\\xNN``) in every format; the text format shows their control characters escaped too, so that a
+name stays on its ``========`` line.
+
 Titles come from :meth:`SegmentedDocument.title_at`: the reference segment (chapter) a hypothesised segment
 starts in, whatever the model decided.
 
@@ -40,6 +44,7 @@ from typing import Callable, Sequence
 
 from .errors import SegvizError
 from .persist import atomic_write_text
+from .printable import portable, printable
 from .readers.choi import CHOI_SEPARATOR
 from .segmentation import validate_masses
 from .segmented import SegmentedDocument
@@ -96,7 +101,7 @@ def render_jsonl(documents: Sequence[SegmentedDocument]) -> str:
     lines = []
     for doc in documents:
         for k, start, end in doc.segments():
-            row = {"document": doc.name, "segment": k, "start": start, "end": end,
+            row = {"document": portable(doc.name), "segment": k, "start": start, "end": end,
                    "text": _segment_text(doc, start, end), "sentences": list(doc.texts[start:end]),
                    "boundary_probability": doc.gap_probability(start) if k else None}
             title = doc.title_at(start)
@@ -114,9 +119,10 @@ def render_csv(documents: Sequence[SegmentedDocument]) -> str:
     for doc in documents:
         starts = {start for k, start, _ in doc.segments() if k}
         titles = _sentence_titles(doc) if titled else []
+        name = portable(doc.name)
         for i, text in enumerate(doc.texts):
             p = doc.gap_probability(i)
-            row = [doc.name, i, "" if p is None else f"{p:.6f}", int(i in starts), text]
+            row = [name, i, "" if p is None else f"{p:.6f}", int(i in starts), text]
             writer.writerow(row + [titles[i]] if titled else row)
     return buffer.getvalue()
 
@@ -133,7 +139,7 @@ def _sentence_titles(doc: SegmentedDocument) -> list[str]:
 def render_text(documents: Sequence[SegmentedDocument]) -> str:
     out: list[str] = []
     for doc in documents:
-        out.append(f"{DOCUMENT_RULE} {doc.name} {DOCUMENT_RULE}")
+        out.append(f"{DOCUMENT_RULE} {printable(doc.name)} {DOCUMENT_RULE}")   # one line, whatever the name
         for k, start, end in doc.segments():
             p = doc.gap_probability(start) if k else None
             how = "" if p is None else f" (boundary probability {p:.2f})"

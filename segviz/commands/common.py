@@ -7,6 +7,8 @@ import time
 from typing import Iterable, Iterator, Sequence, TypeVar
 
 from ..events import Progress
+from ..printable import printable
+from . import interrupts
 
 T = TypeVar("T")
 
@@ -41,7 +43,7 @@ def format_table(rows: dict[str, dict], *, reference_segments: int | None = None
         values = dict(row)
         if reference_segments is not None:
             values.setdefault("reference_segments", reference_segments)
-        line = [name]
+        line = [printable(name)]
         for _, key, fmt in columns:
             v = values.get(key)
             if key == "f1" and values.get("hypothesis_segments") == 0:
@@ -59,8 +61,9 @@ def format_table(rows: dict[str, dict], *, reference_segments: int | None = None
 def render_table(payload: dict, rows: dict[str, dict]) -> str:
     """A score table (:func:`segviz.evaluation.table_payload`) under a one-line description of the corpus."""
     head = (
-        f"{payload['corpus']}: {payload['sentences']} sentences, {payload['reference_segments']} reference segments, "
-        f"1/mu = {1 / payload['mu']:.1f} sentences, k = {payload['k']} ({payload['evaluation']})"
+        f"{printable(payload['corpus'])}: {payload['sentences']} sentences, "
+        f"{payload['reference_segments']} reference segments, 1/mu = {1 / payload['mu']:.1f} sentences, "
+        f"k = {payload['k']} ({payload['evaluation']})"
     )
     notes = [f"{name}: skipped on {row['skipped']} unit(s): {'; '.join(row.get('errors', []))}"
              for name, row in rows.items() if row.get("skipped")]
@@ -94,6 +97,7 @@ def progress_bar(events: Iterable[T], *, stream=None, width: int = 30, min_inter
     last_draw = 0.0
     last_stage = None
     for event in events:
+        interrupts.check()   # a signal a finaliser swallowed ends the command at its next step
         if isinstance(event, Progress):
             if last_stage is not None and event.stage != last_stage and interactive:
                 stream.write("\n")
@@ -186,5 +190,5 @@ def run_with_progress(generator, *, quiet: bool = False):
         box.append((yield from generator))
 
     for _ in (keep() if quiet else progress_bar(keep())):
-        pass
+        interrupts.check()
     return box[0]

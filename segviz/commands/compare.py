@@ -17,6 +17,7 @@ from pathlib import Path
 from ..baselines import BASELINES
 from ..evaluation import compare_segmenters
 from ..paths import default_model
+from ..printable import printable
 from ..peers import PEERS
 from .arguments import names_list, seed
 from .common import format_table, load_model, print_json, read_input, run_with_progress
@@ -34,8 +35,8 @@ def render(comparison) -> str:
         k = len(comparison.units)
         how = (f"per document: each of {k} files segmented on its own, rates averaged over files" if k > 1
                else "per document: one file")
-    head = (f"{comparison.corpus}: {comparison.n_sentences} sentences, {comparison.reference_segments} reference "
-            f"segments; {how}")
+    head = (f"{printable(comparison.corpus)}: {comparison.n_sentences} sentences, "
+            f"{comparison.reference_segments} reference segments; {how}")
     text = head + "\n" + format_table(rows, reference_segments=comparison.reference_segments,
                                       extra_columns=(TIME_COLUMN,))
     notes = [f"{name}: skipped on {row['skipped']} unit(s): {'; '.join(row.get('errors', []))}"

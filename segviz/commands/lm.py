@@ -6,6 +6,7 @@ import sys
 
 from ..errors import SegvizError
 from ..limits import MAX_LM_VOCABULARY, MAX_TRIGGER_WINDOW
+from ..printable import printable
 from .arguments import float_range, int_range, positive_float, positive_int
 
 #: the most words --vocab and --trigger-vocab may ask for (the three markers <unk> <s> </s> take ids too)
@@ -46,7 +47,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print(f"{corpus.name}: {result['tokens']} tokens, OOV rate {result['oov_rate']:.2%}")
+        print(f"{printable(corpus.name)}: {result['tokens']} tokens, OOV rate {result['oov_rate']:.2%}")
         print(f"  trigram perplexity  {result['trigram_perplexity']:.2f}")
         print(f"  trigger perplexity  {result['trigger_perplexity']:.2f}  "
               f"({1 - result['trigger_perplexity'] / result['trigram_perplexity']:.1%} lower)")
@@ -97,7 +98,7 @@ def _cmd_relevance(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**prof, "language_models": source})
         return 0
-    print(f"{corpus.name}: mean sentence relevance by position relative to the segment start "
+    print(f"{printable(corpus.name)}: mean sentence relevance by position relative to the segment start "
           f"(language models: {source})")
     print(f"{'offset':>6}  {'mean R':>9}  {'count':>6}")
     for o, m, c in zip(prof["offsets"], prof["mean"], prof["count"]):

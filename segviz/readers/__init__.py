@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from ..documents import Corpus, Document, FileReading
 from ..errors import SegvizError
+from ..printable import portable
 from .choi import read_choi
 from .detect import detect_format
 from .jsonl import read_jsonl
@@ -47,7 +48,7 @@ def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool |
     """One file: what the reader made of it and the summary of what was decided (``headings`` as in
     :func:`read_corpus`)."""
     format = _check_format(format)
-    source = os.fspath(path)
+    source = portable(path)   # a name that is not UTF-8 is written as \xNN in every output and message
     data = read_source(path)
     chosen = detect_format(data) if format == "auto" else format
     decoding: list[str] = []   # a Gutenberg e-text read in its 8-bit character set says so
@@ -88,10 +89,11 @@ def read_corpus(paths: str | os.PathLike | Sequence[str | os.PathLike], *, forma
     for f in files:
         parsed, reading = read_file(f, format=format, headings=headings, wiki_level=wiki_level)
         documents.extend(parsed.documents)
-        sources.extend(parsed.units or [str(f)] * len(parsed.documents))
+        sources.extend(parsed.units or [portable(f)] * len(parsed.documents))
         readings.append(reading)
     if name is None:
         name = files[0].name if len(files) == 1 else f"{files[0].parent.name or files[0].name} ({len(files)} files)"
+    name = portable(name)
     return Corpus(documents, name=name, files=sources, has_reference=all(r.has_reference for r in readings),
                   readings=readings)
 
