@@ -34,39 +34,35 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..events import Progress
-from .trigram import TokenStream, TrigramLM
+from .ngram_counts import count_stream, merge_ngram_counts
+from .training_text import slice_stream
+from .trigram import BOS_ID, TokenStream, TrigramLM
 
 
-def _slice_stream(st: TokenStream, s0: int, s1: int) -> TokenStream:
-    a, b = np.searchsorted(st.sentence, [s0, s1])
-    return TokenStream(w=st.w[a:b], h1=st.h1[a:b], h2=st.h2[a:b], sentence=st.sentence[a:b] - s0,
-                       is_word=st.is_word[a:b], oov=st.oov[a:b], n_sentences=s1 - s0)
+def fold_spans(n_sentences: int, n_folds: int) -> list[tuple[int, int]]:
+    """The contiguous blocks of sentences the cross-fitted priors leave out in turn: ``(start, stop)`` each."""
+    cuts = np.linspace(0, n_sentences, n_folds + 1).round().astype(int)
+    return [(int(cuts[i]), int(cuts[i + 1])) for i in range(n_folds)]
 
 
-def _concat_streams(parts: list[TokenStream]) -> TokenStream:
-    offsets = np.cumsum([0] + [p.n_sentences for p in parts])
-    return TokenStream(
-        w=np.concatenate([p.w for p in parts]), h1=np.concatenate([p.h1 for p in parts]),
-        h2=np.concatenate([p.h2 for p in parts]),
-        sentence=np.concatenate([p.sentence + o for p, o in zip(parts, offsets)]),
-        is_word=np.concatenate([p.is_word for p in parts]), oov=np.concatenate([p.oov for p in parts]),
-        n_sentences=int(offsets[-1]),
-    )
+def _cross_fit_priors(prior: TrigramLM, stream: TokenStream, n_folds: int, fold_counts=None):
+    """Yield (block, trigram trained on the other blocks with the prior's vocabulary) for contiguous blocks.
 
-
-def _cross_fit_priors(prior: TrigramLM, stream: TokenStream, n_folds: int):
-    """Yield (block, trigram trained on the other blocks with the prior's vocabulary) for contiguous blocks."""
+    ``fold_counts``: the n-gram counts of each block (:func:`fold_spans`) when they were counted elsewhere (on a
+    cluster); by default each block's part of ``stream`` is counted here.  Either way a block's prior is built
+    from the merged counts of the other blocks: the same counts as the other blocks' text counted at once."""
     if n_folds <= 1:
         yield stream, prior
         return
-    cuts = np.linspace(0, stream.n_sentences, n_folds + 1).round().astype(int)
-    blocks = [_slice_stream(stream, cuts[i], cuts[i + 1]) for i in range(n_folds)]
+    spans = fold_spans(stream.n_sentences, n_folds)
+    blocks = [slice_stream(stream, a, b) for a, b in spans]
+    if fold_counts is None:
+        fold_counts = [count_stream(block, len(prior.vocab_), BOS_ID) for block in blocks]
     for i, block in enumerate(blocks):
-        other = _concat_streams([b for j, b in enumerate(blocks) if j != i])
         fp = TrigramLM(vocab_size=prior.vocab_size, discount_cutoff=prior.discount_cutoff,
                        min_leftover=prior.min_leftover)
         fp.vocab_, fp.word_index_ = prior.vocab_, prior.word_index_
-        fp._build(other)
+        fp.fit_counts(merge_ngram_counts([c for j, c in enumerate(fold_counts) if j != i]))
         yield block, fp
 
 

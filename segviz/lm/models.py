@@ -19,11 +19,13 @@ from typing import Generator, Sequence
 
 import numpy as np
 
+from ..bundle import Bundle, is_bundle, read_bundle, write_bundle
 from ..errors import SegvizError
 from ..events import Progress
-from ..bundle import Bundle, is_bundle, read_bundle, write_bundle
-from .trigram import TokenStream, TrigramLM, _validate_sentences
+from .ngram_counts import merge_ngram_counts
+from .training_text import SentenceText, TrainingText
 from .triggers import TriggerLM
+from .trigram import TokenStream, TrigramLM, _validate_sentences
 
 FORMAT = "segviz-language-models"
 VERSION = 1
@@ -91,7 +93,13 @@ class LanguageModels:
 
     def fit_iter(self, sentences: Sequence[Sequence[str]]) -> Generator[object, None, None]:
         """:meth:`fit` as a generator of small events (Progress, IIS iterations); the models are set at the end."""
-        trigram, trigger, info = yield from _train(sentences, **self.get_params())
+        yield from self.fit_text_iter(SentenceText(_validate_sentences(sentences)))
+
+    def fit_text_iter(self, text: TrainingText) -> Generator[object, None, None]:
+        """:meth:`fit_iter` on a :class:`~segviz.lm.training_text.TrainingText`: its counting passes run where the
+        text's work runs (this process, or a cluster's workers: ``segviz.distributed``), and the models are the
+        same either way."""
+        trigram, trigger, info = yield from _train(text, **self.get_params())
         self.trigram_, self.trigger_, self.info_ = trigram, trigger, info
 
     @property
@@ -188,7 +196,7 @@ class LanguageModels:
 
 
 def _train(
-    sentences: Sequence[Sequence[str]],
+    text: TrainingText,
     *,
     vocab_size: int = 20000,
     window: int = 500,
@@ -208,12 +216,11 @@ def _train(
     the rest and IIS stops on the held-out likelihood (Section 3.2).  With ``refit_prior`` the trigram is then
     refitted on all the text (the weights are kept; they describe the cache, not the n-gram counts).
     """
-    sentences = _validate_sentences(sentences)
     if not 0 <= heldout_fraction < 0.5:
         raise SegvizError(f"heldout_fraction must be in [0, 0.5), got {heldout_fraction!r}")
-    n_held = int(round(len(sentences) * heldout_fraction))
-    train = sentences[: len(sentences) - n_held]
-    held = sentences[len(sentences) - n_held:] if n_held else None
+    n_sentences = text.n_sentences
+    n_held = int(round(n_sentences * heldout_fraction))
+    n_train = n_sentences - n_held
     # Both models' parameters are checked before any work, so a typo fails in a second, not after the trigram.
     trigger = TriggerLM(window=window, n_triggers=n_triggers, trigger_vocab=trigger_vocab, ranking=ranking,
                         prior_variance=prior_variance, max_iter=max_iter, tol=tol, acceleration=acceleration)
@@ -221,14 +228,14 @@ def _train(
     TrigramLM(vocab_size=vocab_size)._check_params()
     t0 = time.perf_counter()
     yield Progress("trigram", 0, 1)
-    trigram = TrigramLM(vocab_size=vocab_size).fit(train)
+    trigram = _fit_trigram(text, n_train, vocab_size)
     yield Progress("trigram", 1, 1)
     t1 = time.perf_counter()
-    trigger = yield from trigger.fit_iter(train, prior=trigram, heldout=held)
+    trigger = yield from trigger.fit_text_iter(text, n_train, prior=trigram)
     t2 = time.perf_counter()
-    if refit_prior and held:
+    if refit_prior and n_held:
         yield Progress("trigram refit", 0, 1)
-        full = TrigramLM(vocab_size=vocab_size).fit(sentences)
+        full = _fit_trigram(text, n_sentences, vocab_size)
         # Pair ids refer to the old vocabulary: map them by word, dropping pairs whose words fell out.
         old_vocab = trigram.vocab_
         idx = full.word_index_
@@ -243,7 +250,15 @@ def _train(
         trigram = full
         yield Progress("trigram refit", 1, 1)
     info = {
-        "train_sentences": len(train), "heldout_sentences": n_held, "train_tokens": int(trigram.n_train_tokens_),
+        "train_sentences": n_train, "heldout_sentences": n_held, "train_tokens": int(trigram.n_train_tokens_),
         "trigram_seconds": round(t1 - t0, 3), "trigger_seconds": round(t2 - t1, 3),
     }
     return trigram, trigger, info
+
+
+def _fit_trigram(text: TrainingText, stop: int, vocab_size: int) -> TrigramLM:
+    """The trigram of the sentences ``0:stop`` of ``text``: the vocabulary from their word counts, then the model
+    from their n-gram counts (:meth:`TrigramLM.fit`'s two passes, run where the text's work runs)."""
+    trigram = TrigramLM(vocab_size=vocab_size)
+    trigram.set_vocabulary(text.word_counts(0, stop))
+    return trigram.fit_counts(merge_ngram_counts(text.ngram_counts([(0, stop)], trigram.word_index_)))

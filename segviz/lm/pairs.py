@@ -84,52 +84,88 @@ def _ami_block(C, t0, t1, hist, target, n, min_cooccurrence):
     return score
 
 
+def selection_bands(n_tv: int) -> tuple[list[int], int, int]:
+    """How the co-occurrence counts of a trigger vocabulary of ``n_tv`` words are taken: the first target of
+    each band, the band's size and the block size (targets scored at once).
+
+    A band is a whole number of blocks, so the blocks (and each block's best pairs) are the same however the
+    bands are cut."""
+    chunk = max(1, BLOCK_ENTRIES // max(n_tv, 1))
+    # the co-occurrence counts a band of targets at a time: 10,000 x 10,000 float32 counts are 400 MB at once
+    band = chunk * max(1, BAND_BYTES // (4 * max(n_tv, 1) * chunk))
+    return list(range(0, max(n_tv, 1), band)), band, chunk
+
+
+def band_best(b0: int, x: np.ndarray, r: np.ndarray, window: int, n_tv: int, k: int, min_cooccurrence: float,
+              band: int, chunk: int, pool: ThreadPoolExecutor | None = None
+              ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The best pairs of each block of the band of targets starting at ``b0``: ``(source, target, score)`` of
+    the block's own top ``k`` (finite scores only), block by block.
+
+    The band's co-occurrence counts are taken in one pass over the whole stream per target row, in stream order,
+    so each count (and score) is the same whether the rows are split across the threads of ``pool`` (one
+    machine) or the band is one task of a cluster (no pool)."""
+    n = float(x.size)
+    C = np.zeros((min(band, n_tv - b0), n_tv), dtype=np.float32)
+    n_parts = (os.cpu_count() or 1) if pool is not None else 1
+    scan = lambda part: cooccurrence_scan(x, r, int(window), C, b0, part, n_parts)   # noqa: E731
+    counts = list(pool.map(scan, range(n_parts))) if pool is not None else [scan(0)]
+    hist, target = counts[0]
+
+    def best_of_block(t0):
+        # the block's own top k (scores are computed without the GIL, so blocks run on all cores)
+        flat = _ami_block(C, t0 - b0, min(t0 + chunk, b0 + C.shape[0]) - b0, hist, target[b0:], n,
+                          float(min_cooccurrence)).ravel()
+        take = min(k, flat.size)
+        idx = np.argpartition(-flat, take - 1)[:take]
+        idx = idx[np.isfinite(flat[idx])]
+        tt, ss = np.divmod(idx, n_tv)
+        return ss, tt + t0, flat[idx]
+
+    blocks = range(b0, b0 + C.shape[0], chunk)
+    return list(pool.map(best_of_block, blocks)) if pool is not None else [best_of_block(t0) for t0 in blocks]
+
+
+def merge_best(blocks, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` best of the blocks' best pairs (:func:`band_best`), merged in block order, as one after the
+    other, so that ties keep their order; best first."""
+    best_s = np.empty(0, dtype=np.int64)
+    best_t = np.empty(0, dtype=np.int64)
+    best_v = np.empty(0)
+    for ss, tt, vv in blocks:
+        best_s = np.concatenate([best_s, ss])
+        best_t = np.concatenate([best_t, tt])
+        best_v = np.concatenate([best_v, vv])
+        if best_v.size > 4 * k:
+            keep = np.argpartition(-best_v, k - 1)[:k]
+            best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
+    order = np.argsort(-best_v, kind="stable")[:k]
+    return best_s[order], best_t[order], best_v[order]
+
+
 def top_pairs_by_ami(x: np.ndarray, r: np.ndarray, window: int, n_tv: int, k: int,
-                     min_cooccurrence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     min_cooccurrence: float, map_ordered=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``k`` positively associated (s, t) pairs with the largest (weighted) average MI.
 
     ``x`` is the word stream in trigger-vocabulary indices (0..n_tv-1, -1 outside it), ``r`` the weight of each
     occurrence (1, or ``1 - p_tri`` for the residual ranking).  Returns (source, target, score) arrays in
     trigger-vocabulary indices, best first.
-    """
+
+    ``map_ordered(func, items, *shared)`` (a :class:`segviz.lm.training_text.TrainingText`'s ``mapper``), when given, takes
+    the bands elsewhere (one task each, on a cluster); by default they are taken here on every core.  The
+    blocks' best pairs and their merge are the same either way."""
     x = x.astype(np.int64)
     r = r.astype(np.float64)
-    n = float(x.size)
-    chunk = max(1, BLOCK_ENTRIES // max(n_tv, 1))
-    # the co-occurrence counts a band of targets at a time: 10,000 x 10,000 float32 counts are 400 MB at once
-    band = chunk * max(1, BAND_BYTES // (4 * max(n_tv, 1) * chunk))
-    n_parts = os.cpu_count() or 1
-    best_s = np.empty(0, dtype=np.int64)
-    best_t = np.empty(0, dtype=np.int64)
-    best_v = np.empty(0)
-    with ThreadPoolExecutor(max_workers=n_parts) as pool:
-        for b0 in range(0, max(n_tv, 1), band):
-            C = np.zeros((min(band, n_tv - b0), n_tv), dtype=np.float32)
-            counts = list(pool.map(lambda part: cooccurrence_scan(x, r, int(window), C, b0, part, n_parts),
-                                   range(n_parts)))
-            hist, target = counts[0]
-
-            def best_of_block(t0):
-                # the block's own top k (scores are computed without the GIL, so blocks run on all cores)
-                flat = _ami_block(C, t0 - b0, min(t0 + chunk, b0 + C.shape[0]) - b0, hist, target[b0:], n,
-                                  float(min_cooccurrence)).ravel()
-                take = min(k, flat.size)
-                idx = np.argpartition(-flat, take - 1)[:take]
-                idx = idx[np.isfinite(flat[idx])]
-                tt, ss = np.divmod(idx, n_tv)
-                return ss, tt + t0, flat[idx]
-
-            # merged in block order, as one after the other, so that ties keep their order
-            for ss, tt, vv in pool.map(best_of_block, range(b0, b0 + C.shape[0], chunk)):
-                best_s = np.concatenate([best_s, ss])
-                best_t = np.concatenate([best_t, tt])
-                best_v = np.concatenate([best_v, vv])
-                if best_v.size > 4 * k:
-                    keep = np.argpartition(-best_v, k - 1)[:k]
-                    best_s, best_t, best_v = best_s[keep], best_t[keep], best_v[keep]
-            del C
-    order = np.argsort(-best_v, kind="stable")[:k]
-    return best_s[order], best_t[order], best_v[order]
+    starts, band, chunk = selection_bands(n_tv)
+    if map_ordered is not None:
+        per_band = map_ordered(band_best, starts, x, r, int(window), n_tv, k, float(min_cooccurrence), band,
+                               chunk)
+        return merge_best((block for blocks in per_band for block in blocks), k)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        # one band at a time: its counts are freed before the next band's are taken
+        return merge_best((block for b0 in starts
+                           for block in band_best(b0, x, r, window, n_tv, k, min_cooccurrence, band, chunk, pool)),
+                          k)
 
 
 def rank_by_gain(expected: np.ndarray, observed: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

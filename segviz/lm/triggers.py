@@ -26,9 +26,10 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..limits import MAX_TRIGGER_WINDOW
 from ._scan import frequent_histories, trigger_scan
-from .iis import IISIteration, _cross_fit_priors, iis_buckets, run_iis
+from .iis import IISIteration, _cross_fit_priors, fold_spans, iis_buckets, run_iis
 from .pairs import rank_by_gain, top_pairs_by_ami
-from .trigram import TokenStream, TrigramLM, _BITS, _lookup, _validate_sentences
+from .training_text import SentenceText, TrainingText
+from .trigram import _BITS, TokenStream, TrigramLM, _lookup, _validate_sentences
 
 _FIRST_WORD = 3  # ids 0..2 are <unk>, <s>, </s>; words follow in frequency order
 
@@ -211,10 +212,11 @@ class TriggerLM:
 
     # ------------------------------------------------------------------ selection
     def select_pairs(self, prior: TrigramLM, stream: TokenStream, lp_tri: np.ndarray | None = None,
-                     n_pairs: int | None = None) -> None:
+                     n_pairs: int | None = None, mapper=None) -> None:
         """Choose the top ``n_pairs`` (default ``n_triggers``) pairs by (residual) average MI.
 
-        Sets ``sources_``/``targets_``/``scores_`` (and zero ``weights_``).
+        Sets ``sources_``/``targets_``/``scores_`` (and zero ``weights_``).  ``mapper``: where the co-occurrence
+        counts are taken (:func:`segviz.lm.pairs.top_pairs_by_ami`; default: here).
         """
         tables = self._tables(prior)
         n_tv = tables["n_tv"]
@@ -227,7 +229,7 @@ class TriggerLM:
         else:
             r = np.ones(x.size)
         k = int(self.n_triggers if n_pairs is None else n_pairs)
-        ss, tt, vv = top_pairs_by_ami(x, r, self.window, n_tv, k, self.min_cooccurrence)
+        ss, tt, vv = top_pairs_by_ami(x, r, self.window, n_tv, k, self.min_cooccurrence, map_ordered=mapper)
         self.sources_ = (ss + _FIRST_WORD).astype(np.int64)
         self.targets_ = (tt + _FIRST_WORD).astype(np.int64)
         self.scores_ = vv.astype(np.float64)
@@ -245,24 +247,34 @@ class TriggerLM:
 
     def fit_iter(self, sentences, *, prior: TrigramLM, heldout=None) -> Generator[object, None, "TriggerLM"]:
         """Generator form of :meth:`fit`: yields :class:`Progress` and :class:`IISIteration`; returns self."""
+        sentences = _validate_sentences(sentences)
+        held = _validate_sentences(heldout) if heldout is not None else []
+        return (yield from self.fit_text_iter(SentenceText(sentences + held), len(sentences), prior=prior))
+
+    def fit_text_iter(self, text: TrainingText, train_stop: int, *, prior: TrigramLM
+                      ) -> Generator[object, None, "TriggerLM"]:
+        """:meth:`fit_iter` on the sentences ``0:train_stop`` of ``text`` (:mod:`segviz.lm.training_text`), the rest
+        held out; the cross-fitted priors' counts and the pairs' co-occurrence counts are taken where the text's
+        work runs."""
         self._check_params()
         prior._check_fitted()
-        sentences = _validate_sentences(sentences)
         self.prior_ = prior
         self._tables_cache = None
         yield Progress("triggers: encode", 0, 1)
-        stream = prior.encode(sentences)
+        stream = prior.encode(text.sentences(0, train_stop))
         if not stream.is_word.any():
             raise SegvizError("cannot train a trigger model on an empty corpus")
         folds = []
         n_folds = int(min(self.cv_folds, max(1, stream.n_sentences // 2)))
-        for f, (sub, fold_prior) in enumerate(_cross_fit_priors(prior, stream, n_folds)):
+        fold_counts = text.ngram_counts(fold_spans(train_stop, n_folds), prior.word_index_, stream) \
+            if n_folds > 1 else None
+        for f, (sub, fold_prior) in enumerate(_cross_fit_priors(prior, stream, n_folds, fold_counts)):
             folds.append((sub, fold_prior))
             yield Progress("triggers: cross-fit priors", f + 1, n_folds)
         lp_folds = [fp.logprob_stream(sub) for sub, fp in folds]
         yield Progress("triggers: select pairs", 0, 1)
         n_cand = int(self.n_triggers) * (self.gain_candidates if self.ranking == "gain" else 1)
-        self.select_pairs(prior, stream, np.concatenate(lp_folds), n_pairs=n_cand)
+        self.select_pairs(prior, stream, np.concatenate(lp_folds), n_pairs=n_cand, mapper=text.mapper)
         yield Progress("triggers: select pairs", 1, 1)
         fold_inputs = [self._stream_inputs(fp, sub, self._tables(fp)) for sub, fp in folds]
         if self.ranking == "gain":
@@ -271,8 +283,8 @@ class TriggerLM:
             yield Progress("triggers: rank by gain", 1, 1)
         n_train = len(stream)
         held = held_in = held_lp = None
-        if heldout is not None:
-            held = prior.encode(_validate_sentences(heldout))
+        if text.n_sentences > train_stop:
+            held = prior.encode(text.sentences(train_stop, text.n_sentences))
             if len(held) == 0:
                 held = None
             else:

@@ -40,7 +40,6 @@ sorted int64 keys (21 bits per id) and looked up with :func:`numpy.searchsorted`
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -48,12 +47,20 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..errors import SegvizError
+from .ngram_counts import (
+    ID_BITS,
+    NgramCounts,
+    count_stream,
+    count_words,
+    ngram_key2,
+    ngram_key3,
+)
 
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 UNK_ID, BOS_ID, EOS_ID = 0, 1, 2
 SPECIALS = (UNK, BOS, EOS)
 
-_BITS = 21  # ids < 2**21 so that a trigram key (3 x 21 bits) fits in a signed int64
+_BITS = ID_BITS  # ids < 2**21 so that a trigram key (3 x 21 bits) fits in a signed int64
 _MAX_IDS = 1 << _BITS
 _LOG10E = np.log10(np.e)
 
@@ -131,14 +138,8 @@ def encode_stream(sentences: Sequence[Sequence[str]], word_index: dict[str, int]
     )
 
 
-def _key2(a, b):
-    return (np.asarray(a, dtype=np.int64) << _BITS) | np.asarray(b, dtype=np.int64)
-
-
-def _key3(a, b, c):
-    return (np.asarray(a, dtype=np.int64) << (2 * _BITS)) | (np.asarray(b, dtype=np.int64) << _BITS) | np.asarray(
-        c, dtype=np.int64
-    )
+_key2 = ngram_key2
+_key3 = ngram_key3
 
 
 def _flat_values(obj):
@@ -254,25 +255,40 @@ class TrigramLM:
         """Count uni/bi/trigrams of ``sentences`` (a stream of tokenised sentences) and build the Katz model."""
         self._check_params()
         sentences = _validate_sentences(sentences)
-        if not any(len(s) for s in sentences):
+        self.set_vocabulary(count_words(sentences))
+        return self.fit_counts(count_stream(self.encode_unfitted(sentences), len(self.vocab_), BOS_ID))
+
+    def set_vocabulary(self, freq) -> "TrigramLM":
+        """Keep the ``vocab_size`` most frequent words of the word counts ``freq`` (ties alphabetically) after the
+        three specials; :class:`SegvizError` when there is no token to count."""
+        self._check_params()
+        if not any(freq.values()):
             raise SegvizError("cannot train a trigram model on an empty corpus (no tokens)")
-        freq = Counter(t for s in sentences for t in s)
-        for sp in SPECIALS:
-            freq.pop(sp, None)
+        freq = {w: c for w, c in freq.items() if w not in SPECIALS}
         words = sorted(freq.items(), key=lambda kv: (-kv[1], kv[0]))[: self.vocab_size]
         self.vocab_ = SPECIALS + tuple(w for w, _ in words)
         self.word_index_ = {w: i for i, w in enumerate(self.vocab_)}
-        stream = encode_stream(sentences, self.word_index_)
-        self._build(stream)
         return self
 
-    def _build(self, st: TokenStream) -> None:
+    def encode_unfitted(self, sentences: Sequence[Sequence[str]]) -> TokenStream:
+        """``sentences`` encoded in the vocabulary chosen by :meth:`set_vocabulary` (before the model is built)."""
+        return encode_stream(sentences, self.word_index_)
+
+    def fit_counts(self, counts: NgramCounts) -> "TrigramLM":
+        """Build the Katz model from n-gram counts in this model's vocabulary (:meth:`set_vocabulary`): the counts
+        of the training text, counted at once or merged from parts (:mod:`segviz.lm.ngram_counts`)."""
+        if counts.n_ids != len(self.vocab_):
+            raise SegvizError(f"n-gram counts of {counts.n_ids} ids for a vocabulary of {len(self.vocab_)}")
+        self._build_counts(counts)
+        return self
+
+    def _build_counts(self, counts: NgramCounts) -> None:
         k = int(self.discount_cutoff)
         n_ids = len(self.vocab_)
         n_pred = n_ids - 1  # every id but <s>
-        self.n_train_tokens_ = len(st)
+        self.n_train_tokens_ = counts.n_tokens
         # -- unigrams: one context; the lower order is uniform over the predictable ids.
-        cu = np.bincount(st.w, minlength=n_ids)
+        cu = counts.unigrams
         seen_u = np.flatnonzero(cu > 0)
         d1 = good_turing_discounts(cu[seen_u], k)
         p1, a1 = _katz_level(np.zeros(seen_u.size, dtype=np.int64), cu[seen_u], np.full(seen_u.size, 1.0 / n_pred),
@@ -283,7 +299,7 @@ class TrigramLM:
         with np.errstate(divide="ignore"):
             self.uni_logp_ = np.log(uni)
         # -- bigrams
-        bkeys, bcounts = np.unique(_key2(st.h1, st.w), return_counts=True)
+        bkeys, bcounts = counts.bigram_keys, counts.bigram_counts
         bh = bkeys >> _BITS
         bw = bkeys & (_MAX_IDS - 1)
         bctx_ids, bctx = np.unique(bh, return_inverse=True)
@@ -294,8 +310,7 @@ class TrigramLM:
         self.uni_bow_ = np.zeros(n_ids)
         self.uni_bow_[bctx_ids] = np.log(a2)
         # -- trigrams (the sentence-initial (<s>, <s>) history is bigram-only, see the module docstring)
-        m = ~((st.h2 == BOS_ID) & (st.h1 == BOS_ID))
-        tkeys, tcounts = np.unique(_key3(st.h2[m], st.h1[m], st.w[m]), return_counts=True)
+        tkeys, tcounts = counts.trigram_keys, counts.trigram_counts
         tctx_keys = tkeys >> _BITS
         tctx_ids, tctx = np.unique(tctx_keys, return_inverse=True)
         pos, found = _lookup(bkeys, tkeys & ((1 << (2 * _BITS)) - 1))
