@@ -66,15 +66,15 @@ def _masses(obj: dict, n: int, source: str, lineno: int) -> list[int] | None:
     return masses
 
 
-def _parse(text: str, source: str) -> list[tuple[int, dict]]:
+def _parse(text: str, source: str, first_line: int = 1, part: bool = False) -> list[tuple[int, dict]]:
     objects = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    for lineno, line in enumerate(text.split("\n"), start=first_line):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            if not objects:
+            if not objects and not part:
                 _refuse_single_json(text, source)
             raise _fail(source, lineno, f"not valid JSON ({exc.msg})") from None
         except RecursionError:
@@ -85,7 +85,7 @@ def _parse(text: str, source: str) -> list[tuple[int, dict]]:
         if not isinstance(obj, dict):
             raise _fail(source, lineno, f"expected a JSON object, found {type(obj).__name__}")
         objects.append((lineno, obj))
-    if not objects:
+    if not objects and not part:
         raise SegvizError(f"{source}: no JSON objects")
     return objects
 
@@ -101,9 +101,13 @@ def _refuse_single_json(text: str, source: str) -> None:
                       "a corpus in JSONL has one object per line with a 'sentences' list")
 
 
-def read_jsonl(text: str, *, source: str) -> ParsedFile:
+def read_jsonl(text: str, *, source: str, first_line: int = 1, part: bool = False) -> ParsedFile:
+    """The documents of a JSONL file's ``text``.  ``part``: the text is a run of whole lines of the file, the
+    first of them line ``first_line`` (a file read in parts, ``segviz.distributed``); the checks that need the
+    whole file (a single JSON document, no object or no sentence at all, ids used twice across parts, a reference
+    for some parts only) are then the caller's."""
     name = Path(source).name
-    objects = _parse(text, source)
+    objects = _parse(text, source, first_line, part)
     builder = DocumentBuilder(name)
     units: list[str] = []
     segment_shape = ["segment" in obj and "document" in obj for _, obj in objects]
@@ -115,7 +119,7 @@ def read_jsonl(text: str, *, source: str) -> ParsedFile:
         labelled = True
     else:
         labelled, n_documents = _read_document_objects(objects, builder, units, source)
-    if not builder.documents:
+    if not builder.documents and not part:
         raise SegvizError(f"{source}: no sentences found")
     notes = builder.notes()
     if builder.dropped_sentences:
@@ -132,7 +136,7 @@ def _read_document_objects(objects, builder: DocumentBuilder, units: list[str], 
     seen: set[str] = set()
     for lineno, obj in objects:
         sentences = _sentences(obj, source, lineno)
-        doc_id = str(obj.get("id", obj.get("name", lineno)))
+        doc_id = document_id(obj, lineno)
         if doc_id in seen:
             raise _fail(source, lineno, f"document id {doc_id!r} is used twice")
         seen.add(doc_id)
@@ -151,6 +155,11 @@ def _read_document_objects(objects, builder: DocumentBuilder, units: list[str], 
             if doc is not None:
                 units.append(unit)
     return bool(labelled_lines), len(objects)
+
+
+def document_id(obj: dict, lineno: int) -> str:
+    """The id of the document object ``obj`` on line ``lineno``: its ``id``, else its ``name``, else the line."""
+    return str(obj.get("id", obj.get("name", lineno)))
 
 
 def _read_segment_objects(objects, builder: DocumentBuilder, units: list[str], source: str) -> int:
