@@ -30,8 +30,9 @@ import json
 import os
 import stat
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 
 from .errors import SegvizError
@@ -172,8 +173,11 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, parents: bool = False) -> Path:
-    """Write ``path`` with ``write(handle)`` (a binary file object) as one atomic replacement (see the module doc)."""
+@contextmanager
+def atomic_output(path: str | os.PathLike, *, parents: bool = False) -> Iterator[BinaryIO]:
+    """A binary file object whose content replaces ``path`` in one atomic step when the ``with`` block ends
+    without an exception (see the module doc); on any exception the temporary file is removed and ``path`` is
+    untouched.  For output written a piece at a time (``segviz segment --scheduler``)."""
     path = check_output_path(path, parents=parents)
     directory = path.parent if str(path.parent) else Path(".")
     try:
@@ -190,7 +194,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, paren
         except OSError as exc:
             raise SegvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
         with os.fdopen(fd, "wb") as handle:
-            write(handle)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
@@ -206,7 +210,13 @@ def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, paren
                 from None
         raise
     _fsync_directory(directory)
-    return path
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[Any], None], *, parents: bool = False) -> Path:
+    """Write ``path`` with ``write(handle)`` (a binary file object) as one atomic replacement (see the module doc)."""
+    with atomic_output(path, parents=parents) as handle:
+        write(handle)
+    return Path(path)
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, parents: bool = False) -> Path:
