@@ -21,8 +21,8 @@ from segviz.segmentation import validate_masses
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 DOC = ROOT / "docs" / "reproduction.md"
-#: result files the lead regenerates (a concurrent rebuild); their regions keep hand tables until the file exists
-NOT_YET = {"chapters"}
+#: result files the docs name that are not committed yet (their regions keep their text until the file exists)
+NOT_YET: set[str] = set()
 
 
 def _row(p_k: float, p_mu: float = 0.8, segments: int = 10) -> dict:
@@ -135,6 +135,39 @@ def test_every_table_region_of_the_docs_is_rendered_from_docs_results():
     assert set(missing) <= NOT_YET, f"regions without a result file: {missing}"
     assert rendered == text, "docs/reproduction.md differs from docs/results: run `segviz reproduce --tables`"
     assert {"wiki", "longform", "reuters", "choi", "choi-disjoint", "cross-domain"} <= set(results.regions(text))
+
+
+def test_every_table_of_the_reproduction_docs_is_inside_a_generated_region():
+    """No hand-written table: every Markdown table row of docs/reproduction.md lies between results markers (the
+    records of earlier code live in research/README.md, outside the reproduction)."""
+    text = DOC.read_text(encoding="utf-8")
+    hand = [line for line in results.outside_regions(text).splitlines() if line.startswith("|")]
+    assert hand == [], f"hand-written table rows in docs/reproduction.md: {hand[:3]}"
+
+
+def test_runs_of_one_protocol_are_compared_row_by_row_with_the_flags_that_made_them():
+    base = _protocol(model=_row(0.3), none=_row(0.35))
+    variant = copy.deepcopy(base)
+    variant["options"]["segmenter_params"] = {"templates": "paper", "families": ["vocabulary"], "alpha": 2}
+    variant["tables"]["test"]["model"] = _row(0.4)
+    variant["tables"]["test"]["none"] = _row(0.9)   # a variant's baselines are not printed: the first's are
+    header, grid = results.comparison_grid(["wiki", "wiki-paper"], {"wiki": base, "wiki-paper": variant})
+    assert [key for key, _, _ in grid] == ["wiki: model", "wiki-paper: model", "none"]
+    assert grid[1][1].startswith("`--templates paper --families vocabulary --param alpha=2`: **model")
+    assert grid[1][2][header.index("P_k") - 1] == "40.0%" and grid[2][2][header.index("P_k") - 1] == "35.0%"
+    text = "<!-- results:wiki+wiki-paper -->\nSTALE\n<!-- /results:wiki+wiki-paper -->\n"
+    assert results.render_document(text, {"wiki": base})[1] == ["wiki+wiki-paper"]   # a file missing: kept
+    rendered, _ = results.render_document(text, {"wiki": base, "wiki-paper": variant})
+    assert "`docs/results/wiki-paper.json`" in rendered and "STALE" not in rendered
+
+
+def test_protocols_side_by_side_take_each_ones_model_and_the_shared_baselines():
+    wiki, other = _protocol(model=_row(0.3), none=_row(0.35)), _protocol(model=_row(0.1), c99=_row(0.2))
+    other["tables"]["test"]["corpus"] = "choi"
+    header, grid = results.side_by_side_grid(["wiki", "choi"], {"wiki": wiki, "choi": other})
+    assert header == ["segmenter", "test", "choi"]
+    assert {key: cells for key, _, cells in grid} == {"model": ["30.0 (80.0)", "10.0 (80.0)"],
+                                                      "c99": ["—", "20.0 (80.0)"], "none": ["35.0 (80.0)", "—"]}
 
 
 def test_longform_has_an_even_words_row_and_the_wiki_and_longform_results_record_their_options():
