@@ -39,6 +39,7 @@ import io
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -67,13 +68,25 @@ def write_choi(masses: Sequence[int], sentence_texts: Sequence[str]) -> str:
     m = validate_masses(masses)
     if sum(m) != len(sentence_texts):
         raise SegvizError(f"segmentation covers {sum(m)} sentences but the text has {len(sentence_texts)}")
+    return _choi_lines(m, sentence_texts) + CHOI_TAIL
+
+
+#: what closes a Choi file: the separator after the last segment
+CHOI_TAIL = CHOI_SEPARATOR + "\n"
+
+
+def _choi_lines(masses: Sequence[int], sentence_texts: Sequence[str]) -> str:
+    """A separator line before each segment, then its sentences; every line ends in a newline."""
     out, i = [], 0
-    for size in m:
+    for size in masses:
         out.append(CHOI_SEPARATOR)
         out.extend(sentence_texts[i: i + size])
         i += size
-    out.append(CHOI_SEPARATOR)
-    return "\n".join(out) + "\n"
+    return "".join(line + "\n" for line in out)
+
+
+def _choi_part(documents: Sequence[SegmentedDocument], titled: bool = False) -> str:
+    return _choi_lines([m for d in documents for m in d.masses], [t for d in documents for t in d.texts])
 
 
 def render_choi(documents: Sequence[SegmentedDocument]) -> str:
@@ -97,7 +110,7 @@ def _segment_text(doc: SegmentedDocument, start: int, end: int) -> str:
     return " ".join(doc.texts[start:end])
 
 
-def render_jsonl(documents: Sequence[SegmentedDocument]) -> str:
+def _jsonl_part(documents: Sequence[SegmentedDocument], titled: bool = False) -> str:
     lines = []
     for doc in documents:
         for k, start, end in doc.segments():
@@ -107,15 +120,28 @@ def render_jsonl(documents: Sequence[SegmentedDocument]) -> str:
             title = doc.title_at(start)
             if title:
                 row["title"] = title
-            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False))
-    return "\n".join(lines) + "\n"
+            lines.append(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+    return "".join(lines)
 
 
-def render_csv(documents: Sequence[SegmentedDocument]) -> str:
+def render_jsonl(documents: Sequence[SegmentedDocument]) -> str:
+    return _jsonl_part(documents) or "\n"
+
+
+def titles_shown(documents: Sequence[SegmentedDocument]) -> bool:
+    """Does CSV output of ``documents`` have the title column (some document has titled reference segments)?"""
+    return any(doc.titles for doc in documents)
+
+
+def _csv_head(titled: bool) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(CSV_COLUMNS + ((CSV_TITLE_COLUMN,) if titled else ()))
+    return buffer.getvalue()
+
+
+def _csv_part(documents: Sequence[SegmentedDocument], titled: bool = False) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    titled = any(doc.titles for doc in documents)
-    writer.writerow(CSV_COLUMNS + ((CSV_TITLE_COLUMN,) if titled else ()))
     for doc in documents:
         starts = {start for k, start, _ in doc.segments() if k}
         titles = _sentence_titles(doc) if titled else []
@@ -127,6 +153,11 @@ def render_csv(documents: Sequence[SegmentedDocument]) -> str:
     return buffer.getvalue()
 
 
+def render_csv(documents: Sequence[SegmentedDocument]) -> str:
+    titled = titles_shown(documents)
+    return _csv_head(titled) + _csv_part(documents, titled)
+
+
 def _sentence_titles(doc: SegmentedDocument) -> list[str]:
     """The title of the reference segment each sentence lies in ('' where untitled), in one pass."""
     out = [""] * len(doc.texts)
@@ -136,7 +167,7 @@ def _sentence_titles(doc: SegmentedDocument) -> list[str]:
     return out
 
 
-def render_text(documents: Sequence[SegmentedDocument]) -> str:
+def _text_part(documents: Sequence[SegmentedDocument], titled: bool = False) -> str:
     out: list[str] = []
     for doc in documents:
         out.append(f"{DOCUMENT_RULE} {printable(doc.name)} {DOCUMENT_RULE}")   # one line, whatever the name
@@ -157,8 +188,40 @@ def render_text(documents: Sequence[SegmentedDocument]) -> str:
     return "\n".join(out)
 
 
+def render_text(documents: Sequence[SegmentedDocument]) -> str:
+    return _text_part(documents)
+
+
 RENDERERS: dict[str, Callable[[Sequence[SegmentedDocument]], str]] = {
     "choi": render_choi, "jsonl": render_jsonl, "csv": render_csv, "text": render_text,
+}
+
+
+@dataclass(frozen=True)
+class PartsRendering:
+    """A format rendered a part (a run of documents) at a time, for output written as it is computed:
+    ``head(titled) + part(p1, titled) + between + part(p2, titled) + ... + tail`` is exactly what
+    ``RENDERERS[format]`` renders for the documents of p1, p2, ... taken together (each part holding at least
+    one document), ``titled`` being :func:`titles_shown` of all of them (only CSV's head and rows depend on
+    it: ``depends_on_titles``)."""
+
+    head: Callable[[bool], str]
+    part: Callable[[Sequence[SegmentedDocument], bool], str]
+    between: str
+    tail: str
+    depends_on_titles: bool
+
+
+def _no_head(titled: bool) -> str:
+    return ""
+
+
+#: format -> how it is rendered a part at a time
+PARTS: dict[str, PartsRendering] = {
+    "choi": PartsRendering(_no_head, _choi_part, "", CHOI_TAIL, False),
+    "jsonl": PartsRendering(_no_head, _jsonl_part, "", "", False),
+    "csv": PartsRendering(_csv_head, _csv_part, "", "", True),
+    "text": PartsRendering(_no_head, _text_part, "\n", "", False),
 }
 
 
