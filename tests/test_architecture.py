@@ -27,6 +27,7 @@ LAYERS = (
     ("evaluation", ("segviz.evaluation",)),
     ("routing and models", ("segviz.routing", "segviz.models", "segviz.selection")),
     ("protocols", ("segviz.protocols", "segviz.results", "segviz.default_model", "segviz.general_lm_recipe")),
+    ("distributed", ("segviz.distributed",)),
     ("faces", ("segviz.cli", "segviz.__main__", "segviz.commands", "segviz.service", "segviz.app")),
 )
 

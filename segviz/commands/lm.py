@@ -13,6 +13,7 @@ from .arguments import float_range, int_range, positive_float, positive_int
 MAX_VOCAB_WORDS = MAX_LM_VOCABULARY - 3
 from .common import check_output, load_language_models, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
+from .scheduler import add_scheduler_argument, train_on_cluster
 
 #: the widest relevance profile (sentences each side of a boundary) the command draws
 MAX_PROFILE_OFFSET = 10000
@@ -28,7 +29,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         max_iter=args.max_iter, heldout_fraction=args.heldout,
     )
     sentences = read_input(args.corpus, **reader_params(args)).sentences()
-    run_with_progress(lms.fit_iter(sentences))
+    if args.scheduler:   # the counting passes on a Dask cluster; the same models
+        train_on_cluster(args, lms, sentences)
+    else:
+        run_with_progress(lms.fit_iter(sentences))
     lms.save(args.out, parents=args.parents)
     info = lms.info_
     print(f"saved {args.out}: vocabulary {len(lms.vocab_) - 3} words + <unk> <s> </s>, "
@@ -132,6 +136,7 @@ def register(subparsers) -> None:
                    help="safety cap on IIS iterations; training stops earlier on held-out convergence (default 200)")
     t.add_argument("--heldout", type=float_range(0.0, 0.5, high_open=True), default=0.05,
                    help="held-out fraction for IIS stopping, from 0 up to (not including) 0.5 (default 0.05)")
+    add_scheduler_argument(t)
     t.set_defaults(func=_cmd_train)
 
     e = sub.add_parser("eval", help="perplexities of both models on CORPUS")

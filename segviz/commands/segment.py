@@ -21,9 +21,16 @@ from ..domain import model_coverage
 from ..paths import DEFAULT_MODEL_SUMMARY, default_model
 from ..segmented import segment_documents_iter
 from ..writers import OUTPUT_FORMATS, output_format_for, write_segmentation
-from .common import check_output, load_model, read_input, run_with_progress
+from .common import (
+    MIN_SENTENCES,
+    check_output,
+    load_model,
+    read_input,
+    run_with_progress,
+)
 from .reading import add_reader_arguments, reader_params
 from .rule_options import add_rule_arguments, apply_rule_arguments
+from .scheduler import add_scheduler_argument, segment_on_cluster
 
 
 def describe_routes(model, experts) -> str | None:
@@ -45,6 +52,8 @@ def _cmd_segment(args: argparse.Namespace) -> int:
         check_output(args.output, corpora=args.inputs, inputs=[model_path], parents=args.parents)
     out_format = output_format_for(args.output, args.output_format)
     seg = apply_rule_arguments(load_model(model_path), args)
+    if args.scheduler:
+        return _segment_on_cluster(args, seg, model_path, out_format, default)
     corpus = read_input(list(args.inputs), **reader_params(args))
     if default:
         print(f"segviz: no --model given: using {DEFAULT_MODEL_SUMMARY}, {model_path} (train your own with "
@@ -61,6 +70,24 @@ def _cmd_segment(args: argparse.Namespace) -> int:
     where = "standard output" if args.output in (None, "-") else args.output
     print(f"wrote {where} ({out_format}): {n_segments:,} segments in {len(documents):,} document(s), "
           f"{corpus.n_sentences:,} sentences", file=sys.stderr)
+    return 0
+
+
+def _segment_on_cluster(args, seg, model_path: str, out_format: str, default: bool) -> int:
+    """The same command on a Dask cluster (:mod:`.scheduler`): the same output, the same lines on stderr."""
+    done = segment_on_cluster(args, seg, model_path, out_format, min_sentences=MIN_SENTENCES)
+    if default:
+        print(f"segviz: no --model given: using {DEFAULT_MODEL_SUMMARY}, {model_path} (train your own with "
+              "`segviz train`)", file=sys.stderr)
+    if done.coverage is not None:
+        print(f"segviz: {done.coverage.message()}", file=sys.stderr)
+    routes = describe_routes(seg, done.experts)
+    if routes:
+        print(f"segviz: {routes}", file=sys.stderr)
+    where = "standard output" if args.output in (None, "-") else args.output
+    print(f"wrote {where} ({out_format}): {done.segments:,} segments in {done.units:,} document(s), "
+          f"{done.sentences:,} sentences ({done.partitions:,} partitions on {args.scheduler}, {done.seconds:.1f} s)",
+          file=sys.stderr)
     return 0
 
 
@@ -81,5 +108,6 @@ def register(subparsers) -> None:
                    help="choi, jsonl, csv or text (default: by OUT's extension)")
     s.add_argument("--parents", action="store_true", help="create OUT's missing parent directories")
     add_rule_arguments(s)
+    add_scheduler_argument(s, partitions=True)
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=_cmd_segment)
