@@ -13,7 +13,8 @@ PACKAGE = ROOT / "segviz"
 #: the layers in data-flow order, as docs/architecture.md lists them (a prefix covers a package's modules)
 LAYERS = (
     ("foundations", ("segviz.errors", "segviz.events", "segviz.segmentation", "segviz.metrics", "segviz.persist",
-                     "segviz.bundle", "segviz.paths", "segviz.params", "segviz.limits", "segviz.printable")),
+                     "segviz.bundle", "segviz.paths", "segviz.params", "segviz.limits", "segviz.printable",
+                     "segviz.forking")),
     ("corpus", ("segviz.documents", "segviz.readers", "segviz.corpus", "segviz.inspection", "segviz.domain",
                 "segviz.segmented", "segviz.writers")),
     ("language models", ("segviz.lm",)),

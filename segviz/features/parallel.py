@@ -15,8 +15,9 @@ same work, whichever the costs say ends sooner.  Every
 value is computed by the same code on the same inputs wherever it runs, so the result is the same; without
 ``os.fork`` (or when the fork or the worker fails) the parent computes the worker's share itself.
 
-Forking copies only the calling thread: call this from a process that runs no other threads (the CLI, the
-app's engine child), never from the window's process.
+Forking copies only the calling thread, so the worker is forked only while no other thread could hold what it
+needs (:func:`segviz.forking.fork_is_safe`); otherwise the parent computes everything.  Never used in the
+window's process.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from segviz.features import tfidf
+from segviz.forking import fork_is_safe
 from segviz.features.context import FeatureContext
 from segviz.features.questions import IntervalQuestion, Window, signal_named
 
@@ -110,7 +112,7 @@ class SignalWorker:
         return bool(self.pairs) or self.tfidf_fraction > 0
 
     def start(self) -> "SignalWorker":
-        if not self.has_share or not hasattr(os, "fork"):
+        if not self.has_share or not fork_is_safe():   # another thread may hold what the child would need
             return self
         if self.tfidf_windows and self.tfidf_fraction < 1.0:   # counted once, before the fork, for both shares
             self._counts = tfidf.term_counts(self.context.sentences)

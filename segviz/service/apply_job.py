@@ -15,7 +15,6 @@ result is used.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Generator, Sequence
 
 import numpy as np
@@ -24,7 +23,6 @@ import scipy.sparse as sp
 from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
-from ..peers import preload_stemmer
 from ..model_protocol import Route
 from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
 from .engine_cache import shared_corpus, shared_lms, shared_model
@@ -231,9 +229,9 @@ def _child_columns(config: dict):
 
 def _child_result(config: dict):
     model = model_from_source(config)
-    # a model's peer-evidence questions (a router's gauges among them) ask C99's, whose first use imports nltk
-    # (0.6-0.8 s): import it while the reading below waits for the files the window parses
-    threading.Thread(target=preload_stemmer, name="preload-stemmer", daemon=True).start()
+    # No thread beside the reading: an import in flight on another thread (C99's stemmer imports nltk, 0.6-0.8 s)
+    # would stay locked in the worker the reading or the apply forks, and would keep them from forking at all
+    # (segviz.forking).  The stemmer is imported on its first use instead.
     corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
     # two cores' worth: the window is idle by now, waiting for this
     applied = yield from apply_model_task(model, corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)

@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 
+from ..forking import mark_quiet
 from .child_process import JobCancelled, dumps
 
 #: the largest frame the window may send (its job lines are small: a trained model's JSON is the largest)
@@ -139,6 +140,8 @@ def main() -> int:
     commands = sys.stdin.buffer
     lock = threading.Lock()
     jobs: dict[int, Inbox] = {}
+    # this thread only reads frames, feeds inboxes and writes replies, none of which a forked worker of a job does
+    mark_quiet()
 
     def write(message: dict) -> None:
         data = dumps(message).encode("utf-8") + b"\n"

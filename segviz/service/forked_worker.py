@@ -8,8 +8,9 @@ leaves with ``os._exit`` without running anything of the engine's; a thread here
 the process never blocks on a full pipe.  The caller decodes what came and does itself whatever did not: a worker
 that dies, sends what does not decode or never answers only costs the time it took.
 
-Forking copies only the calling thread, so the work must not need a lock another thread of the engine may hold:
-it only computes and writes to its pipe.  Never used in the window's process.
+Forking copies only the calling thread, so the worker is forked only while no other thread of the engine could hold a
+lock its work needs (:func:`segviz.forking.fork_is_safe`); otherwise the caller does the whole work.  Never used in
+the window's process.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..errors import SegvizError
+from ..forking import fork_is_safe, mark_quiet
 
 T = TypeVar("T")
 
@@ -50,8 +52,9 @@ def nearest_half(sizes: Sequence[float]) -> tuple[int, float]:
 
 
 def can_fork() -> bool:
-    """Whether a share of the work can go to a forked process here (a fork, and a second core for it)."""
-    return hasattr(os, "fork") and (os.cpu_count() or 1) > 1
+    """Whether a share of the work can go to a forked process here: a second core for it, and no other thread
+    that could hold what the child needs (:func:`segviz.forking.fork_is_safe`)."""
+    return (os.cpu_count() or 1) > 1 and fork_is_safe()
 
 
 class ForkedWorker:
@@ -62,6 +65,9 @@ class ForkedWorker:
         self.lines: list[bytes] = []
         self.pid: int | None = None
         self._done = threading.Event()
+        if not fork_is_safe():   # as if the fork failed: the caller does the work itself
+            self._done.set()
+            return
         read_end, write_end = os.pipe()
         try:
             pid = os.fork()
@@ -87,7 +93,9 @@ class ForkedWorker:
                 os._exit(status)
         self.pid = pid
         os.close(write_end)
-        threading.Thread(target=self._collect, args=(read_end,), name="forked-worker", daemon=True).start()
+        # it only reads the worker's pipe, so a later fork (the worker's own share of signals) may leave it behind
+        collector = threading.Thread(target=self._collect, args=(read_end,), name="forked-worker", daemon=True)
+        mark_quiet(collector).start()
 
     def _collect(self, fd: int) -> None:
         try:
