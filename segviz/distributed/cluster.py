@@ -98,7 +98,7 @@ def open_cluster(address: str, *, connect_timeout: float = CONNECT_TIMEOUT_S,
     if where.local_workers is not None:
         try:
             cluster = distributed.LocalCluster(n_workers=where.local_workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, silence_logs=logging.ERROR)
+                                               dashboard_address=":0", silence_logs=logging.ERROR)
         except Exception as exc:   # ports, forks, memory: Dask's own errors, told in one line
             raise SegvizError(f"cannot start {where.describe()} ({type(exc).__name__}: {exc})") from None
         try:
