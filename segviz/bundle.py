@@ -14,8 +14,11 @@ Reading validates before use: the archive's size, each member's declared size (b
 total may not exceed :data:`MAX_UNPACK_RATIO` times the file, a JSON member :data:`~segviz.persist.MAX_JSON_BYTES`,
 a ``.npy`` member exactly its header plus the array its header declares), zip's CRC-32 (a flipped bit is caught),
 the SHA-256 of every member against ``bundle.json``, each ``.npy`` header's dtype (:data:`LOADED_DTYPES`), number of
-dimensions and shape before the array is allocated, and an upper bound on the total it will allocate.  Members
-are unpacked as streams, never beyond their declared size.  Arrays are returned as ``int64``, ``float64`` or
+dimensions and shape before the array is allocated, and an upper bound on the total it will allocate, counted as
+*loaded* (a ``uint8`` member loads as ``int64``, eight times its stored size) and no larger than the unpacked sizes
+the file may declare.  A member using a zip feature segviz never writes (encryption, a method other than stored or
+deflated, a "version needed to extract" above 6.3) and any other :mod:`zipfile` error is "not a segviz model
+archive".  Members are unpacked as streams, never beyond their declared size.  Arrays are returned as ``int64``, ``float64`` or
 ``bool`` in the machine's byte order, whatever narrower type or byte order the file used.
 """
 from __future__ import annotations
@@ -25,6 +28,7 @@ import io
 import json
 import math
 import os
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -164,11 +168,45 @@ def _loaded_dtype(dtype: np.dtype) -> np.dtype | None:
     return LOADED_DTYPES.get((dtype.kind, dtype.itemsize))
 
 
+#: what :mod:`zipfile` raises on an archive it cannot read: damage, encryption ("password required" is a
+#: RuntimeError), an unknown method or "version needed to extract" (NotImplementedError), a bad header field
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError, ValueError,
+               NotImplementedError, RuntimeError, struct.error, OverflowError, KeyError, IndexError, TypeError,
+               UnicodeDecodeError)
+#: the zip features a bundle uses: no encryption, stored or deflated members, "version needed" at most 6.3
+_ENCRYPTED_FLAG = 0x1
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+_MAX_EXTRACT_VERSION = 63
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+def _check_member_header(info: zipfile.ZipInfo, source: str) -> None:
+    """Refuse, before anything is unpacked, a member using a zip feature segviz never writes."""
+    if info.flag_bits & _ENCRYPTED_FLAG:
+        why = "it is encrypted"
+    elif info.compress_type not in _METHODS:
+        why = f"it is compressed with method {info.compress_type}"
+    elif info.extract_version > _MAX_EXTRACT_VERSION:
+        why = f"it needs zip version {info.extract_version // 10}.{info.extract_version % 10} to extract"
+    else:
+        return
+    raise SegvizError(f"{source}: not a segviz model archive (member {_show_name(info.filename)}: {why})")
+
+
+def _show_name(name: str) -> str:
+    # a member name is the file's own data: shown escaped, never as terminal control characters
+    return ascii(name)[1:-1][:100]
+
+
 def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, digest) -> "_MemberStream":
     try:
         return _MemberStream(archive.open(info), info, source, digest)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
-        raise SegvizError(f"{source}: member {info.filename} is damaged ({exc})") from None
+    except _ZIP_ERRORS as exc:
+        raise SegvizError(f"{source}: not a segviz model archive (member {_show_name(info.filename)}: "
+                          f"{_one_line(exc)})") from None
 
 
 class _MemberStream:
@@ -186,8 +224,8 @@ class _MemberStream:
         n = min(n, self.left)
         try:
             data = self.handle.read(n)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as exc:
-            raise self._fail(exc) from None
+        except _ZIP_ERRORS as exc:
+            raise self._fail(_one_line(exc)) from None
         if len(data) != n:
             raise self._fail(f"{self.info.file_size - self.left + len(data)} of {self.info.file_size} bytes")
         self.left -= n
@@ -207,8 +245,8 @@ class _MemberStream:
             self.read(min(_CHUNK, self.left))
         try:
             self.handle.read(1)   # at the end: the CRC check happens here at the latest
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-            raise self._fail(exc) from None
+        except _ZIP_ERRORS as exc:
+            raise self._fail(_one_line(exc)) from None
         finally:
             self.handle.close()
 
@@ -240,14 +278,18 @@ def _read_npy(stream: _MemberStream, name: str, source: str, budget: list[int]) 
     # empty (0, 2^62) array is refused as well
     count = math.prod(shape)
     nbytes = count * dtype.itemsize
-    if nbytes > budget[0] or any(d * dtype.itemsize > MAX_ARRAY_BYTES for d in shape):
-        raise SegvizError(f"{source}: array {name!r} of shape {shape} would take {nbytes:,} bytes, beyond the "
-                          "limit")
+    # the budget counts what is LOADED: a uint8 member becomes int64, eight times its stored bytes, and while it
+    # is converted the stored bytes are held too (a 512 MiB uint8 member would have taken 4.5 GiB)
+    loaded_bytes = count * loaded.itemsize
+    peak = loaded_bytes + (nbytes if loaded != dtype else 0)
+    if peak > budget[0] or any(d * max(dtype.itemsize, loaded.itemsize) > MAX_ARRAY_BYTES for d in shape):
+        raise SegvizError(f"{source}: array {name!r} of shape {shape} would take {loaded_bytes:,} bytes once "
+                          f"loaded as {loaded}, beyond the limit ({budget[0]:,} bytes left for the model's arrays)")
     offset = header.tell()
     if stream.info.file_size != offset + nbytes:
         raise SegvizError(f"{source}: array {name!r} is truncated or padded ({stream.info.file_size - offset:,} "
                           f"bytes of data for {nbytes:,})")
-    budget[0] -= nbytes
+    budget[0] -= loaded_bytes
     raw = np.empty(nbytes, dtype=np.uint8)
     start = head[offset:offset + nbytes]
     raw[:len(start)] = np.frombuffer(start, dtype=np.uint8)
@@ -266,13 +308,17 @@ def read_bundle(path: str | os.PathLike, *, kind: str | None = None, max_bytes: 
     raw = read_bytes_limited(path, max_bytes, what="segviz model file")
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
-        raise SegvizError(f"{source}: not a segviz model archive ({exc})") from None
-    budget = [int(max_array_bytes)]
+    except _ZIP_ERRORS as exc:
+        raise SegvizError(f"{source}: not a segviz model archive ({_one_line(exc)})") from None
+    # what the arrays may take once loaded: the stated budget, and no more than the unpacked sizes a file of this
+    # size may declare (a 7 MB file cannot hold gigabytes of a segviz model's arrays)
+    budget = [int(min(max_array_bytes, max(UNPACK_FLOOR_BYTES, MAX_UNPACK_RATIO * len(raw))))]
     with archive:
         infos = {info.filename: info for info in archive.infolist()}
         if INDEX not in infos:
             raise SegvizError(f"{source}: not a segviz model archive (no {INDEX})")
+        for info in infos.values():
+            _check_member_header(info, source)
         # declared sizes, before anything is unpacked: a 2 MB file of zeros may declare gigabytes
         declared = sum(info.file_size for info in infos.values())
         allowed = min(max_array_bytes + max_bytes, max(UNPACK_FLOOR_BYTES, MAX_UNPACK_RATIO * len(raw)))

@@ -25,8 +25,14 @@ MAX_MEAN_LENGTH = 1_000_000.0
 MAX_SEGMENTS = 1_000_000
 #: the trigger model's history, in words (the saved language models are refused beyond it)
 MAX_TRIGGER_WINDOW = 1_000_000
+#: any other count a user sets (vocabulary sizes, minimum supports, `--seed`-like counts): a count beyond this is a
+#: typo, and would only exhaust memory
+MAX_COUNT = 10 ** 9
+#: the edges of the relevance interval grid: every pair of edges is a candidate question, so 100 edges already
+#: give 4,950 intervals per window (the paper's grid has 15)
+MAX_RELEVANCE_EDGES = 100
 #: the trigram vocabulary, the three markers <unk> <s> </s> included: word ids have 21 bits in a trigram key
 MAX_LM_VOCABULARY = 2 ** 21
 
 __all__ = ["MAX_FEATURES", "MAX_FEATURE_INTEGER", "MAX_ABS_LAMBDA", "MAX_L2", "MAX_EPSILON", "MAX_MEAN_LENGTH",
-           "MAX_SEGMENTS", "MAX_TRIGGER_WINDOW", "MAX_LM_VOCABULARY"]
+           "MAX_SEGMENTS", "MAX_TRIGGER_WINDOW", "MAX_LM_VOCABULARY", "MAX_COUNT", "MAX_RELEVANCE_EDGES"]

@@ -8,16 +8,283 @@ names.  :class:`ParamsMixin` derives from that alone:
   estimators themselves, as ``name__sub`` (so ``sklearn.base.clone`` and grid searches work);
 * :meth:`~ParamsMixin.set_params` -- set parameters, ``name__sub`` reaching into a nested estimator;
 * ``repr`` -- the class with the parameters that differ from their defaults.
+
+Declared constraints
+    Values from outside (a saved model's JSON, ``--param NAME=VALUE``, a caller's keyword) are checked by the
+    constraint objects here: :class:`Number`, :class:`Integer`, :class:`Choice`, :class:`Optional`,
+    :class:`Sequence`, :class:`AnyOf` and :class:`Custom`.  Each checks the *type* before the value (a string, a
+    list, a bool or ``None`` where a number belongs is refused, never converted with ``int()``/``float()``), compares
+    a Python integer with its bounds exactly before converting it (a 4,000-digit integer is out of range, not an
+    ``OverflowError``), and range-checks the converted value.  An estimator declares one constraint per parameter;
+    its own check, the schema of a saved model and the command line all use the same declaration, so a value one
+    accepts the others accept.  :func:`checked_fields` applies a table of constraints to a saved document.
 """
 from __future__ import annotations
 
 import inspect
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from .errors import SegvizError
 
-__all__ = ["ParamsMixin"]
+__all__ = ["ParamsMixin", "Constraint", "Number", "Integer", "Choice", "Optional", "Sequence", "AnyOf", "Custom",
+           "check_plain_numbers", "checked_fields", "show_value"]
+
+#: the longest value a message shows (longer ones are cut; integers beyond it are named by their digit count)
+_SHOWN = 40
+#: the JSON spellings of an infinite value (JSON has no infinities; segviz writes them as these strings)
+_INFINITIES = {"inf": math.inf, "-inf": -math.inf}
+
+
+def show_value(value: Any) -> str:
+    """A value for a one-line message: short reprs as they are, long ones cut, huge integers by their size."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and abs(int(value)) >= 10 ** _SHOWN:
+        try:
+            return f"an integer of {len(str(abs(int(value)))):,} digits"
+        except ValueError:   # beyond Python's limit on printing integers
+            return f"an integer of about {int(abs(int(value)).bit_length() * 0.30103) + 1:,} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):   # a value too large or too deep to print
+        return f"a {type(value).__name__}"
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+class Constraint:
+    """What one parameter accepts.  :meth:`check` returns the value as the estimator keeps it, or raises one
+    :class:`SegvizError` ``"NAME must be WHAT, got VALUE"``."""
+
+    def check(self, value, name: str):
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def refuse(self, value, name: str) -> SegvizError:
+        return SegvizError(f"{name} must be {self.describe()}, got {show_value(value)}")
+
+
+def _bound(x) -> str:
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e16):
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Number(Constraint):
+    """A real number (a float after the check) between ``low`` and ``high`` (closed unless ``open_*``; None:
+    unbounded).  Finite unless ``infinite``, which also takes JSON's spellings ``"inf"``/``"-inf"``; never NaN."""
+
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    infinite: bool = False
+
+    def describe(self) -> str:
+        also = ' (or "inf", "-inf")' if self.infinite else ""
+        if self.low is not None and self.high is not None:
+            return (f"a finite number in {'(' if self.open_low else '['}{_bound(self.low)}, {_bound(self.high)}"
+                    f"{')' if self.open_high else ']'}{also}")
+        if self.low is not None:
+            return f"a finite number {'>' if self.open_low else '>='} {_bound(self.low)}{also}"
+        if self.high is not None:
+            return f"a finite number {'<' if self.open_high else '<='} {_bound(self.high)}{also}"
+        return f"a finite number{also}"
+
+    def _inside(self, x) -> bool:
+        # exact comparisons: a Python integer is compared with the bounds as it is, never rounded or overflowed
+        if self.low is not None and (x <= self.low if self.open_low else x < self.low):
+            return False
+        if self.high is not None and (x >= self.high if self.open_high else x > self.high):
+            return False
+        return True
+
+    def check(self, value, name: str) -> float:
+        if self.infinite and isinstance(value, str) and value in _INFINITIES:
+            x = _INFINITIES[value]
+        elif not _is_number(value):
+            raise self.refuse(value, name)
+        elif _is_integer(value):
+            if not self._inside(int(value)):
+                raise self.refuse(value, name)
+            try:
+                x = float(value)
+            except OverflowError:
+                raise self.refuse(value, name) from None
+        else:
+            x = float(value)
+        if math.isnan(x):
+            raise self.refuse(value, name)
+        if math.isinf(x):
+            if not self.infinite:   # the bounds are those of the finite values; an infinite end is open
+                raise self.refuse(value, name)
+        elif not self._inside(x):
+            raise self.refuse(value, name)
+        return x
+
+
+@dataclass(frozen=True)
+class Integer(Constraint):
+    """A whole number in ``low..high`` (a Python ``int`` after the check); ``integral_floats`` also takes a float
+    such as ``2.0`` (JSON writers may give one)."""
+
+    low: int
+    high: int
+    integral_floats: bool = False
+
+    def describe(self) -> str:
+        return f"a whole number in {self.low:,}..{self.high:,}"
+
+    def check(self, value, name: str) -> int:
+        if self.integral_floats and isinstance(value, (float, np.floating)) and math.isfinite(value) \
+                and float(value).is_integer():
+            value = int(value)
+        if not _is_integer(value) or not self.low <= int(value) <= self.high:
+            raise self.refuse(value, name)
+        return int(value)
+
+
+@dataclass(frozen=True)
+class Choice(Constraint):
+    """One of a few named values (strings compared as strings: a list or a number is refused, never hashed)."""
+
+    options: tuple
+    what: str = ""
+
+    def describe(self) -> str:
+        listed = "one of " + ", ".join(str(o) for o in self.options)
+        return f"{self.what}, {listed}" if self.what else listed
+
+    def check(self, value, name: str):
+        if not isinstance(value, (str, type(None))) or value not in self.options:
+            raise self.refuse(value, name)
+        return value
+
+
+@dataclass(frozen=True)
+class Optional(Constraint):
+    """None, or what ``inner`` accepts."""
+
+    inner: Constraint
+
+    def describe(self) -> str:
+        return f"null or {self.inner.describe()}"
+
+    def check(self, value, name: str):
+        return None if value is None else self.inner.check(value, name)
+
+
+@dataclass(frozen=True)
+class Sequence(Constraint):
+    """A list or tuple of ``min_len..max_len`` items, each accepted by ``item`` (returned as a tuple); its length
+    is checked before any item is; ``distinct`` refuses repeated items."""
+
+    item: Constraint
+    min_len: int = 0
+    max_len: int = 10_000
+    distinct: bool = False
+
+    def describe(self) -> str:
+        what = "distinct " if self.distinct else ""
+        return f"a list of {self.min_len:,} to {self.max_len:,} {what}items, each {self.item.describe()}"
+
+    def check(self, value, name: str) -> tuple:
+        if isinstance(value, np.ndarray) and value.ndim == 1:
+            value = value.tolist()
+        if not isinstance(value, (list, tuple)) or not self.min_len <= len(value) <= self.max_len:
+            raise self.refuse(value, name)
+        out = tuple(self.item.check(v, f"{name}[{i}]") for i, v in enumerate(value))
+        if self.distinct and len(set(out)) != len(out):
+            raise SegvizError(f"{name} must hold distinct values, got {show_value(value)}")
+        return out
+
+
+@dataclass(frozen=True)
+class AnyOf(Constraint):
+    """What the first of ``alternatives`` that accepts the value makes of it."""
+
+    alternatives: tuple
+
+    def describe(self) -> str:
+        return " or ".join(a.describe() for a in self.alternatives)
+
+    def check(self, value, name: str):
+        for alternative in self.alternatives:
+            try:
+                return alternative.check(value, name)
+            except SegvizError:
+                continue
+        raise self.refuse(value, name)
+
+
+@dataclass(frozen=True)
+class Custom(Constraint):
+    """A check of its own: ``check(value, name)`` returns the value or raises :class:`SegvizError`; ``what`` says
+    what it accepts (a decision rule object, a list of family names)."""
+
+    function: Callable[[Any, str], Any]
+    what: str
+
+    def describe(self) -> str:
+        return self.what
+
+    def check(self, value, name: str):
+        return self.function(value, name)
+
+
+def check_plain_numbers(obj, where: str, *, source: str, limit: float | None = None) -> None:
+    """Every number inside a plain JSON value (objects, lists, strings, numbers) converts to a finite float, and
+    lies within +-``limit`` when one is given; one :class:`SegvizError` naming the first that does not."""
+    stack = [(obj, where)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(value))
+        elif _is_number(value):
+            if limit is not None and abs(value) > limit:
+                raise SegvizError(f"{source}: field {at} = {show_value(value)} is beyond the limit of +-{limit:g}")
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise SegvizError(f"{source}: field {at} = {show_value(value)} is not a finite number")
+
+
+def checked_fields(document: Mapping, constraints: Mapping[str, Constraint], *, source: str,
+                   prefix: str = "", optional: Mapping[str, Any] | None = None) -> dict:
+    """The fields of a saved document, each checked by its constraint; a missing field is refused unless
+    ``optional`` gives its default.  Errors read ``SOURCE: field PREFIXNAME must be ..., got ...``."""
+    if not isinstance(document, Mapping):
+        raise SegvizError(f"{source}: field {prefix.rstrip('.') or 'document'} must be an object, "
+                          f"got {show_value(document)}")
+    optional = optional or {}
+    out = {}
+    for name, constraint in constraints.items():
+        if name not in document:
+            if name in optional:
+                out[name] = optional[name]
+                continue
+            raise SegvizError(f"{source}: field {prefix}{name} is missing")
+        try:
+            out[name] = constraint.check(document[name], f"{prefix}{name}")
+        except SegvizError as exc:
+            raise SegvizError(f"{source}: field {exc}") from None
+    return out
 
 
 def _same(a, b) -> bool:
@@ -33,7 +300,22 @@ def _same(a, b) -> bool:
 
 
 class ParamsMixin:
-    """``get_params``/``set_params``/``__repr__`` from the keyword-only ``__init__`` parameters."""
+    """``get_params``/``set_params``/``__repr__`` from the keyword-only ``__init__`` parameters; an estimator may
+    declare :attr:`PARAM_CONSTRAINTS`, which :meth:`check_declared_params` applies."""
+
+    #: parameter name -> :class:`Constraint` (the parameters an estimator declares; others are its own to check)
+    PARAM_CONSTRAINTS: dict[str, Constraint] = {}
+
+    @classmethod
+    def check_param(cls, name: str, value):
+        """``value`` for parameter ``name`` as the estimator keeps it, checked by its declared constraint."""
+        constraint = cls.PARAM_CONSTRAINTS.get(name)
+        return value if constraint is None else constraint.check(value, name)
+
+    def check_declared_params(self) -> None:
+        """Every declared parameter of this estimator checked (one :class:`SegvizError` for the first fault)."""
+        for name in self.PARAM_CONSTRAINTS:
+            self.check_param(name, getattr(self, name))
 
     @classmethod
     def _param_names(cls) -> list[str]:

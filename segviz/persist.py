@@ -253,8 +253,19 @@ def read_bytes_limited(path: str | os.PathLike, max_bytes: int, *, what: str = "
             raise SegvizError(f"{path}: is {_kind_of(st.st_mode)}, expected a {what}")
         if st.st_size > max_bytes:
             raise SegvizError(f"{path}: {st.st_size:,} bytes is more than the {max_bytes:,} a {what} may have")
+        # at most the size fstat gave, plus one byte to see growth: read(max_bytes + 1) reserved the whole limit
+        # (2 GiB for a model file) before reading a byte, refused outright under a memory limit
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
+            data = handle.read(min(st.st_size, max_bytes) + 1)
+            if len(data) > st.st_size:   # it grew, or says size 0 (/proc): the rest in bounded chunks
+                parts, size = [data], len(data)
+                while size <= max_bytes:
+                    chunk = handle.read(min(1 << 20, max_bytes + 1 - size))
+                    if not chunk:
+                        break
+                    parts.append(chunk)
+                    size += len(chunk)
+                data = b"".join(parts)
     except OSError as exc:
         raise SegvizError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:

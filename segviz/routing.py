@@ -43,7 +43,9 @@ from segviz.evaluation import evaluation_units
 from segviz.events import Progress, run_to_end
 from segviz.metrics import score_row
 from segviz.model_protocol import EXPERT_NAME, AppliedDocument, Check, ModelQueries, Route, as_corpus
-from segviz.params import ParamsMixin
+from segviz.limits import MAX_MEAN_LENGTH
+from segviz.params import Choice, Number, ParamsMixin, check_plain_numbers, checked_fields
+from segviz.params import Sequence as ListOf
 from segviz.rules import DecisionRule, document_sizes
 from segviz.segmentation import boundaries_to_masses
 from segviz.segmenter import Segmenter
@@ -64,6 +66,8 @@ MAX_TUNING_PASSES = 10
 #: at most this many settings of all thresholds together are tried on the coarse grid the tuning starts from
 COARSE_SETTINGS = 100_000
 _TUNING_METRICS = ("p_k", "p_mu")
+#: a threshold on a gauge: an expected segment length in sentences
+_THRESHOLD = Number(0.0, MAX_MEAN_LENGTH, open_low=True)
 _NAME = EXPERT_NAME
 #: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
 #: all: a gauge is a rate, and on 70k sentences an expert's questions on every sentence would cost as much as
@@ -134,6 +138,10 @@ class ExpertRouter(ParamsMixin, ModelQueries):
     info_ : provenance (what the experts and the tuning saw).
     """
 
+    #: what the tuning settings accept (checked by :meth:`check_params` and when a saved router is read)
+    PARAM_CONSTRAINTS = {"thresholds": ListOf(_THRESHOLD, 1, 10_000), "tuning_metric": Choice(_TUNING_METRICS),
+                         "tolerance": Number(0.0, 1.0, open_high=True)}
+
     def __init__(self, *, experts: Sequence[tuple[str, Segmenter]] = (), gauges: Sequence[str] = (),
                  thresholds: Sequence[float] = DEFAULT_THRESHOLDS, tuning_metric: str = "p_k",
                  tolerance: float = DEFAULT_TOLERANCE):
@@ -181,16 +189,7 @@ class ExpertRouter(ParamsMixin, ModelQueries):
 
     def _validate_params(self) -> None:
         self._check_experts()
-        grid = list(self.thresholds)
-        if not grid or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
-                               and t > 0 for t in grid):
-            raise SegvizError("thresholds must be a non-empty sequence of positive numbers")
-        if isinstance(self.tolerance, bool) or not isinstance(self.tolerance, (int, float)) \
-                or not 0 <= self.tolerance < 1:
-            raise SegvizError(f"tolerance must be a number in [0, 1), not {self.tolerance!r}")
-        if self.tuning_metric not in _TUNING_METRICS:
-            raise SegvizError(f"tuning_metric must be one of {', '.join(_TUNING_METRICS)}, "
-                              f"not {self.tuning_metric!r}")
+        self.check_declared_params()
 
     @property
     def is_fitted(self) -> bool:
@@ -409,22 +408,17 @@ class ExpertRouter(ParamsMixin, ModelQueries):
         gauges = params.get("gauges")
         if not isinstance(gauges, list) or len(gauges) != len(names) - 1 or not all(g in names for g in gauges):
             raise SegvizError(f"{source}: field 'params.gauges' must name an expert for each expert but the last")
-        learned = d.get("thresholds")
-        if not isinstance(learned, list) or len(learned) != len(names) - 1 or not all(
-                _positive(t) for t in learned):
-            raise SegvizError(f"{source}: field 'thresholds' must be {len(names) - 1} positive numbers")
-        grid = params.get("thresholds")
-        if not isinstance(grid, list) or not grid or len(grid) > 10_000 or not all(_positive(t) for t in grid):
-            raise SegvizError(f"{source}: field 'params.thresholds' must be a list of positive numbers")
-        metric = params.get("tuning_metric")
-        if metric not in _TUNING_METRICS:
-            raise SegvizError(f"{source}: field 'params.tuning_metric' must be one of {', '.join(_TUNING_METRICS)}")
-        tolerance = params.get("tolerance")
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
-            raise SegvizError(f"{source}: field 'params.tolerance' must be a number in [0, 1)")
+        # types before values (a 4,000-digit integer is out of range, never converted): segviz.params
+        learned = checked_fields(d, {"thresholds": ListOf(_THRESHOLD, len(names) - 1, len(names) - 1)},
+                                 source=source)["thresholds"]
+        checked = checked_fields(params, {name: cls.PARAM_CONSTRAINTS[name]
+                                          for name in ("thresholds", "tuning_metric", "tolerance")},
+                                 source=source, prefix="params.")
+        grid, metric, tolerance = checked["thresholds"], checked["tuning_metric"], checked["tolerance"]
         for field_name in ("tuning", "info"):
             if not isinstance(d.get(field_name), dict):
                 raise SegvizError(f"{source}: field {field_name!r} must be an object")
+            check_plain_numbers(d[field_name], field_name, source=source)
         experts = [(name, Segmenter.from_bundle(bundle, f"experts/{name}")) for name in names]
         router = cls(experts=experts, gauges=tuple(gauges), thresholds=tuple(float(t) for t in grid),
                      tuning_metric=metric, tolerance=float(tolerance))
@@ -478,10 +472,6 @@ def best_threshold(curve: np.ndarray, *, minimise: bool, tolerance: float) -> in
     runs = np.split(winners, np.flatnonzero(np.diff(winners) > 1) + 1)
     run = max(runs, key=len)
     return int(run[len(run) // 2])
-
-
-def _positive(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
 
 
 def _masses(boundaries, n: int) -> tuple[int, ...]:

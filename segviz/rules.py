@@ -30,7 +30,6 @@ The rules:
 from __future__ import annotations
 
 import json
-import math
 from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
@@ -41,7 +40,7 @@ from .errors import SegvizError
 from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
 # the largest ε and expected segment length a rule may hold: one source, shared with the CLI and the model schema
 from .limits import MAX_EPSILON, MAX_MEAN_LENGTH
-from .params import ParamsMixin
+from .params import Integer, Number, ParamsMixin, show_value
 from .tuning import tune_rule
 
 __all__ = ["DecisionRule", "ThresholdRule", "LengthPriorRule", "SegmentCountRule", "RULES", "rule_from_dict",
@@ -55,23 +54,13 @@ _COUNT_BISECTIONS = 40
 
 def _number(value, name: str, *, low: float | None = None, high: float | None = None,
             open_low: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise SegvizError(f"{name} must be a number, got {value!r}")
-    x = float(value)
-    if not math.isfinite(x) or (low is not None and (x <= low if open_low else x < low)) or (
-            high is not None and x > high):
-        bound = (f"{'>' if open_low else '>='} {low:g}" if low is not None else "") + (
-            f"{' and ' if low is not None else ''}<= {high:g}" if high is not None else "")
-        raise SegvizError(f"{name} must be a finite number{' ' + bound if bound else ''}, got {value!r}")
-    return x
+    # the declared constraints of segviz.params: the type first (no string, list or bool), an integer compared
+    # with the bounds exactly (a 4,000-digit one is out of range, not an OverflowError), then the value
+    return Number(low, high, open_low=open_low).check(value, name)
 
 
 def _integer(value, name: str, *, low: int, high: int) -> int:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= int(value) <= high:
-        raise SegvizError(f"{name} must be a whole number in {low}..{high:,}, got {value!r}")
-    return int(value)
+    return Integer(low, high, integral_floats=True).check(value, name)
 
 
 def document_sizes(sentences) -> np.ndarray:
@@ -539,8 +528,9 @@ def rule_from_dict(d, *, source: str = "rule") -> DecisionRule:
     if not isinstance(d, dict):
         raise SegvizError(f"{source}: the decision rule must be an object")
     kind = d.get("kind")
-    if kind not in RULES:
-        raise SegvizError(f"{source}: unknown decision rule {kind!r} (known: {', '.join(RULES)})")
+    # a string first: a list or an object as the kind is refused, never looked up (it cannot be hashed)
+    if not isinstance(kind, str) or kind not in RULES:
+        raise SegvizError(f"{source}: unknown decision rule {show_value(kind)} (known: {', '.join(RULES)})")
     cls = RULES[kind]
     names = cls._param_names()
     unknown = sorted(set(d) - set(names) - {"kind"})
@@ -553,5 +543,5 @@ def rule_from_dict(d, *, source: str = "rule") -> DecisionRule:
             params[name] = tuple(value) if isinstance(value, list) else value
     try:
         return cls(**params).check()
-    except SegvizError as exc:
+    except (SegvizError, TypeError, ValueError, OverflowError) as exc:
         raise SegvizError(f"{source}: {exc}") from None

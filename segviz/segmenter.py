@@ -37,9 +37,7 @@ from segviz.corpus import Corpus
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import (
-    EXTENDED_TEMPLATES,
     RELEVANCE_EDGES,
-    VOCABULARY_TEMPLATES,
     FeatureContext,
     FeatureSpec,
     build_candidates,
@@ -50,10 +48,9 @@ from segviz.features.question_columns import QuestionColumns
 from segviz.gap_scorer import GapScorer
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
-from segviz.limits import MAX_ABS_LAMBDA, MAX_FEATURES, MAX_L2
 from segviz.lm.models import LanguageModels
 from segviz.model_protocol import AppliedDocument, ModelQueries, Route, as_corpus
-from segviz.model_schema import validate_model_document
+from segviz.model_schema import SEGMENTER_PARAMS, TEMPLATE_SETS, validate_model_document
 from segviz.params import ParamsMixin
 from segviz.rules import DecisionRule, ThresholdRule, document_sizes
 from segviz.segmentation import default_mu, logistic, masses_to_indicator
@@ -65,8 +62,6 @@ __all__ = ["Segmenter", "FeatureAdded", "InductionFinished", "TEMPLATE_SETS", "D
 FORMAT = "segviz-segmenter"
 VERSION = 2
 
-#: named candidate template sets: the paper's 15 vocabulary questions, or those plus wider windows
-TEMPLATE_SETS = {"paper": VOCABULARY_TEMPLATES, "extended": EXTENDED_TEMPLATES}
 
 #: the candidate families asked by default: the paper's vocabulary and relevance questions (Sections 3.3-3.4) and
 #: lexical cohesion (relevance only when language models are given)
@@ -147,6 +142,9 @@ class Segmenter(ParamsMixin, ModelQueries):
     info_ : provenance (corpora, sizes, timings, the stopping rule applied).
     """
 
+    #: what each parameter accepts: checked by :meth:`check_params`, a saved model's schema and ``--param``
+    PARAM_CONSTRAINTS = SEGMENTER_PARAMS
+
     def __init__(self, *, n_features: int = 100, vocabulary: int | Sequence[str] = 30000,
                  templates: str | Sequence = "extended", families: Sequence[str] | None = None,
                  min_support: int = 1, l2: float = 0.0, relevance_edges: Sequence[float] = RELEVANCE_EDGES,
@@ -186,38 +184,10 @@ class Segmenter(ParamsMixin, ModelQueries):
         return self
 
     def _validate_params(self) -> None:
-        def positive_int(name: str, value) -> None:
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise SegvizError(f"{name} must be an integer >= 1, got {value!r}")
-
-        positive_int("n_features", self.n_features)
-        if self.n_features > MAX_FEATURES:
-            raise SegvizError(f"n_features must be at most {MAX_FEATURES:,}, got {self.n_features!r}")
-        positive_int("min_support", self.min_support)
-        if isinstance(self.vocabulary, (int, np.integer)):
-            positive_int("vocabulary", self.vocabulary)
-        elif isinstance(self.vocabulary, str) or not all(isinstance(w, str) for w in self.vocabulary):
-            raise SegvizError("vocabulary must be a positive integer or a list of words")
-        self._template_set()
-        if self.stopping not in ("last", "heldout"):
-            raise SegvizError(f"stopping must be 'last' or 'heldout', not {self.stopping!r}")
-        if self.mu is not None and not (math.isfinite(self.mu) and self.mu > 0):
-            raise SegvizError(f"mu must be a positive number, got {self.mu!r}")
-        # the limits a saved model is held to (segviz.limits): a model trained with lambda_max = 1e308 broke
-        # induction's arithmetic, and could not have been loaded again anyway
-        if not (math.isfinite(self.lambda_max) and 0 < self.lambda_max <= MAX_ABS_LAMBDA):
-            raise SegvizError(f"lambda_max must be a number in (0, {MAX_ABS_LAMBDA:g}], got {self.lambda_max!r}")
-        if not (math.isfinite(self.iis_tol) and 0 < self.iis_tol <= 1):
-            raise SegvizError(f"iis_tol must be a number in (0, 1], got {self.iis_tol!r}")
-        if isinstance(self.l2, bool) or not isinstance(self.l2, (int, float, np.number)) or not (
-                math.isfinite(self.l2) and 0 <= self.l2 <= MAX_L2):
-            raise SegvizError(f"l2 must be a number in [0, {MAX_L2:g}], got {self.l2!r}")
-        if self.rule is not None:
-            if not isinstance(self.rule, DecisionRule):
-                raise SegvizError(f"rule must be a decision rule (segviz.rules), not {type(self.rule).__name__}")
-            self.rule.check()
-        check_tuning(self.tuning_metric, self.tuning_units)
-        self.candidate_families()
+        # one declaration (segviz.model_schema.SEGMENTER_PARAMS), shared with a saved model's schema and the
+        # command line's --param: the limits a saved model is held to (segviz.limits); a model trained with
+        # lambda_max = 1e308 broke induction's arithmetic, and could not have been loaded again anyway
+        self.check_declared_params()
 
     def base_rule(self) -> DecisionRule:
         """The decision rule before tuning (``rule``, or the paper's threshold rule)."""

@@ -11,9 +11,9 @@ import json
 import math
 from typing import Callable
 
-#: the largest integer option segviz accepts (a count beyond this is a typo, and would only exhaust memory)
-MAX_COUNT = 10 ** 9
-
+# the largest integer option segviz accepts (a count beyond this is a typo, and would only exhaust memory): one
+# source, shared with the estimators and the model schema
+from ..limits import MAX_COUNT
 
 
 def _integer(text: str) -> int:
@@ -100,24 +100,59 @@ def family_names(text: str) -> tuple[str, ...]:
 non_negative_float = float_range(0.0, math.inf, high_open=True)
 
 
+#: how deeply a ``--param`` value may nest lists and objects (a parameter takes at most a list of numbers or a
+#: rule's object of lists; 50,000 nested brackets used to end in a RecursionError)
+MAX_PARAM_DEPTH = 16
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in JSON text (brackets inside strings do not count), in one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def segmenter_param(text: str) -> tuple[str, object]:
     """``NAME=VALUE`` for a :class:`segviz.segmenter.Segmenter` parameter; VALUE is read as JSON when it is
-    JSON (``3``, ``0.5``, ``true``, ``[25, 50]``, ``null``), else as a string.  The name must be a parameter of
-    the Segmenter; the value is checked by the Segmenter before any training."""
+    JSON (``3``, ``0.5``, ``true``, ``[25, 50]``, ``null``), else as a string, and checked here by the constraint
+    the Segmenter declares for it (:data:`segviz.model_schema.SEGMENTER_PARAMS`, the one a saved model's
+    ``params`` meet too), before anything is read."""
     name, sep, raw = str(text).partition("=")
     name = name.strip().replace("-", "_")
     if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    from ..segmenter import Segmenter
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text[:40]!r}")
+    from ..errors import SegvizError
+    from ..model_schema import SEGMENTER_PARAMS, param_from_json
 
-    known = Segmenter().get_params()
-    if name not in known:
-        raise argparse.ArgumentTypeError(f"the segmenter has no parameter {name!r}; it has {', '.join(sorted(known))}")
+    if name not in SEGMENTER_PARAMS:
+        raise argparse.ArgumentTypeError(f"the segmenter has no parameter {name[:40]!r}; it has "
+                                         f"{', '.join(sorted(SEGMENTER_PARAMS))}")
+    if _nesting(raw) > MAX_PARAM_DEPTH:
+        raise argparse.ArgumentTypeError(f"{name}: the value is nested more than {MAX_PARAM_DEPTH} lists or "
+                                         "objects deep")
     try:
         value = json.loads(raw, parse_constant=_refuse_constant)
-    except (json.JSONDecodeError, ValueError):
+    except (json.JSONDecodeError, ValueError, RecursionError):
         value = raw
-    return name, value
+    try:
+        return name, param_from_json(name, value, source="")
+    except SegvizError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _refuse_constant(name: str):

@@ -38,7 +38,7 @@ RULE_CHOICES = ("threshold", "length_prior", "segment_count")
 def segmenter_params(args: argparse.Namespace) -> dict:
     """The Segmenter keyword arguments the user set (options left unset keep the Segmenter's or the protocol's
     default); ``--param NAME=VALUE`` entries last."""
-    from ..rules import RULES, rule_from_dict
+    from ..rules import RULES
 
     params = {param: getattr(args, dest) for dest, param in _OPTION_PARAMS.items()
               if getattr(args, dest, None) is not None}
@@ -48,10 +48,8 @@ def segmenter_params(args: argparse.Namespace) -> dict:
         raise SegvizError("--length-unit: only the length_prior rule measures segments; give --rule length_prior")
     if rule is not None:
         params["rule"] = RULES[rule](**({"unit": unit} if unit is not None else {}))
+    # each --param value was read from its JSON form and checked by its argument type (a rule is an object)
     for name, value in getattr(args, "param", None) or ():
-        if name == "rule" and value is not None:   # a rule as JSON: {"kind": "length_prior", "shapes": [...]}
-            value = RULES[value]() if isinstance(value, str) and value in RULES else \
-                rule_from_dict(value, source="--param rule")
         params[name] = value
     return params
 

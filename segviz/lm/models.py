@@ -22,6 +22,7 @@ import numpy as np
 from ..bundle import Bundle, is_bundle, read_bundle, write_bundle
 from ..errors import SegvizError
 from ..events import Progress
+from ..params import check_plain_numbers
 from .ngram_counts import merge_ngram_counts
 from .training_text import SentenceText, TrainingText
 from .triggers import TriggerLM
@@ -187,8 +188,11 @@ class LanguageModels:
         if trigger.sources_.size != meta.get("n_pairs"):
             raise SegvizError(f"{source}: the trigger arrays do not match the description (pair count differs)")
         info = meta.get("info") if isinstance(meta.get("info"), dict) else {}
-        models = cls.from_fitted(trigram, trigger, info=info)
         params = meta.get("params") if isinstance(meta.get("params"), dict) else {}
+        # shown and reused: every number in them must convert to a finite float (segviz.params)
+        check_plain_numbers(info, "info", source=source)
+        check_plain_numbers(params, "params", source=source)
+        models = cls.from_fitted(trigram, trigger, info=info)
         for name, value in params.items():
             if name in models.get_params() and isinstance(value, (int, float, str, bool)):
                 setattr(models, name, value)

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import SegvizError
 from ..events import Progress
 from ..limits import MAX_TRIGGER_WINDOW
+from ..params import Choice, Integer, Number, check_plain_numbers, checked_fields
 from ._scan import frequent_histories, trigger_scan
 from .iis import IISIteration, _cross_fit_priors, fold_spans, iis_buckets, run_iis
 from .pairs import rank_by_gain, top_pairs_by_ami
@@ -39,6 +40,20 @@ def _csr(keys: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     ptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys, minlength=n_rows), out=ptr[1:])
     return ptr, order.astype(np.int64)
+
+
+_COUNT = Integer(1, 10 ** 9)
+#: the fields of a saved trigger model's description, each checked before use (the window by the shared limit)
+_SAVED_FIELDS = {
+    "window": Integer(1, MAX_TRIGGER_WINDOW), "n_triggers": _COUNT, "trigger_vocab": _COUNT,
+    "ranking": Choice(("gain", "residual", "mi")), "min_cooccurrence": Number(0.0, 1e12),
+    "prior_variance": Number(0.0, 1e12, open_low=True), "max_iter": _COUNT, "tol": Number(0.0, 1.0),
+    "cv_folds": Integer(1, 1000), "gain_candidates": _COUNT, "acceleration": Choice(("overrelaxed", "none")),
+    "relax_growth": Number(1.0, 1e6), "relax_max": Number(1.0, 1e6),
+}
+#: what a description written before these fields existed stands for
+_SAVED_DEFAULTS = {"cv_folds": 1, "gain_candidates": 4, "acceleration": "none", "relax_growth": 1.5,
+                   "relax_max": 8.0}
 
 
 class TriggerLM:
@@ -373,15 +388,17 @@ class TriggerLM:
     @classmethod
     def from_saved(cls, meta: dict, arrays: dict[str, np.ndarray], prior: TrigramLM, *,
                    source: str = "model") -> "TriggerLM":
+        # types before values, every number range-checked after conversion (segviz.params): a string or a
+        # 4,000-digit integer where a number belongs is refused, never converted
+        fields = checked_fields(meta, _SAVED_FIELDS, source=f"{source}: trigger model", optional=_SAVED_DEFAULTS)
+        history = meta.get("history", [])
+        if not isinstance(history, list) or len(history) > 1_000_000 or not all(isinstance(h, dict)
+                                                                                for h in history):
+            raise SegvizError(f"{source}: trigger model field history must be a list of objects")
+        check_plain_numbers(history, "history", source=f"{source}: trigger model")
         try:
-            lm = cls(window=int(meta["window"]), n_triggers=int(meta["n_triggers"]),
-                     trigger_vocab=int(meta["trigger_vocab"]), ranking=str(meta["ranking"]),
-                     min_cooccurrence=float(meta["min_cooccurrence"]), prior_variance=float(meta["prior_variance"]),
-                     max_iter=int(meta["max_iter"]), tol=float(meta["tol"]), cv_folds=int(meta.get("cv_folds", 1)),
-                     gain_candidates=int(meta.get("gain_candidates", 4)),
-                     acceleration=str(meta.get("acceleration", "none")),
-                     relax_growth=float(meta.get("relax_growth", 1.5)), relax_max=float(meta.get("relax_max", 8.0)))
-            lm.history_ = [IISIteration(**h) for h in meta.get("history", [])]
+            lm = cls(**fields)
+            lm.history_ = [IISIteration(**h) for h in history]
         except (KeyError, TypeError, ValueError) as exc:
             raise SegvizError(f"{source}: trigger metadata is incomplete or malformed ({exc})") from None
         names = ("sources", "targets", "weights", "scores")

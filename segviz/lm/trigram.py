@@ -47,6 +47,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..errors import SegvizError
+from ..params import Custom, Integer, Number, checked_fields, show_value
+from ..params import Sequence as ListOf
 from .ngram_counts import (
     ID_BITS,
     NgramCounts,
@@ -142,16 +144,27 @@ _key2 = ngram_key2
 _key3 = ngram_key3
 
 
-def _flat_values(obj):
-    """Every leaf value of nested dicts/lists (for validating loaded metadata)."""
-    if isinstance(obj, dict):
-        for v in obj.values():
-            yield from _flat_values(v)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            yield from _flat_values(v)
-    else:
-        yield obj
+def _discounts(value, name: str) -> dict:
+    """Katz's discount ratios per order ("1", "2", "3"), each a list of ratios in [0, 1]."""
+    if not isinstance(value, dict) or not set(value) <= {"1", "2", "3"}:
+        raise SegvizError(f"{name} must be an object of the orders 1, 2, 3, got {show_value(value)}")
+    return {order: _RATIOS.check(ratios, f"{name}.{order}") for order, ratios in value.items()}
+
+
+_RATIOS = ListOf(Number(0.0, 1.0), max_len=1001)
+#: the fields of a saved trigram model's description, each checked before use
+_SAVED_FIELDS = {
+    "vocab_size": Integer(1, _MAX_IDS - 4), "discount_cutoff": Integer(1, 1000),
+    "min_leftover": Number(0.0, 0.5, open_low=True, open_high=True), "n_train_tokens": Integer(0, 2 ** 62),
+    "discounts": Custom(_discounts, "the discount ratios per order"),
+    "vocab": Custom(lambda words, name: _words(words, name), "a list of words"),
+}
+
+
+def _words(value, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or len(value) > _MAX_IDS or not all(isinstance(w, str) for w in value):
+        raise SegvizError(f"{name} must be a list of at most {_MAX_IDS:,} words")
+    return tuple(value)
 
 
 def _lookup(keys: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -453,14 +466,14 @@ class TrigramLM:
     @classmethod
     def from_saved(cls, meta: dict, arrays: dict[str, np.ndarray], *, source: str = "model") -> "TrigramLM":
         """Rebuild from :meth:`get_meta` / :meth:`get_arrays` output, validating shapes and dtypes."""
-        try:
-            lm = cls(vocab_size=int(meta["vocab_size"]), discount_cutoff=int(meta["discount_cutoff"]),
-                     min_leftover=float(meta["min_leftover"]))
-            vocab = tuple(str(w) for w in meta["vocab"])
-            lm.n_train_tokens_ = int(meta["n_train_tokens"])
-            lm.discounts_ = dict(meta["discounts"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SegvizError(f"{source}: trigram metadata is incomplete or malformed ({exc})") from None
+        # types before values, every number range-checked after conversion (segviz.params): a 4,000-digit
+        # integer or a string where a number belongs is refused, never converted
+        fields = checked_fields(meta, _SAVED_FIELDS, source=f"{source}: trigram")
+        lm = cls(vocab_size=fields["vocab_size"], discount_cutoff=fields["discount_cutoff"],
+                 min_leftover=fields["min_leftover"])
+        vocab = fields["vocab"]
+        lm.n_train_tokens_ = fields["n_train_tokens"]
+        lm.discounts_ = {order: list(ratios) for order, ratios in fields["discounts"].items()}
         if vocab[:3] != SPECIALS:
             raise SegvizError(f"{source}: trigram vocabulary does not start with {SPECIALS}")
         n = len(vocab)
@@ -501,9 +514,6 @@ class TrigramLM:
                 ids = [(keys >> (_BITS * k)) & (_MAX_IDS - 1) for k in range(width)]
                 if keys.max() >> (_BITS * width) or any(int(i.max()) >= n for i in ids):
                     raise SegvizError(f"{source}: trigram array {name!r} refers to words outside the vocabulary")
-        if not isinstance(lm.discounts_, dict) or not all(
-                isinstance(v, (int, float)) and np.isfinite(v) for v in _flat_values(lm.discounts_)):
-            raise SegvizError(f"{source}: trigram discounts are malformed")
         lm.vocab_ = vocab
         lm.word_index_ = {w: i for i, w in enumerate(vocab)}
         lm.uni_logp_, lm.uni_bow_ = arrays["uni_logp"], arrays["uni_bow"]
