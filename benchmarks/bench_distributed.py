@@ -1,0 +1,231 @@
+"""``segviz segment --scheduler``: one machine against a Dask cluster on the same collection (docs/benchmarks.md).
+
+Builds a collection of ``--documents`` JSONL documents (default 20,000) from the bundled samples (each document two
+or three reference segments of the Reuters sample and the Choi files, chosen by a seeded generator, so the same
+collection every run), then segments it three times with the bundled default model, each as a fresh
+``segviz segment`` process:
+
+1. one machine (no ``--scheduler``);
+2. ``--scheduler local:2`` (the command starts and stops two worker processes itself);
+3. ``--scheduler tcp://...`` of a scheduler and two workers started here as subprocesses
+   (``python -m distributed.cli.dask_scheduler`` / ``dask_worker``, one thread each), already up and warm.
+
+It prints wall times, sentences per second and the overhead ratio (cluster time / one-machine time), checks that
+the three outputs are byte for byte the same and that both workers of run 3 took partitions (tasks executed per
+worker).  For the scaling model it then measures, on the same two workers: the per-sentence compute of a
+partition (the task stream's compute times), the scheduler's per-task cost (a burst of no-op tasks), and what the
+client pays per sentence to take the results in order and write them (every partition computed first, then
+fetched and written).
+
+    python benchmarks/bench_distributed.py                       # 20,000 documents, 256 KiB partitions
+    python benchmarks/bench_distributed.py --documents 2000 --partition-kib 64 --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from segviz import read_corpus  # noqa: E402
+
+SAMPLES = [ROOT / "sample_corpora" / "reuters_sample.sgm"] + sorted((ROOT / "sample_corpora" / "choi").glob("*.ref"))
+
+
+def build_collection(path: Path, n_documents: int, seed: int = 42) -> int:
+    """Write ``n_documents`` JSONL documents of two or three sample segments each; returns the sentences."""
+    pool = []
+    for corpus in (read_corpus(SAMPLES[0]), read_corpus(SAMPLES[1:])):
+        texts, start = corpus.sentence_texts(), 0
+        for mass in corpus.masses():
+            pool.append(texts[start:start + mass])
+            start += mass
+    rng = random.Random(seed)
+    sentences = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(n_documents):
+            doc = [t for _ in range(rng.choice((2, 3))) for t in pool[rng.randrange(len(pool))]]
+            sentences += len(doc)
+            handle.write(json.dumps({"id": f"doc{i}", "sentences": doc}) + "\n")
+    return sentences
+
+
+def timed_segment(source: Path, out: Path, *extra: str) -> float:
+    """Wall seconds of one ``segviz segment`` process."""
+    command = [sys.executable, "-m", "segviz", "segment", str(source), "-o", str(out), "--quiet", *extra]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
+    print("   ", done.stderr.strip().splitlines()[-1])
+    return seconds
+
+
+class ClusterProcesses:
+    """A scheduler and two one-thread workers, each its own process (as `dask scheduler` / `dask worker`)."""
+
+    def __init__(self, directory: Path, n_workers: int = 2):
+        self.file = directory / "scheduler.json"
+        self.logs = open(directory / "cluster.log", "w")
+        self.procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", "0",
+                                        "--dashboard-address", ":0", "--scheduler-file", str(self.file)],
+                                       stdout=self.logs, stderr=subprocess.STDOUT)]
+        deadline = time.monotonic() + 60
+        while not self.file.exists():
+            if time.monotonic() > deadline or self.procs[0].poll() is not None:
+                raise SystemExit("the scheduler did not start (see cluster.log)")
+            time.sleep(0.2)
+        time.sleep(0.5)   # the file is written before the scheduler listens
+        self.address = json.loads(self.file.read_text())["address"]
+        for _ in range(n_workers):
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1",
+                 "--nworkers", "1", "--dashboard-address", ":0"], stdout=self.logs, stderr=subprocess.STDOUT))
+
+    def close(self):
+        for proc in reversed(self.procs):
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.logs.close()
+
+
+def executed_per_worker(client) -> dict[str, int]:
+    return client.run(lambda dask_worker: dask_worker.state.executed_count)
+
+
+def scaling_measurements(client, source: Path, partition_bytes: int) -> dict:
+    """Per-sentence compute, the scheduler's per-task cost and the client's per-sentence cost (module doc)."""
+    import distributed
+
+    from segviz.distributed import plan_partitions, plan_pieces
+    from segviz.distributed.segment_task import segment_partition
+    from segviz.distributed.worker_model import install_model, remove_model
+    from segviz.models import load_model
+    from segviz.paths import default_model
+
+    model_path = default_model()
+    key = install_model(client, load_model(model_path), model_path)
+    partitions = plan_partitions(plan_pieces([source], target_bytes=partition_bytes), target_bytes=partition_bytes)
+    with distributed.get_task_stream(client) as stream:
+        started = time.perf_counter()
+        futures = [client.submit(segment_partition, p, key, "jsonl", pure=False, priority=-p.index)
+                   for p in partitions]
+        distributed.wait(futures)
+        computed = time.perf_counter() - started
+    # the client's share: every result is ready on the workers; take them in order and write them
+    started = time.perf_counter()
+    sentences = 0
+    with tempfile.TemporaryFile() as out:
+        for future in futures:
+            result = future.result()
+            sentences += result.sentences
+            out.write(result.text.encode("utf-8"))
+    client_seconds = time.perf_counter() - started
+    remove_model(client, key)
+    del futures
+    compute = [sum(stop - start for action, start, stop in
+                   ((s["action"], s["start"], s["stop"]) for s in task["startstops"]) if action == "compute")
+               for task in stream.data if "segment_partition" in str(task["key"])]
+    # the scheduler's per-task cost: a burst of tasks that do nothing
+    n_noop = 4000
+    started = time.perf_counter()
+    distributed.wait(client.map(lambda i: i, range(n_noop), pure=False))
+    per_task = (time.perf_counter() - started) / n_noop
+    return {"partitions": len(partitions), "sentences": sentences, "compute_seconds": sum(compute),
+            "per_sentence_compute": sum(compute) / sentences, "all_partitions_wall": computed,
+            "mean_partition_seconds": sum(compute) / len(compute), "sentences_per_partition": sentences / len(compute),
+            "scheduler_per_task": per_task, "client_seconds": client_seconds,
+            "client_per_sentence": client_seconds / sentences}
+
+
+def scaling_model(m: dict, cores_per_machine: int = 2) -> dict:
+    """Sentences per second on N machines: the workers' rate, capped by the scheduler's task rate and the
+    client's rate; and the partition size that keeps the per-task costs under 5 %."""
+    c, o, d, p = m["per_sentence_compute"], m["scheduler_per_task"], m["client_per_sentence"], \
+        m["sentences_per_partition"]
+    rows = {}
+    for n in (1, 2, 10, 100):
+        cores = n * cores_per_machine
+        workers = cores / c
+        scheduler = p / o
+        client = 1 / d
+        need = 20 * o * cores / c   # sentences per partition so that the scheduler's time is <= 5 % of the run
+        rows[n] = {"workers_rate": workers, "scheduler_rate": scheduler, "client_rate": client,
+                   "rate": min(workers, scheduler, client), "partition_for_5pct": max(need, 20 * o / c)}
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--documents", type=int, default=20000)
+    ap.add_argument("--partition-kib", type=int, default=256)
+    ap.add_argument("--workdir", type=Path, default=None, help="keep the collection and outputs here")
+    ap.add_argument("--json", type=Path, default=None, help="write the numbers here")
+    args = ap.parse_args()
+    import distributed
+
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="segviz-bench-distributed-"))
+    work.mkdir(parents=True, exist_ok=True)
+    source = work / "collection.jsonl"
+    n_sentences = build_collection(source, args.documents)
+    print(f"collection: {args.documents:,} JSONL documents, {n_sentences:,} sentences, "
+          f"{source.stat().st_size / 2**20:.1f} MiB ({source})")
+    partition = ["--partition-kib", str(args.partition_kib)]
+    print("1. one machine")
+    t_one = timed_segment(source, work / "one.jsonl")
+    print("2. --scheduler local:2")
+    t_local = timed_segment(source, work / "local.jsonl", "--scheduler", "local:2", *partition)
+    print("3. --scheduler tcp:// (a scheduler and two workers started as subprocesses)")
+    cluster = ClusterProcesses(work)
+    try:
+        with distributed.Client(cluster.address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=120)
+            before = executed_per_worker(client)
+            t_tcp = timed_segment(source, work / "tcp.jsonl", "--scheduler", cluster.address, *partition)
+            after = executed_per_worker(client)
+            took = {w: after[w] - before.get(w, 0) for w in after}
+            print("   tasks executed per worker:", ", ".join(f"{w} {n}" for w, n in sorted(took.items())))
+            measured = scaling_measurements(client, source, args.partition_kib * 1024)
+    finally:
+        cluster.close()
+    one = (work / "one.jsonl").read_bytes()
+    identical = (work / "local.jsonl").read_bytes() == one and (work / "tcp.jsonl").read_bytes() == one
+    both = len(took) == 2 and all(n > 0 for n in took.values())
+    print()
+    print(f"{'run':<34} {'wall s':>8} {'sentences/s':>12} {'vs one machine':>15}")
+    for name, t in (("one machine", t_one), ("--scheduler local:2", t_local), ("--scheduler tcp:// (2 workers)", t_tcp)):
+        print(f"{name:<34} {t:8.1f} {n_sentences / t:12,.0f} {t / t_one:14.2f}x")
+    print(f"outputs identical: {identical}; both workers took partitions: {both}")
+    print()
+    print(f"per-sentence compute {measured['per_sentence_compute'] * 1e3:.3f} ms "
+          f"({measured['partitions']} partitions, {measured['sentences_per_partition']:.0f} sentences and "
+          f"{measured['mean_partition_seconds']:.2f} s each); scheduler {measured['scheduler_per_task'] * 1e3:.2f} ms "
+          f"per task; client {measured['client_per_sentence'] * 1e6:.1f} us per sentence "
+          f"({measured['client_seconds']:.2f} s for all results)")
+    model = scaling_model(measured)
+    for n, row in model.items():
+        print(f"N = {n:>3} machines of 2 cores: workers {row['workers_rate']:,.0f}/s, scheduler "
+              f"{row['scheduler_rate']:,.0f}/s, client {row['client_rate']:,.0f}/s -> {row['rate']:,.0f} sentences/s;"
+              f" partitions of >= {row['partition_for_5pct']:,.0f} sentences keep the scheduler under 5 %")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "documents": args.documents, "sentences": n_sentences, "partition_kib": args.partition_kib,
+            "seconds": {"one": t_one, "local2": t_local, "tcp2": t_tcp}, "identical": identical,
+            "tasks_per_worker": took, "measured": measured, "model": model}, indent=1))
+    return 0 if identical and both else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
