@@ -183,7 +183,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
-def _check_member_header(info: zipfile.ZipInfo, source: str) -> None:
+def _check_member_header(info: zipfile.ZipInfo, source: str, what: str = "segviz model archive") -> None:
     """Refuse, before anything is unpacked, a member using a zip feature segviz never writes."""
     if info.flag_bits & _ENCRYPTED_FLAG:
         why = "it is encrypted"
@@ -193,7 +193,7 @@ def _check_member_header(info: zipfile.ZipInfo, source: str) -> None:
         why = f"it needs zip version {info.extract_version // 10}.{info.extract_version % 10} to extract"
     else:
         return
-    raise SegvizError(f"{source}: not a segviz model archive (member {_show_name(info.filename)}: {why})")
+    raise SegvizError(f"{source}: not a {what} (member {_show_name(info.filename)}: {why})")
 
 
 def _show_name(name: str) -> str:
@@ -201,12 +201,65 @@ def _show_name(name: str) -> str:
     return ascii(name)[1:-1][:100]
 
 
-def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, digest) -> "_MemberStream":
+def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, digest,
+            what: str = "segviz model archive") -> "_MemberStream":
     try:
         return _MemberStream(archive.open(info), info, source, digest)
     except _ZIP_ERRORS as exc:
-        raise SegvizError(f"{source}: not a segviz model archive (member {_show_name(info.filename)}: "
+        raise SegvizError(f"{source}: not a {what} (member {_show_name(info.filename)}: "
                           f"{_one_line(exc)})") from None
+
+
+class DataArchive:
+    """A zip archive of input data (NLTK's ``brown.zip``), read with the checks of any input.
+
+    The file is read whole by :func:`~segviz.persist.read_bytes_limited` (a regular file of at most ``max_bytes``:
+    a FIFO, a device such as ``/dev/zero`` through a link, or a directory is refused at once); every member's
+    zip features are checked before anything is unpacked (no encryption, stored or deflated, a known "version
+    needed"), each declares at most ``max_member_bytes`` and all together at most :data:`MAX_UNPACK_RATIO` times
+    the file (64 MiB floor), and a member is unpacked as a stream never beyond its declared size, its CRC-32
+    checked.  Every fault is one :class:`SegvizError` naming the file: ``not a WHAT (...)``."""
+
+    def __init__(self, path: str | os.PathLike, *, what: str, max_bytes: int, max_member_bytes: int):
+        self.source, self.what, self.max_member_bytes = str(path), what, max_member_bytes
+        raw = read_bytes_limited(path, max_bytes, what=what)
+        try:
+            self._archive = zipfile.ZipFile(io.BytesIO(raw))
+            infos = self._archive.infolist()
+        except _ZIP_ERRORS as exc:
+            raise SegvizError(f"{self.source}: not a {what} ({_one_line(exc)})") from None
+        self._infos = {info.filename: info for info in infos}
+        for info in infos:
+            _check_member_header(info, self.source, what)
+            if info.file_size > max_member_bytes:
+                raise SegvizError(f"{self.source}: not a {what} (member {_show_name(info.filename)} would take "
+                                  f"{info.file_size:,} bytes once unpacked, more than {max_member_bytes:,})")
+        declared = sum(info.file_size for info in infos)
+        if declared > max(UNPACK_FLOOR_BYTES, MAX_UNPACK_RATIO * len(raw)):
+            raise SegvizError(f"{self.source}: not a {what} (its members would take {declared:,} bytes once "
+                              f"unpacked, more than {MAX_UNPACK_RATIO} times the file)")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._infos
+
+    def read(self, name: str) -> bytes:
+        """The bytes of member ``name`` (one line when it is missing or damaged)."""
+        info = self._infos.get(name)
+        if info is None:
+            raise SegvizError(f"{self.source}: no {_show_name(name)} inside (expected a {self.what})")
+        stream = _unpack(self._archive, info, self.source, hashlib.sha256(), self.what)
+        data = stream.read(info.file_size)
+        stream.finish()
+        return data
+
+    def close(self) -> None:
+        self._archive.close()
+
+    def __enter__(self) -> "DataArchive":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class _MemberStream:
@@ -218,7 +271,7 @@ class _MemberStream:
         self.left = info.file_size
 
     def _fail(self, exc) -> SegvizError:
-        return SegvizError(f"{self.source}: member {self.info.filename} is damaged ({exc})")
+        return SegvizError(f"{self.source}: member {_show_name(self.info.filename)} is damaged ({exc})")
 
     def read(self, n: int) -> bytes:
         n = min(n, self.left)

@@ -28,18 +28,20 @@ from __future__ import annotations
 import math
 import re
 import time
-import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Generator, Mapping, Sequence
 
 import numpy as np
 
+from .bundle import DataArchive
 from .corpus import Corpus, Document, read_corpus, tokenize
 from .errors import SegvizError
 from .evaluation import compare_segmenters, model_segmenter, table_payload
 from .events import Progress
 from .lm.models import LanguageModels
+from .persist import check_output_path
+from .readers.source import MAX_FILE_BYTES
 from .rules import LengthPriorRule, ThresholdRule
 from .segmenter import Segmenter
 
@@ -308,7 +310,7 @@ def wiki_data(data: str | Path, *, keep_titles: bool = False) -> ProtocolData:
     train = portion(WIKI_TRAIN, f"wiki300 1-200 ({title})")
     held = portion(WIKI_HELD, f"wiki300 201-250 ({title})")
     test = portion(WIKI_TEST, f"wiki300 251-300 ({title})")
-    lm_name = "wiki-titles" if keep_titles else "wiki"
+    lm_name = lm_cache_name("wiki", {"keep_titles": keep_titles})
     return ProtocolData("wiki", train, held, {"test": test}, "per-document", lm_name, train.sentences,
                         segmenter_defaults={**NATURAL_SEGMENTER, "rule": NATURAL_RULES["wiki"]}, rules=NATURAL_RULE_PAIR,
                         notes={"titles": "kept" if keep_titles else "dropped",
@@ -327,25 +329,24 @@ def read_brown_texts(path: str | Path) -> dict[str, BrownText]:
     give-away of a text's start.
     """
     path = Path(path)
-    try:
-        archive = zipfile.ZipFile(_need(path))
-    except zipfile.BadZipFile:
-        raise SegvizError(f"{path}: not a zip archive (expected NLTK's brown.zip)") from None
-    with archive:
+    # read with the checks of any input: a regular file within the corpus-file limit (a FIFO, a directory or a
+    # link to /dev/zero refused at once), zip features and unpacked sizes checked before anything is unpacked
+    with DataArchive(_need(path), what="zip archive like NLTK's brown.zip", max_bytes=MAX_FILE_BYTES,
+                     max_member_bytes=MAX_FILE_BYTES) as archive:
         try:
             cats = archive.read("brown/cats.txt").decode("ascii")
-        except KeyError:
-            raise SegvizError(f"{path}: no brown/cats.txt inside (expected NLTK's brown.zip)") from None
+        except UnicodeDecodeError as exc:
+            raise SegvizError(f"{path}: brown/cats.txt is not ASCII text (byte {exc.start}); expected NLTK's "
+                              "brown.zip") from None
         texts = {}
         for line in cats.splitlines():
             parts = line.split()
             if len(parts) != 2:
                 continue
             text_id, category = parts
-            try:
-                raw = archive.read(f"brown/{text_id}").decode("ascii", errors="replace")
-            except KeyError:
-                raise SegvizError(f"{path}: brown/cats.txt names {text_id}, which the archive lacks") from None
+            if f"brown/{text_id}" not in archive:
+                raise SegvizError(f"{path}: brown/cats.txt names {text_id[:40]!r}, which the archive lacks")
+            raw = archive.read(f"brown/{text_id}").decode("ascii", errors="replace")
             sentences, starts, after_blank = [], [], False
             for tagged in raw.split("\n"):
                 words = [tok.rsplit("/", 1)[0] for tok in tagged.split()]
@@ -421,7 +422,7 @@ def longform_data(data: str | Path, *, category: str = "all", split_seed: int = 
     train = streams(portions["train"], "train")
     held = streams(portions["heldout"], "heldout")
     test = streams(portions["test"], "test")
-    lm_name = f"longform-{category}" + (f"-split{split_seed}" if split_seed else "")
+    lm_name = lm_cache_name("longform", {"category": category, "split_seed": split_seed})
     return ProtocolData("longform", train, held, {"test": test}, "per-document", lm_name,
                         train.sentences,
                         segmenter_defaults={**NATURAL_SEGMENTER, "rule": NATURAL_RULES["longform"]},
@@ -738,9 +739,10 @@ def run_protocol(data: ProtocolData, *, segmenter_params: Mapping[str, Any] | No
     tables = yield from score_test_portions(data, models, peers=peers, seed=seed)
     t3 = time.perf_counter()
     if out is not None:
-        seg.save(out / f"{data.protocol}-model.segviz")
+        model_file, stop_file = model_files(data.protocol)
+        seg.save(out / model_file)
         if stop is not None:
-            stop.save(out / f"{data.protocol}-model-heldout-stop.segviz")
+            stop.save(out / stop_file)
     details = {
         "train_sentences": data.train.n_sentences, "train_words": data.train.n_tokens,
         "heldout_sentences": data.heldout.n_sentences,
@@ -778,6 +780,42 @@ PROTOCOLS: dict[str, Callable[..., ProtocolData]] = {
 
 #: the name of each protocol's language-model cache (``out/lm-NAME``), where it differs from the protocol's
 LM_NAMES = {"choi-disjoint": "choi"}
+
+
+def lm_cache_name(protocol: str, options: Mapping[str, Any] | None = None) -> str:
+    """The name of the language-model cache (``out/lm-NAME``) of ``protocol`` read with ``options`` (one cache per
+    language-model training text: wiki's titles, longform's category and split have their own)."""
+    options = dict(options or {})
+    if protocol == "wiki":
+        return "wiki-titles" if options.get("keep_titles") else "wiki"
+    if protocol == "longform":
+        seed = options.get("split_seed", 0)
+        return f"longform-{options.get('category', 'all')}" + (f"-split{seed}" if seed else "")
+    return LM_NAMES.get(protocol, protocol)
+
+
+def model_files(protocol: str) -> tuple[str, str]:
+    """The names :func:`run_protocol` saves a protocol's model and its held-out-stop model under."""
+    return f"{protocol}-model.segviz", f"{protocol}-model-heldout-stop.segviz"
+
+
+def check_outputs(protocol: str, out: str | Path, options: Mapping[str, Any] | None = None, *,
+                  lm_path: str | Path | None = None, inputs: Sequence[str | Path] = ()) -> None:
+    """Every file :func:`run_protocol` may write under ``out``, checked before any work (a dangling link at the
+    language-model cache used to be refused only after the models were trained): the models, and the cache
+    ``lm-NAME`` unless ``lm_path`` is given.  An existing cache is read, not written, so it must be a regular
+    file; ``inputs`` may not be written over."""
+    out = Path(out)
+    for name in model_files(protocol):
+        check_output_path(out / name, inputs=inputs)
+    if lm_path is None:
+        cache = out / f"lm-{lm_cache_name(protocol, options)}"
+        if cache.exists():
+            if not cache.is_file():
+                raise SegvizError(f"{cache}: is not a language-model file (the cache of an earlier run); remove it "
+                                  "or give another --out")
+        else:
+            check_output_path(cache, inputs=inputs)
 
 
 def reproduce(protocol: str, data: str | Path, *, protocol_options: Mapping[str, Any] | None = None,

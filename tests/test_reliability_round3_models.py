@@ -341,9 +341,9 @@ def test_arrays_loaded_within_the_budget_still_load(tmp_path):
 @pytest.mark.parametrize("command", ["train", "reproduce"])
 def test_bad_param_values_are_refused_before_any_work(tmp_path, monkeypatch, capsys, param, word, command):
     monkeypatch.chdir(tmp_path)
-    argv = (["train", str(TEXT), "--heldout", str(TEXT), "--out", "m.segviz"] if command == "train"
+    argv = (["train", str(TEXT), "--heldout", str(TEXT), "--out", "m.segviz", "--quiet"] if command == "train"
             else ["reproduce", "choi", "--out", "out"])
-    assert main([*argv, "--param", param, "--quiet"]) == 2
+    assert main([*argv, "--param", param]) == 2
     _one_error_line(capsys.readouterr().err, "--param", word)
     assert list(tmp_path.iterdir()) == []
 
@@ -369,3 +369,99 @@ def test_good_param_values_still_train(tmp_path, monkeypatch, capsys):
                  "--param", 'rule={"kind": "threshold", "alphas": [0.3, 0.5], "epsilons": [1, 2]}']) == 0
     model = Segmenter.load(tmp_path / "m.segviz")
     assert model.relevance_edges == (-np.inf, -1.0, 0.0, 1.0, np.inf) and model.l2 == 0.5
+
+
+# ------------------------------------------------------------------ reproduce: data folders and outputs
+
+def _brown_zip(path: Path, members: dict[str, bytes], *, method: int = zipfile.ZIP_DEFLATED) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", method) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+_BROWN = {"brown/cats.txt": b"ca01 news\nca02 news\n",
+          "brown/ca01": b"\n\tThe/at jury/nn said/vbd ./.\n" * 50, "brown/ca02": b"\n\tA/at man/nn came/vbd ./.\n" * 50}
+
+
+def _crafted_data(tmp_path: Path, case: str) -> Path:
+    import os
+
+    data = tmp_path / "data"
+    target = data / "brown_nltk" / "brown.zip"
+    target.parent.mkdir(parents=True)
+    if case == "fifo":
+        os.mkfifo(target)
+    elif case == "directory":
+        target.mkdir()
+    elif case == "dev-zero":
+        target.symlink_to("/dev/zero")
+    elif case == "not-ascii-cats":
+        _brown_zip(target, dict(_BROWN, **{"brown/cats.txt": "ca01 caf\u00e9\n".encode()}))
+    elif case == "bad-crc":
+        _brown_zip(target, _BROWN, method=zipfile.ZIP_STORED)
+        raw = bytearray(target.read_bytes())
+        at = raw.find(b"jury")
+        raw[at] ^= 0x20
+        target.write_bytes(bytes(raw))
+    elif case == "encrypted":
+        _brown_zip(target, _BROWN)
+        target.write_bytes(_patch_central_directory(target.read_bytes(), "brown/ca01", flags=0x1))
+    elif case == "huge-member":   # 200 MB of zeros, deflated to 0.2 MB: beyond the 64 MiB of a corpus file
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("brown/cats.txt", _BROWN["brown/cats.txt"])
+            with archive.open("brown/ca01", "w", force_zip64=True) as handle:
+                for _ in range(200):
+                    handle.write(bytes(1 << 20))
+    elif case == "lying-size":    # declares 1 kB, inflates to 200 MB: unpacked only as far as it declares
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("brown/cats.txt", _BROWN["brown/cats.txt"])
+            with archive.open("brown/ca01", "w", force_zip64=True) as handle:
+                for _ in range(200):
+                    handle.write(bytes(1 << 20))
+        raw, at = bytearray(target.read_bytes()), 0
+        while (at := raw.find(b"PK\x01\x02", at)) >= 0:
+            size = struct.unpack_from("<H", raw, at + 28)[0]
+            if raw[at + 46:at + 46 + size] == b"brown/ca01":
+                struct.pack_into("<I", raw, at + 24, 1024)   # the central directory's uncompressed size
+            at += 4
+        target.write_bytes(bytes(raw))
+    elif case == "garbage":
+        target.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 10)
+    return data
+
+
+@pytest.mark.parametrize("case", ["fifo", "directory", "dev-zero", "not-ascii-cats", "bad-crc", "encrypted",
+                                  "huge-member", "lying-size", "garbage"])
+def test_a_crafted_brown_zip_is_one_line_within_bounded_memory(tmp_path, case):
+    """A FIFO hung; a directory, a non-ASCII cats.txt, a bad CRC or an encrypted member gave tracebacks; a link
+    to /dev/zero or a 3 GB deflated member ran to 7 GB.  The data folder is read with the checks of any input."""
+    data = _crafted_data(tmp_path, case)
+    result = _limited_run(["reproduce", "longform", "--data", str(data)], tmp_path)
+    assert result.returncode == 2, result.stderr[-2000:]
+    _one_error_line(result.stderr.split("PEAK")[0], "brown")
+    assert _peak_kb(result.stderr) < 1_000_000
+
+
+def test_a_dangling_link_at_the_language_model_cache_is_refused_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "lm-choi").symlink_to(tmp_path / "nowhere")
+    data = tmp_path / "data"
+    data.mkdir()   # empty: reading it would fail; the output check comes first
+    assert main(["reproduce", "choi", "--data", str(data), "--out", str(out)]) == 2
+    _one_error_line(capsys.readouterr().err, "lm-choi", "symbolic link")
+    assert sorted(p.name for p in out.iterdir()) == ["lm-choi"]
+
+
+@pytest.mark.parametrize("which,cache", [("longform", "lm-longform-all"), ("wiki", "lm-wiki"),
+                                         ("choi-disjoint", "lm-choi"), ("reuters", "lm-reuters")])
+def test_every_language_model_cache_is_checked_before_any_work(tmp_path, capsys, which, cache):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / cache).mkdir()   # a directory where a cache file would be read
+    data = tmp_path / "data"
+    data.mkdir()
+    assert main(["reproduce", which, "--data", str(data), "--out", str(out)]) == 2
+    _one_error_line(capsys.readouterr().err, cache)

@@ -275,15 +275,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if args.lm and not Path(args.lm).exists():
         raise SegvizError(f"{args.lm}: no such language-model file (make one with `segviz lm train`)")
     out = _output_directory(args.out, args.parents)
-    if out is not None:  # every file the run will write, checked before hours of work rather than after
-        names = (("scores.json", "scores.txt") if args.score else
-                 ("reproduce.json", "reproduce.txt", *(f"{p}.json" for p in which),
-                  *(f"{p}-model{stop}.segviz" for p in which for stop in ("", "-heldout-stop"))))
-        reads = [args.lm, *(path for _, path in args.score or ())]   # never written over
-        for name in names:
-            check_output_path(out / name, inputs=[p for p in reads if p])
     options = {"wiki": {"keep_titles": args.keep_titles},
                "longform": {"category": args.category, "split_seed": args.split_seed}}
+    if out is not None:  # every file the run will write, checked before hours of work rather than after
+        names = (("scores.json", "scores.txt") if args.score else
+                 ("reproduce.json", "reproduce.txt", *(f"{p}.json" for p in which)))
+        reads = [p for p in (args.lm, *(path for _, path in args.score or ())) if p]   # never written over
+        for name in names:
+            check_output_path(out / name, inputs=reads)
+        for name in () if args.score else which:   # the models and the language-model cache
+            protocols.check_outputs(name, out, options.get(name), lm_path=args.lm, inputs=reads)
     if args.score:
         return _score_only(args, which, data, out, options, protocols)
     results = {}
