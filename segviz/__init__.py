@@ -21,6 +21,11 @@ The public face::
 
 __version__ = "0.1.0"
 
+# before any module imports numba: a cache directory numba can write, or it refuses to compile
+from .numba_cache import ensure_writable_cache  # noqa: E402
+
+ensure_writable_cache()
+
 #: public name -> the module that defines it
 _EXPORTS = {
     "Segmenter": "segmenter", "ExpertRouter": "routing", "load_model": "models",

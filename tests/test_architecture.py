@@ -14,7 +14,7 @@ PACKAGE = ROOT / "segviz"
 LAYERS = (
     ("foundations", ("segviz.errors", "segviz.events", "segviz.segmentation", "segviz.metrics", "segviz.persist",
                      "segviz.bundle", "segviz.paths", "segviz.params", "segviz.limits", "segviz.printable",
-                     "segviz.forking")),
+                     "segviz.forking", "segviz.numba_cache")),
     ("corpus", ("segviz.documents", "segviz.readers", "segviz.corpus", "segviz.inspection", "segviz.domain",
                 "segviz.segmented", "segviz.writers")),
     ("language models", ("segviz.lm",)),

@@ -16,6 +16,7 @@ import sys
 import time
 
 from ..errors import SegvizError
+from .platform_check import start_platform_check
 
 #: how long a closed window waits for background steps before the process exits regardless
 EXIT_GRACE_S = 1.5
@@ -62,6 +63,12 @@ def _load_engine() -> None:
     split_sentences("One. Two.")   # the sentence splitter's imports (syntok, regex), used by most readers
 
 
+def _qt_running() -> bool:
+    """Whether this process runs Qt already (the app opened from Python, as the tests do)."""
+    core = sys.modules.get("PySide6.QtCore")
+    return core is not None and core.QCoreApplication.instance() is not None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the app; returns the process exit status."""
     signals = _SignalsClose()   # first: a SIGTERM while the engine loads waits for the window, then closes it
@@ -72,7 +79,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
-    _load_engine()
+    headless = args.screenshot is not None or args.benchmark is not None or \
+        getattr(args, "export_segments", None) is not None
+    # whether Qt's platform can start is asked of a child while the engine loads: Qt aborts where it cannot
+    check = None if _qt_running() else start_platform_check(headless=headless)
+    try:
+        _load_engine()
+    except BaseException:
+        if check is not None:
+            check.cancel()
+        raise
+    if check is not None:
+        check.finish()
     try:
         from PySide6.QtCore import QSettings, QTimer
         from PySide6.QtWidgets import QApplication
@@ -87,7 +105,6 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block
     read_options = startup_read_options(args)
     export = getattr(args, "export_segments", None)
-    headless = screenshot is not None or benchmark is not None or export is not None
 
     _quiet_qt_messages()
     sys.setswitchinterval(SWITCH_INTERVAL_S)

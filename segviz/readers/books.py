@@ -503,6 +503,20 @@ def _numeral_series(cands: list[_Candidate], stripped: Sequence[str]) -> set[int
     return accepted
 
 
+def numbered_paragraph_starts(lines: Sequence[str], layout: "BookLayout") -> int:
+    """How many of the layout's sections open with a numbered heading (a chapter word, a numbered paper, a numeral
+    of a series) that starts a paragraph of its own (after a blank line or a line left out): the evidence a text
+    is a book.  Named sections and Markdown headings are no such evidence (a wiki article has dozens), and
+    neither are headings stacked in one paragraph."""
+    count = 0
+    for section in layout.sections:
+        match = match_heading(section.heading)
+        i = section.start
+        if match is not None and match.numbered and (i == 0 or not lines[i - 1].strip() or layout.dropped[i - 1]):
+            count += 1
+    return count
+
+
 def may_be_book(lines: Sequence[str], least: int) -> bool:
     """Could :func:`book_layout` find ``least`` numbered headings in ``lines``?  Its heading candidates alone (no
     block read as prose), so that prose with none skips the layout's reading of every block."""

@@ -73,7 +73,7 @@ import numpy as np
 
 from ..documents import HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED, HeadingLine
 from ..errors import SegvizError
-from .books import BookLayout, book_layout, may_be_book
+from .books import BookLayout, book_layout, may_be_book, numbered_paragraph_starts
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
 
 #: a wrapped paragraph's last line is shorter than this fraction of the wrap width
@@ -293,24 +293,61 @@ def paragraphs(text: str) -> tuple[list[Paragraph], int]:
 
 
 def strip_gutenberg(text: str) -> tuple[str, bool]:
-    """``text`` without a Project Gutenberg header and licence (module docstring), and whether any was found."""
-    lo, hi, found = _gutenberg_bounds(text)
+    """``text`` without a Project Gutenberg header and licence (module docstring), and whether any was found; the
+    first e-text of a file holding several (:func:`gutenberg_etexts`)."""
+    spans, found = gutenberg_etexts(text)
+    lo, hi = spans[0]
     return text[lo:hi], found
 
 
-def _gutenberg_bounds(text: str) -> tuple[int, int, bool]:
-    """Where the book runs in ``text`` (``text[lo:hi]``) and whether a Gutenberg header or licence was found."""
-    start, end = _GUTENBERG_START_RE.search(text), _GUTENBERG_END_RE.search(text)
-    if start is None and end is None:
-        return 0, len(text), False
-    lo = start.end() if start is not None else 0
-    hi = end.start() if end is not None and end.start() >= lo else len(text)
+#: a Project Gutenberg licence is some 13,000-21,000 characters; more after the last end marker is said
+MAX_LICENCE_CHARS = 40_000
+
+
+def gutenberg_etexts(text: str) -> tuple[list[tuple[int, int]], bool]:
+    """Where each e-text runs in ``text`` (``text[lo:hi]`` for each ``(lo, hi)``, in order) and whether any
+    Gutenberg marker was found.  An e-text runs from its ``*** START`` marker to its ``*** END`` marker (the
+    closing line ``End of the Project Gutenberg EBook of ...`` just before it excluded), or to the next START
+    marker when its END is missing; the header before each START and the licence after each END are not the
+    book.  Several e-texts in one file (books concatenated) are each one span, never the first alone."""
+    starts = list(_GUTENBERG_START_RE.finditer(text))
+    ends = list(_GUTENBERG_END_RE.finditer(text))
+    if not starts and not ends:
+        return [(0, len(text))], False
+    if not starts:
+        return [_without_closing(text, 0, ends[0].start())], True
+    spans = []
+    position = 0
+    for k, start in enumerate(starts):
+        if start.start() < position:   # a START inside the previous e-text's licence or a repeated marker
+            continue
+        lo = start.end()
+        following = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+        end = next((e for e in ends if e.start() >= lo), None)
+        hi = min(end.start(), following) if end is not None else following
+        spans.append(_without_closing(text, lo, hi))
+        position = end.end() if end is not None and end.start() < following else hi
+    return spans, True
+
+
+def _without_closing(text: str, lo: int, hi: int) -> tuple[int, int]:
+    """``(lo, hi)`` ending before the last closing line (``End of the Project Gutenberg EBook of ...``) in it."""
     closing = None
     for closing in _GUTENBERG_CLOSING_RE.finditer(text, lo, hi):
         pass  # the last one before the END marker
-    if closing is not None:
-        hi = closing.start()
-    return lo, hi, True
+    return lo, closing.start() if closing is not None else hi
+
+
+def _left_out_after(text: str, hi: int) -> str | None:
+    """A note when what follows the last e-text's end marker is more than a licence (another text without a START
+    marker of its own would otherwise go unsaid); None when it is a licence's length."""
+    end = _GUTENBERG_END_RE.search(text, hi)
+    rest = len(text) - (end.end() if end is not None else hi)
+    if rest <= MAX_LICENCE_CHARS:
+        return None
+    line = text.count("\n", 0, end.start() if end is not None else hi) + 1
+    return (f"{rest:,} characters after the Project Gutenberg end marker (line {line:,}) left out: more than a "
+            "licence, but no START marker says where another text begins")
 
 
 #: numbered headings from which prose is taken for a book: read with its headings unless asked otherwise
@@ -319,12 +356,16 @@ MIN_BOOK_HEADINGS = 3
 
 def book_seen(lines: list[str]) -> BookLayout | None:
     """The layout of ``lines`` (a text without its Gutenberg header and licence) when they look like a book: at
-    least :data:`MIN_BOOK_HEADINGS` numbered chapter headings; None otherwise (prose without a single heading
-    candidate is not laid out at all: the check costs nothing there)."""
+    least :data:`MIN_BOOK_HEADINGS` numbered chapter headings, each starting a paragraph of its own; None
+    otherwise (prose without a single heading candidate is not laid out at all: the check costs nothing there).
+    Counting every section instead let one numbered paragraph ("Episode 39: ...") make a wiki article a book
+    whose Markdown and named headings were all chapters, and everything before that paragraph front matter."""
     if not may_be_book(lines, MIN_BOOK_HEADINGS):
         return None
     layout = book_layout(lines)
-    return layout if layout.book and len(layout.sections) >= MIN_BOOK_HEADINGS else None
+    if not layout.book or numbered_paragraph_starts(lines, layout) < MIN_BOOK_HEADINGS:
+        return None
+    return layout
 
 
 def read_text(text: str, *, source: str, headings: bool | None = None) -> ParsedFile:
@@ -332,9 +373,61 @@ def read_text(text: str, *, source: str, headings: bool | None = None) -> Parsed
     segment per chapter, titled, with the headings taken listed on the result (``ParsedFile.headings``).
 
     ``headings``: True reads the text with its headings, False as plain prose, None (the default) with them when
-    it looks like a book (:func:`book_seen`); ``ParsedFile.headings_decision`` says which happened."""
+    it looks like a book (:func:`book_seen`); ``ParsedFile.headings_decision`` says which happened.  A file of
+    several Project Gutenberg e-texts (books concatenated) is read e-text by e-text, each a source unit of its
+    own (``FILE#K``) with its own header and licence left out and its own decision."""
+    spans, gutenberg = gutenberg_etexts(text)
+    if len(spans) == 1:
+        parsed = _read_etext(text, *spans[0], source=source, headings=headings, name=Path(source).name,
+                             gutenberg=gutenberg)
+        extra = _left_out_after(text, spans[0][1]) if gutenberg else None
+        if extra:
+            parsed.notes.append(extra)
+        return parsed
+    return _read_etexts(text, spans, source=source, headings=headings)
+
+
+def _read_etexts(text: str, spans: list[tuple[int, int]], *, source: str, headings: bool | None) -> ParsedFile:
+    """Several e-texts of one file, each read on its own (:func:`_read_etext`) as a source unit ``FILE#K``."""
     name = Path(source).name
-    lo, hi, gutenberg = _gutenberg_bounds(text)
+    documents, units, notes, taken = [], [], [], []
+    decisions, book_headings, labelled = [], 0, []
+    lines_at = [text.count("\n", 0, lo) + 1 for lo, _ in spans]
+    for k, (lo, hi) in enumerate(spans, start=1):
+        try:
+            part = _read_etext(text, lo, hi, source=source, headings=headings, name=f"{name}#{k}", gutenberg=True,
+                               chapter_mark="/")
+        except SegvizError:   # an e-text without a sentence (a header and licence only): said, not fatal
+            notes.append(f"e-text {k} (line {lines_at[k - 1]:,}): no sentences")
+            continue
+        documents.extend(part.documents)
+        units.extend([f"{source}#{k}"] * len(part.documents))
+        notes.extend(f"e-text {k} (line {lines_at[k - 1]:,}): {note}" for note in part.notes
+                     if note != _GUTENBERG_NOTE)
+        taken.extend(part.headings)
+        decisions.append(part.headings_decision)
+        book_headings += part.book_headings
+        labelled.append(part.has_reference)
+    if not documents:
+        raise SegvizError(f"{source}: no sentences found")
+    notes.insert(0, f"{len(spans)} Project Gutenberg e-texts in one file (from lines "
+                    f"{', '.join(f'{line:,}' for line in lines_at)}): each read as a document of its own, its "
+                    "header and licence left out")
+    extra = _left_out_after(text, spans[-1][1])
+    if extra:
+        notes.append(extra)
+    decision = next((d for d in decisions if d), "")
+    return ParsedFile(documents, has_reference=all(labelled), n_documents=len(labelled), notes=notes, units=units,
+                      headings=taken, book_headings=book_headings, headings_decision=decision)
+
+
+_GUTENBERG_NOTE = "Project Gutenberg header and licence left out"
+
+
+def _read_etext(text: str, lo: int, hi: int, *, source: str, headings: bool | None, name: str,
+                gutenberg: bool, chapter_mark: str = "#") -> ParsedFile:
+    """The text ``text[lo:hi]`` (one e-text, or the whole file) as :func:`read_text` reads a file; heading line
+    numbers are the file's; chapter ``k`` is the document ``NAME{chapter_mark}k``."""
     lines = text[lo:hi].split("\n")
     # a book's layout is read once: to decide, and then to read it by (or, as plain prose, to say it is one)
     seen = None if headings is True else book_seen(lines)
@@ -365,7 +458,8 @@ def read_text(text: str, *, source: str, headings: bool | None = None) -> Parsed
             marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
         segments = [segment for segment in segments if segment[1]]
         for k, (heading, sents, marks) in enumerate(segments, start=1):
-            added = builder.add(sents, name=f"{name}#{k}" if len(segments) > 1 else name, paragraph_starts=marks,
+            added = builder.add(sents, name=f"{name}{chapter_mark}{k}" if len(segments) > 1 else name,
+                                paragraph_starts=marks,
                                 title=heading.title if heading else "")
             if added is not None and heading is not None:
                 taken.append(heading)
@@ -387,7 +481,7 @@ def read_text(text: str, *, source: str, headings: bool | None = None) -> Parsed
                          "and leave out its front matter")
     if not builder.documents:
         raise SegvizError(f"{source}: no sentences found")
-    notes[:0] = builder.notes() + (["Project Gutenberg header and licence left out"] if gutenberg else [])
+    notes[:0] = builder.notes() + ([_GUTENBERG_NOTE] if gutenberg else [])
     if hyphens:
         notes.append(f"{hyphens} word(s) hyphenated at a line end were joined")
     if with_headings:
@@ -399,18 +493,14 @@ def read_text(text: str, *, source: str, headings: bool | None = None) -> Parsed
 
 def headings_in(text: str) -> list[HeadingLine]:
     """The headings :func:`read_text` takes from a file's ``text`` under ``headings`` (line numbers in ``text``),
-    found without splitting a sentence: the book's structure alone."""
-    _, offset, layout = _book(text)
-    return [HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title)
-            for section in layout.sections]
-
-
-def _book(text: str) -> tuple[list[str], int, BookLayout]:
-    """The lines of ``text`` without the Gutenberg header and licence, how many lines of the file come before
-    them (the header: heading line numbers are the file's), and their layout."""
-    lo, hi, _ = _gutenberg_bounds(text)
-    lines = text[lo:hi].split("\n")
-    return lines, text.count("\n", 0, lo), book_layout(lines)
+    found without splitting a sentence: the book's structure alone (of every e-text, when the file holds
+    several)."""
+    out = []
+    for lo, hi in gutenberg_etexts(text)[0]:
+        offset, layout = text.count("\n", 0, lo), book_layout(text[lo:hi].split("\n"))
+        out.extend(HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title)
+                   for section in layout.sections)
+    return out
 
 
 _LINE_NUMBER_RE = re.compile(r"\bline (\d+)")
