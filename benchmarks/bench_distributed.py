@@ -116,7 +116,7 @@ def scaling_measurements(client, source: Path, partition_bytes: int) -> dict:
     from segviz.paths import default_model
 
     model_path = default_model()
-    key = install_model(client, load_model(model_path), model_path)
+    key, plugin = install_model(client, load_model(model_path), model_path)
     partitions = plan_partitions(plan_pieces([source], target_bytes=partition_bytes), target_bytes=partition_bytes)
     with distributed.get_task_stream(client) as stream:
         started = time.perf_counter()
@@ -133,7 +133,7 @@ def scaling_measurements(client, source: Path, partition_bytes: int) -> dict:
             sentences += result.sentences
             out.write(result.text.encode("utf-8"))
     client_seconds = time.perf_counter() - started
-    remove_model(client, key)
+    remove_model(client, plugin)
     del futures
     compute = [sum(stop - start for action, start, stop in
                    ((s["action"], s["start"], s["stop"]) for s in task["startstops"]) if action == "compute")

@@ -97,7 +97,7 @@ def segment_collection_iter(client, paths: Sequence, *, model, model_path, outpu
     total_units = sum(p.units for p in partitions)
     summary = CollectionSegmentation(partitions=len(partitions))
     checks = _ReadingChecks(format, headings, wiki_level)
-    key = install_model(client, model, model_path)
+    key, plugin = install_model(client, model, model_path)
     try:
         with _Output(output, out_format, stream) as out:
             yield Progress("segment", 0, total_units)
@@ -124,7 +124,7 @@ def segment_collection_iter(client, paths: Sequence, *, model, model_path, outpu
                                   f"(segviz needs at least {min_sentences})")
             out.finish()
     finally:
-        remove_model(client, key)
+        remove_model(client, plugin)
     summary.readings = checks.readings()
     summary.seconds = time.perf_counter() - started
     return summary

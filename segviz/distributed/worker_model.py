@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
+import uuid
 
 from ..errors import SegvizError
 from ..models import load_model
@@ -21,6 +22,9 @@ from ..rules import rule_from_dict
 
 #: key -> the model loaded on this worker process
 _LOADED: dict[str, object] = {}
+#: key -> the plugins (one per run) using it: two runs of one model on a shared cluster share one load, and the
+#: first to finish does not take it from the other
+_USERS: dict[str, set[str]] = {}
 
 
 def model_rules(model) -> dict[str, dict]:
@@ -71,19 +75,24 @@ class ModelPlugin(_plugin_base()):
         self.data = data
         self.rules = rules
         self.key = model_key(data, rules)
-        self.name = f"segviz-model-{self.key}"
+        self.name = f"segviz-model-{self.key}-{uuid.uuid4().hex[:8]}"
 
     def setup(self, worker) -> None:
         if self.key not in _LOADED:
             _LOADED[self.key] = load_shipped(self.data, self.rules, directory=getattr(worker, "local_directory", None))
+        _USERS.setdefault(self.key, set()).add(self.name)
 
     def teardown(self, worker) -> None:
-        _LOADED.pop(self.key, None)
+        users = _USERS.get(self.key, set())
+        users.discard(self.name)
+        if not users:
+            _LOADED.pop(self.key, None)
+            _USERS.pop(self.key, None)
 
 
-def install_model(client, model, model_path) -> str:
-    """Send the model (its file at ``model_path``, with ``model``'s rules) to every worker of ``client``; its
-    key, for :func:`shipped_model`."""
+def install_model(client, model, model_path) -> tuple[str, str]:
+    """Send the model (its file at ``model_path``, with ``model``'s rules) to every worker of ``client``; its key
+    (for :func:`shipped_model`) and the plugin's name (for :func:`remove_model`)."""
     try:
         with open(model_path, "rb") as handle:
             data = handle.read()
@@ -96,12 +105,13 @@ def install_model(client, model, model_path) -> str:
         raise
     except Exception as exc:   # the workers could not load it: the same file loaded here, so a worker's fault
         raise SegvizError(f"the workers could not load the model ({type(exc).__name__}: {exc})") from None
-    return plugin.key
+    return plugin.key, plugin.name
 
 
-def remove_model(client, key: str) -> None:
-    """Drop the model from the workers (a shared cluster keeps no model after the command)."""
+def remove_model(client, name: str) -> None:
+    """Remove the plugin ``name``: its model leaves the workers unless another run uses it (a shared cluster keeps
+    no model after the command)."""
     try:
-        client.unregister_worker_plugin(f"segviz-model-{key}")
+        client.unregister_worker_plugin(name)
     except Exception:   # a worker gone, a closed connection: nothing to keep tidy there
         pass
