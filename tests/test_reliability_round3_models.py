@@ -465,3 +465,66 @@ def test_every_language_model_cache_is_checked_before_any_work(tmp_path, capsys,
     data.mkdir()
     assert main(["reproduce", which, "--data", str(data), "--out", str(out)]) == 2
     _one_error_line(capsys.readouterr().err, cache)
+
+
+# ------------------------------------------------------------------ memory: a corpus within the limits
+
+def _one_word_lines(path: Path, size: int) -> Path:
+    rng = np.random.default_rng(0)
+    words = ["".join(chr(97 + c) for c in rng.integers(0, 26, rng.integers(3, 10))) for _ in range(5000)]
+    lines, total = [], 0
+    for k in rng.integers(0, len(words), size // 4):
+        line = words[k].capitalize() + ".\n"
+        if total + len(line) > size:
+            break
+        lines.append(line)
+        total += len(line)
+    path.write_text("".join(lines))
+    return path
+
+
+def test_64_mib_of_one_word_sentences_is_refused_up_front_under_1_gb(tmp_path):
+    """64 MiB of one-word lines (inside the 64 MiB file limit) ran 212 s to 7.3 GB and out of memory; the line
+    limit refuses it before the text is laid out."""
+    from segviz.readers.source import MAX_FILE_BYTES, MAX_FILE_LINES
+
+    corpus = _one_word_lines(tmp_path / "words.txt", MAX_FILE_BYTES)
+    assert corpus.stat().st_size > MAX_FILE_BYTES - 100
+    result = _limited_run(["segment", str(corpus), "-o", str(tmp_path / "out.jsonl"), "--quiet"], tmp_path,
+                          limit=4 << 30)
+    assert result.returncode == 2, result.stderr[-2000:]
+    _one_error_line(result.stderr.split("PEAK")[0], "words.txt", f"{MAX_FILE_LINES:,}", "lines")
+    assert _peak_kb(result.stderr) < 1_000_000
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_file_beyond_the_sentence_limit_is_refused_before_its_sentences_are_tokenised(tmp_path, monkeypatch,
+                                                                                        capsys):
+    from segviz.readers import sentences
+
+    monkeypatch.setattr(sentences, "MAX_FILE_SENTENCES", 1000)
+    tokenised = []
+    real = sentences.tokenize
+    monkeypatch.setattr(sentences, "tokenize", lambda text: tokenised.append(text) or real(text))
+    for text, fmt in (("Word. " * 1001, "text"), ("Word.\n" * 1001, "lines"),
+                      ("A b c.\n" * 600 + "\n" + "D e.\n" * 401, "lines")):
+        tokenised.clear()
+        path = tmp_path / "many.txt"
+        path.write_text(text)
+        assert main(["inspect", str(path), "--format", fmt]) == 2
+        _one_error_line(capsys.readouterr().err, "many.txt", "1,000 sentences")
+        assert len(tokenised) <= 600
+    monkeypatch.setattr(sentences, "MAX_FILE_SENTENCES", 1001)
+    assert main(["inspect", str(path), "--format", "lines"]) == 0
+
+
+def test_segmenting_one_word_sentences_takes_memory_linear_in_the_sentences(tmp_path):
+    """The bound docs/reliability.md states: the default model segments a file of n one-word sentences (the
+    worst case measured) in about 0.3 GB + 1.3 GB per million sentences (2.7 GB at the 2,000,000-sentence limit).
+    Checked at 300,000 sentences (0.7 GB measured), with room for the machine."""
+    corpus = _one_word_lines(tmp_path / "words.txt", 2_400_000)
+    result = _limited_run(["segment", str(corpus), "-o", str(tmp_path / "out.jsonl"), "--quiet"], tmp_path,
+                          limit=4 << 30)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "300,942 sentences" in result.stderr, result.stderr[-500:]
+    assert _peak_kb(result.stderr) < 1_000_000

@@ -60,29 +60,38 @@ def paragraph_start_gaps(context: FeatureContext) -> np.ndarray:
     return (marks[1:] == 1.0) & ~context.group_edges()
 
 
-def _band(n: int, lo: int, hi: int) -> sp.csr_matrix:
-    """(n+1) x n: row j sums rows lo+j .. hi+j-1 of an n-row matrix (clipped to 0..n)."""
+#: paragraph indices whose cosines are computed together: the band products of one block stay a few megabytes
+#: (all of a million one-sentence paragraphs at once took over a gigabyte for the 20-paragraph span)
+_COSINE_BLOCK = 1 << 15
+
+
+def _band(n: int, lo: int, hi: int, start: int = 0, stop: int | None = None) -> sp.csr_matrix:
+    """(stop-start) x n: row r sums rows lo+j .. hi+j-1 of an n-row matrix (clipped to 0..n), j = start + r, for
+    j in ``start..stop-1`` (by default all of 0..n)."""
+    stop = n + 1 if stop is None else stop
     rows, cols = [], []
     for shift in range(lo, hi):
-        j = np.arange(n + 1)
+        j = np.arange(start, stop)
         keep = (j + shift >= 0) & (j + shift < n)
-        rows.append(j[keep])
+        rows.append(j[keep] - start)
         cols.append(j[keep] + shift)
     r, c = np.concatenate(rows), np.concatenate(cols)
-    return sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n + 1, n))
+    return sp.csr_matrix((np.ones(r.size), (r, c)), shape=(stop - start, n))
 
 
 def _paragraph_cosines(vectors: sp.csr_matrix, spans) -> dict[int, np.ndarray]:
     """Per m: the cosine, at every paragraph index j = 0..P, of paragraphs j-m..j-1 against j..j+m-1."""
     P = vectors.shape[0]
-    out = {}
-    for m in spans:
-        before, after = _band(P, -m, 0) @ vectors, _band(P, 0, m) @ vectors
-        dot = np.asarray(before.multiply(after).sum(axis=1)).ravel()
-        norm = np.sqrt(np.asarray(before.multiply(before).sum(axis=1)).ravel()
-                       * np.asarray(after.multiply(after).sum(axis=1)).ravel())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[m] = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
+    out = {m: np.zeros(P + 1) for m in spans}
+    for start in range(0, P + 1, _COSINE_BLOCK):
+        stop = min(start + _COSINE_BLOCK, P + 1)
+        for m in spans:
+            before, after = _band(P, -m, 0, start, stop) @ vectors, _band(P, 0, m, start, stop) @ vectors
+            dot = np.asarray(before.multiply(after).sum(axis=1)).ravel()
+            norm = np.sqrt(np.asarray(before.multiply(before).sum(axis=1)).ravel()
+                           * np.asarray(after.multiply(after).sum(axis=1)).ravel())
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[m][start:stop] = np.where(norm > 0, dot / np.where(norm > 0, norm, 1.0), 0.0)
     return out
 
 
@@ -107,21 +116,28 @@ def _unit_rows(sentences, texts, starts: np.ndarray, names, quote: np.ndarray) -
         first_mentions[i] = sum(1 for x in set(found) if x not in seen)
         seen.update(found)
     cum_first, cum_all = np.r_[0.0, np.cumsum(first_mentions)], np.r_[0.0, np.cumsum(mentions)]
-    rows = []
-    for j in range(1, len(starts)):
-        b = int(starts[j])
-        row = [cosines[m][j] for m in PARAGRAPH_SPANS]
-        opening = sentences[b]
-        row += [lengths[j - 1], lengths[j], para_words[j - 1], para_words[j], para_quote[j - 1], para_quote[j],
-                quote[b], quote[b - 1], words[b], words[b - 1], float(bool(_CLOSING.search(texts[b - 1]))),
-                sum(w in TIME_WORDS for w in opening), sum(w == "had" for w in opening),
-                sum(w in TIME_WORDS for w in opening[:4])]
-        for span in NAME_SPANS:
-            hi = min(b + span, n)
-            total = cum_all[hi] - cum_all[b]
-            row.append((cum_first[hi] - cum_first[b]) / total if total else np.nan)
-        rows.append(row)
-    return np.array(rows, dtype=np.float64).reshape(len(rows), len(MEASUREMENTS) - 3 * len(TFIDF_SPANS))
+    # column by column into one array: a Python list of floats per paragraph start took about 700 bytes each
+    # (0.7 GB for a million one-sentence paragraphs) before the array was made
+    b = starts[1:].astype(np.int64)
+    count = b.size
+    openings = [sentences[i] for i in b]
+    columns = [cosines[m][1:len(starts)] for m in PARAGRAPH_SPANS]
+    columns += [lengths[:-1], lengths[1:], para_words[:-1], para_words[1:], para_quote[:-1], para_quote[1:],
+                quote[b], quote[b - 1], words[b], words[b - 1],
+                np.fromiter((float(bool(_CLOSING.search(texts[i - 1]))) for i in b), dtype=np.float64, count=count),
+                np.fromiter((sum(w in TIME_WORDS for w in o) for o in openings), dtype=np.float64, count=count),
+                np.fromiter((sum(w == "had" for w in o) for o in openings), dtype=np.float64, count=count),
+                np.fromiter((sum(w in TIME_WORDS for w in o[:4]) for o in openings), dtype=np.float64, count=count)]
+    for span in NAME_SPANS:
+        hi = np.minimum(b + span, n)
+        total = cum_all[hi] - cum_all[b]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            columns.append(np.where(total != 0, (cum_first[hi] - cum_first[b]) / np.where(total != 0, total, 1.0),
+                                    np.nan))
+    out = np.empty((count, len(MEASUREMENTS) - 3 * len(TFIDF_SPANS)), dtype=np.float64)
+    for k, column in enumerate(columns):
+        out[:, k] = column
+    return out
 
 
 def paragraph_measurements(context: FeatureContext) -> np.ndarray:

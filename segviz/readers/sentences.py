@@ -13,9 +13,13 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..documents import Document, HeadingLine, tokenize
+from ..errors import SegvizError
 
 #: the longest sentence segviz keeps whole; longer ones are cut at spaces (with a note)
 MAX_SENTENCE_CHARS = 10_000
+#: the most sentences one corpus file may hold: each file is segmented on its own, and the default model takes
+#: about 1.4 GB per million sentences of a file (docs/reliability.md), so a file at the limit stays under 3 GB
+MAX_FILE_SENTENCES = 2_000_000
 
 _SPACE_RE = re.compile(r"\s+")
 
@@ -82,18 +86,21 @@ def cut_long(sentence: str, limit: int = MAX_SENTENCE_CHARS) -> list[str]:
 
 
 class DocumentBuilder:
-    """Collects the documents of one file, tokenising sentences and enforcing the sentence-length limit."""
+    """Collects the documents of one file, tokenising sentences and enforcing the sentence-length limit and the
+    file's sentence limit (:data:`MAX_FILE_SENTENCES`)."""
 
     def __init__(self, source_name: str):
         self.source_name = source_name
         self.documents: list[Document] = []
         self.cut_sentences = 0
         self.dropped_sentences = 0
+        self.sentences_seen = 0
 
     def add(self, texts: Sequence[str], *, name: str | None = None, paragraph_starts: Sequence[bool] = (),
             title: str = "") -> Document | None:
         """Add one document of sentence ``texts``; sentences without a token are dropped (their paragraph
         mark passes to the next sentence).  Returns the document, or ``None`` if nothing was left."""
+        self._count(len(texts))
         marks = list(paragraph_starts) if paragraph_starts else None
         kept_texts, kept_tokens, kept_marks = [], [], []
         carry = False
@@ -102,6 +109,7 @@ class DocumentBuilder:
             pieces = cut_long(_SPACE_RE.sub(" ", raw).strip())
             if len(pieces) > 1:
                 self.cut_sentences += 1
+                self._count(len(pieces) - 1)
             for j, piece in enumerate(pieces):
                 tokens = tokenize(piece)
                 if not tokens:
@@ -119,6 +127,13 @@ class DocumentBuilder:
                        title=title)
         self.documents.append(doc)
         return doc
+
+    def _count(self, more: int) -> None:
+        """Count ``more`` sentences of this file, refusing the file (before they are tokenised) beyond the limit."""
+        self.sentences_seen += more
+        if self.sentences_seen > MAX_FILE_SENTENCES:
+            raise SegvizError(f"{self.source_name}: more than {MAX_FILE_SENTENCES:,} sentences, the most a corpus "
+                              "file may hold (split it into smaller files)")
 
     def notes(self) -> list[str]:
         out = []

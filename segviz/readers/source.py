@@ -25,6 +25,10 @@ from ..persist import read_bytes_limited
 
 #: the largest corpus file segviz reads (a novel is ~1 MB, a Reuters-21578 SGML file 1.3 MB)
 MAX_FILE_BYTES = 64 * 1024 * 1024
+#: the most lines a corpus file may have: the readers hold a few hundred bytes per line while they lay a text out,
+#: so a file of 64 MiB of one-word lines (8 million) used gigabytes before a sentence was split; hard-wrapped
+#: prose of 64 MiB has about a million
+MAX_FILE_LINES = 4_000_000
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -65,7 +69,12 @@ def decode_text(data: bytes, *, source: str, encoding: str = "utf-8", notes: lis
             text, note = fallback
             if notes is not None:
                 notes.append(note)
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
+    lines = text.count("\n")
+    if lines > MAX_FILE_LINES:
+        raise SegvizError(f"{source}: {lines:,} lines, more than the {MAX_FILE_LINES:,} a corpus file may have "
+                          "(split it into smaller files)")
+    return text
 
 
 #: how far into a file its Project Gutenberg header (and charset declaration) is looked for
