@@ -315,8 +315,12 @@ class Corpus:
                 runs[-1][1].append(doc)
             else:
                 runs.append((f, [doc]))
+        # readings by path, found once: a scan of all readings per unit was quadratic (200,000 files)
+        readings: dict[str, list[FileReading]] = {}
+        for reading in self.readings:
+            readings.setdefault(reading.path, []).append(reading)
         return [Corpus(docs, name=f, files=[f] * len(docs), has_reference=self.has_reference,
-                       readings=[r for r in self.readings if r.path == f]) for f, docs in runs]
+                       readings=readings.get(f, ())) for f, docs in runs]
 
     @classmethod
     def concatenate(cls, corpora: Sequence["Corpus"], *, name: str | None = None) -> "Corpus":

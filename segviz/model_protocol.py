@@ -115,7 +115,7 @@ class Route:
             name, gauge, length, threshold = item
             if not all(isinstance(x, str) and EXPERT_NAME.match(x) for x in (name, gauge)) or not all(
                     isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                    for x in (length, threshold)):
+                    for x in (length, threshold)) or length < 0:   # a length: never negative
                 raise ValueError("an unknown route")
             out.append(Check(name, gauge, float(length), float(threshold)))
         return cls(expert, tuple(out))

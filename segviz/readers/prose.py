@@ -170,7 +170,28 @@ def wrap_width(lines: list[_Line]) -> float:
     """The width the text is wrapped at: the 90th percentile of its line lengths (indentation included)."""
     if not lines:
         return 0.0
-    return float(np.percentile([_width(ln) for ln in lines], 90))
+    widths = [_width(ln) for ln in lines]
+    if len(widths) > _NUMPY_PERCENTILE_FROM:
+        return float(np.percentile(widths, 90))
+    return _percentile_90(widths)
+
+
+#: from this many lines numpy's percentile is the faster; below, its fixed cost (~0.1 ms) was most of the time
+#: a short file took (a folder of 200,000 one-paragraph files)
+_NUMPY_PERCENTILE_FROM = 2000
+
+
+def _percentile_90(values: list[int]) -> float:
+    """``numpy.percentile(values, 90)`` (its default, linear interpolation), computed as numpy does, in Python."""
+    ordered = sorted(values)
+    n = len(ordered)
+    virtual = (n - 1) * 0.9
+    below = int(virtual // 1)
+    above = min(below + 1, n - 1)
+    gamma = virtual - below
+    a, b = float(ordered[below]), float(ordered[above])
+    diff = b - a
+    return b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma
 
 
 def _full_lines(block: list[_Line], width: float) -> int:

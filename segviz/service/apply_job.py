@@ -24,7 +24,8 @@ from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..model_protocol import Route
-from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
+from .child_process import (MALFORMED, check_count, check_profile, check_relevance, decode_array, encode_array,
+                            send_progress, serve_guarded)
 from .engine_cache import shared_corpus, shared_lms, shared_model
 from .engine_models import LanguageModelFiles, model_source
 from .engine_process import EngineProcess, EngineRequest
@@ -166,6 +167,18 @@ def applied_to_json(n: int, applied: AppliedModel) -> dict:
     }
 
 
+def _coverage(cov, tokens: int) -> Coverage | None:
+    """The vocabulary coverage of a result, its ranges checked as its types: ``covered`` of ``words`` word
+    tokens, no more words than the ``tokens`` of the corpus (a coverage of 10^9 of 5 words is refused)."""
+    if cov is None:
+        return None
+    if not isinstance(cov, dict):
+        raise ValueError("the coverage is not an object")
+    words = check_count(cov.get("words"), f"{WHAT}: coverage words", high=tokens)
+    covered = check_count(cov.get("covered"), f"{WHAT}: covered words", high=words)
+    return Coverage(covered, words, check_count(cov.get("vocabulary"), f"{WHAT}: vocabulary size"))
+
+
 def applied_from_json(message: dict, parts: IndexParts) -> tuple[int, AppliedModel]:
     """``(n_sentences, AppliedModel)`` from :func:`applied_to_json` and the index parts before it, every array
     checked against ``n``."""
@@ -176,11 +189,15 @@ def applied_from_json(message: dict, parts: IndexParts) -> tuple[int, AppliedMod
         probabilities = decode_array(message["probabilities"], shape=(n - 1,))
         if not (np.all(np.isfinite(probabilities)) and probabilities.min() >= 0 and probabilities.max() <= 1):
             raise ValueError("probabilities outside [0, 1]")
-        relevance = None if message["relevance"] is None else decode_array(message["relevance"], shape=(n,))
+        relevance = None if message["relevance"] is None else check_relevance(
+            decode_array(message["relevance"], shape=(n,)), WHAT)
         profile = check_profile(message["profile"], "the model's process")
         columns = _columns_from_json(message["columns"], n, parts)
-        cov = message.get("coverage")
-        coverage = None if cov is None else Coverage(int(cov["covered"]), int(cov["words"]), int(cov["vocabulary"]))
+        sizes = decode_array(message["sentence_sizes"], shape=(n,))
+        if not (np.all(np.isfinite(sizes)) and (sizes.size == 0 or (sizes.min() >= 0 and sizes.max() < 2 ** 31))
+                and np.all(sizes == np.floor(sizes))):
+            raise ValueError("sentence sizes that are not counts")
+        coverage = _coverage(message.get("coverage"), int(sizes.sum()))
         raw_units = message["units"]
         if not isinstance(raw_units, list) or len(raw_units) > n:
             raise ValueError("the documents of the plan are not a list")
@@ -195,9 +212,6 @@ def applied_from_json(message: dict, parts: IndexParts) -> tuple[int, AppliedMod
         shown = message["shown"]
         if not isinstance(shown, str) or shown not in {u.expert for u in units}:
             raise ValueError("the shown segmenter answers for no document")
-        sizes = decode_array(message["sentence_sizes"], shape=(n,))
-        if not (np.all(np.isfinite(sizes)) and (sizes.size == 0 or sizes.min() >= 0)):
-            raise ValueError("sentence sizes that are not counts")
     except SegvizError:
         raise
     except MALFORMED as exc:

@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,6 +47,10 @@ def child_command() -> list[str]:
     """``python -I -c ...`` loading the ``segviz`` package this process runs, from its location."""
     package = Path(__file__).resolve().parents[1]
     bootstrap = (
+        # Ctrl-C reaches the whole process group: the window ends this process on its own close path, and a
+        # KeyboardInterrupt here would print a traceback (or end a training the window still reports on)
+        "import signal\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
         # the lower priority first: importing the engine is a second of CPU the window should not compete with
         "import os\n"
         "try:\n"
@@ -147,7 +152,7 @@ def check_profile(profile, what: str) -> dict | None:
     if profile is None:
         return None
 
-    def numbers(key, *, none=False, integral=False):
+    def numbers(key, *, none=False, integral=False, low=-1e12, high=1e12):
         values = profile.get(key)
         if not isinstance(values, list) or len(values) > MAX_PROFILE_OFFSETS:
             raise SegvizError(f"{what}: malformed relevance profile ({key})")
@@ -155,17 +160,39 @@ def check_profile(profile, what: str) -> dict | None:
             if v is None and none:
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or (integral and not isinstance(v, int)) \
-                    or not math.isfinite(v) or abs(v) > 1e12:
+                    or not math.isfinite(v) or not low <= v <= high:
                 raise SegvizError(f"{what}: malformed relevance profile ({key})")
         return values
 
     if not isinstance(profile, dict):
         raise SegvizError(f"{what}: the relevance profile is not an object")
-    offsets, mean, count = numbers("offsets", integral=True), numbers("mean", none=True), numbers("count",
-                                                                                                  integral=True)
+    # ranges as well as types: a view draws what it is given (a mean of 10^12 flattens every other point)
+    offsets = numbers("offsets", integral=True, low=-MAX_PROFILE_OFFSETS, high=MAX_PROFILE_OFFSETS)
+    mean = numbers("mean", none=True, low=-MAX_RELEVANCE, high=MAX_RELEVANCE)
+    count = numbers("count", integral=True, low=0, high=2 ** 31 - 1)
     if not len(offsets) == len(mean) == len(count):
         raise SegvizError(f"{what}: malformed relevance profile (lengths differ)")
     return {"offsets": offsets, "mean": mean, "count": count}
+
+
+#: the largest magnitude of a sentence's relevance the window accepts: relevance is a mean of log-ratios of
+#: probabilities each at least e^-1000 (the language models' floor), so a real one is within a few thousand
+MAX_RELEVANCE = 1e6
+
+
+def check_relevance(values: np.ndarray, what: str) -> np.ndarray:
+    """Per-sentence relevance from a child, checked before a view draws it: finite, within
+    :data:`MAX_RELEVANCE`."""
+    if values.size and not (np.all(np.isfinite(values)) and np.abs(values).max() <= MAX_RELEVANCE):
+        raise SegvizError(f"{what}: relevance that is not finite or beyond +-{MAX_RELEVANCE:g}")
+    return values
+
+
+def check_count(value, what: str, *, high: int = 2 ** 31 - 1) -> int:
+    """A count from a child: an integer (not a bool, a float or a string) from 0 to ``high``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+        raise SegvizError(f"{what}: {value!r:.40} is not a count from 0 to {high:,}")
+    return value
 
 
 def check_probabilities(values: np.ndarray, what: str) -> np.ndarray:
@@ -193,14 +220,24 @@ def progress_message(event) -> dict:
     return {"type": "progress", "stage": event.stage, "done": event.done, "total": event.total}
 
 
+#: the least time between two progress messages of one stage (the first and the last of a stage always go)
+PROGRESS_INTERVAL_S = 0.02
+
+
 def send_progress(work, send: Callable[[dict], None]):
-    """Drive the generator ``work``, sending each of its Progress events; returns its value."""
+    """Drive the generator ``work``, sending its Progress events; returns its value.  Within a stage, an event
+    follows the last one sent by at least :data:`PROGRESS_INTERVAL_S` (its first and last always go): one
+    message per document of 200,000 small files was a seventh of the engine's work, and as many repaints."""
+    stage, sent = None, 0.0
     while True:
         try:
             event = next(work)
         except StopIteration as stop:
             return stop.value
-        send(progress_message(event))
+        now = time.monotonic()
+        if event.stage != stage or event.done >= event.total or now - sent >= PROGRESS_INTERVAL_S:
+            stage, sent = event.stage, now
+            send(progress_message(event))
 
 
 def serve_guarded(send: Callable[[dict], None], job: Callable[[], int]) -> int:
@@ -213,7 +250,7 @@ def serve_guarded(send: Callable[[dict], None], job: Callable[[], int]) -> int:
     except JobCancelled:
         return 0
     except SegvizError as exc:
-        send({"type": "error", "message": str(exc)})
+        _say(send, {"type": "error", "message": str(exc)})
         return 0
     except (BrokenPipeError, KeyboardInterrupt):
         return 0
@@ -221,8 +258,17 @@ def serve_guarded(send: Callable[[dict], None], job: Callable[[], int]) -> int:
         import traceback
 
         traceback.print_exc()
-        send({"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
+        _say(send, {"type": "error", "message": f"{exc.__class__.__name__}: {exc}"})
         return 1
+
+
+def _say(send: Callable[[dict], None], message: dict) -> None:
+    """Send a job's last word unless the window cancelled the job meanwhile: the window that cancelled an apply
+    job because the reading failed wants no second error, and the job's thread must not end in a traceback."""
+    try:
+        send(message)
+    except (JobCancelled, BrokenPipeError):
+        pass
 
 
 def terminate_and_wait(process: subprocess.Popen) -> None:

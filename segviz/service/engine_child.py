@@ -107,6 +107,8 @@ def _run_job(number: int, inbox: Inbox, write, jobs: dict) -> None:
             write({"id": number, "type": "error", "message": f"engine process: unknown job {config['job']!r:.60}"})
             return
         serve(config, inbox, send)
+    except JobCancelled:   # cancelled while a job without its own guard was sending: the window asked for it
+        pass
     finally:
         jobs.pop(number, None)
         try:

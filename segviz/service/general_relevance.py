@@ -22,7 +22,8 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..general_lm import GENERAL_LM_LABEL, general_language_models
 from ..relevance import relevance_profile, sentence_relevance
-from .child_process import MALFORMED, check_profile, decode_array, encode_array, send_progress, serve_guarded
+from .child_process import (MALFORMED, check_profile, check_relevance, decode_array, encode_array, send_progress,
+                            serve_guarded)
 from .engine_cache import shared_corpus
 from .engine_process import EngineProcess, EngineRequest
 
@@ -83,9 +84,7 @@ def relevance_from_json(message: dict) -> tuple[int, GeneralRelevance]:
         n = int(message["sentences"])
         if n < 1:
             raise ValueError(f"{n} sentences")
-        relevance = decode_array(message["relevance"], shape=(n,))
-        if not np.all(np.isfinite(relevance)):
-            raise ValueError("relevance not finite")
+        relevance = check_relevance(decode_array(message["relevance"], shape=(n,)), what)
         source = message["source"]
         if not isinstance(source, str) or len(source) > 200:
             raise ValueError("the source is not a short string")

@@ -22,6 +22,7 @@ so a consumer that stops pulling (the app's Pause, at a round boundary) stops th
 """
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Generator, Iterator
@@ -35,11 +36,13 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..features import FeatureSpec
 from ..induction import FeatureAdded, InductionFinished
+from ..limits import MAX_ABS_LAMBDA
 from ..lm.models import LanguageModels
+from ..model_schema import validate_model_document
 from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
-from .child_process import (MALFORMED, check_probabilities, check_profile, decode_array, encode_array,
-                            progress_from_message, progress_message, serve_guarded)
+from .child_process import (MALFORMED, check_probabilities, check_profile, check_relevance, decode_array,
+                            encode_array, progress_from_message, progress_message, serve_guarded)
 from .engine_cache import remember_lms, shared_corpus
 from .engine_memory import returning_freed_memory
 from .engine_models import LanguageModelFiles
@@ -177,15 +180,16 @@ def _rule(d: dict):
 def model_from_json(d: dict, lms: LanguageModels | None) -> Segmenter:
     """Rebuild a segmenter from :func:`model_to_json` with the language models already in this process."""
     try:
-        features = [FeatureSpec.from_dict(f) for f in d["features"]]
-        model = Segmenter.from_weights(features, [float(x) for x in d["lambdas"]], prior=float(d["prior"]),
-                                       rule=_rule(d), mu=float(d["mu"]), lms=lms)
+        # every field's type and range, as a saved model's are: the window draws and applies what it is sent
+        values = validate_model_document(d, source="training process")
+        model = Segmenter.from_weights(values["features"], values["lambdas"], prior=values["prior"],
+                                       rule=values["rule"], mu=values["mu"], lms=lms)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, SegvizError):
             raise
         raise SegvizError(f"training process: malformed model ({exc.__class__.__name__}: {exc})") from None
-    model.history_ = list(d.get("history") or [])
-    model.info_ = dict(d.get("info") or {})
+    model.history_ = values["history"]
+    model.info_ = values["info"]
     return model
 
 
@@ -197,18 +201,39 @@ def added_to_json(added: FeatureAdded) -> dict:
             "iis_iterations": added.iis_iterations, "seconds": added.seconds}
 
 
-def added_from_json(d: dict) -> FeatureAdded:
-    def optional(x, kind):
-        return None if x is None else kind(x)
+def _number(value, low: float = -math.inf, high: float = math.inf) -> float:
+    """A JSON number (not a bool or a string) that is finite and within ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high:
+        raise ValueError(f"{value!r:.40} is not a number in [{low}, {high}]")
+    return float(value)
 
+
+def _integer(value, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value < 2 ** 31:
+        raise ValueError(f"{value!r:.40} is not an integer from {low}")
+    return value
+
+
+def _weight(value) -> float:
+    """A feature's factor e^lambda, |lambda| within the limit every model keeps (:data:`segviz.limits.MAX_ABS_LAMBDA`)."""
+    return _number(value, math.exp(-MAX_ABS_LAMBDA), math.exp(MAX_ABS_LAMBDA))
+
+
+def added_from_json(d: dict) -> FeatureAdded:
+    """A round of induction from :func:`added_to_json`, every field's type and range checked (a P_mu is a
+    probability, a weight e^lambda a positive finite number, counts are counts)."""
     try:
-        return FeatureAdded(round=int(d["round"]), feature=FeatureSpec.from_dict(d["feature"]),
-                            gain=float(d["gain"]), weights=tuple(float(w) for w in d["weights"]),
-                            train_loglik=float(d["train_loglik"]),
-                            heldout_p_mu=optional(d["heldout_p_mu"], float),
+        weights = d["weights"]
+        if not isinstance(weights, list):
+            raise ValueError("the weights are not a list")
+        return FeatureAdded(round=_integer(d["round"], 1), feature=FeatureSpec.from_dict(d["feature"]),
+                            gain=_number(d["gain"]), weights=tuple(_weight(w) for w in weights),
+                            train_loglik=_number(d["train_loglik"]),
+                            heldout_p_mu=None if d["heldout_p_mu"] is None else _number(d["heldout_p_mu"], 0, 1),
                             heldout_rule=None if d["heldout_rule"] is None else _rule({"rule": d["heldout_rule"]}),
-                            column=int(d["column"]),
-                            iis_iterations=int(d["iis_iterations"]), seconds=float(d["seconds"]))
+                            column=_integer(d["column"]),
+                            iis_iterations=_integer(d["iis_iterations"]), seconds=_number(d["seconds"], 0))
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, SegvizError):
             raise
@@ -409,7 +434,8 @@ class TrainingJob:
             profile = check_profile(message.get("profile"), "training process")
             if profile is None:
                 raise SegvizError("training process: no relevance profile")
-            return RelevanceReady(decode_array(message["relevance"], shape=(n,)), profile)
+            return RelevanceReady(check_relevance(decode_array(message["relevance"], shape=(n,)), "training process"),
+                                  profile)
         if kind == "round":
             model = model_from_json(message["model"], self.lms)
             probabilities = check_probabilities(decode_array(message["probabilities"], shape=(n - 1,)),
