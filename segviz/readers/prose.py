@@ -26,9 +26,9 @@ Sentences
 Headings (by default when the text looks like a book; ``headings=True``, the CLI's ``--headings``, always;
 ``headings=False``, ``--no-headings``, never)
     A text *looks like a book* when its layout (below) finds at least :data:`MIN_BOOK_HEADINGS` numbered
-    chapter headings: then it is read with them unless asked otherwise, and the result says what was decided
-    (``ParsedFile.headings_decision``).  The text's structure is read line by line by
-    :mod:`segviz.readers.books` (its docstring has every rule).
+    chapter headings, each opening a paragraph of its own: then it is read with them unless asked otherwise,
+    and the result says what was decided (``ParsedFile.headings_decision``).  The text's structure is read line
+    by line by :mod:`segviz.readers.books` (its docstring has every rule).
     Chapter headings start **reference segments**: a chapter word (``CHAPTER``, ``BOOK``, ``PART``, ``STAVE``,
     ``LETTER``, ``VOLUME``, ...) with a Roman, Arabic or spelled-out number and any title after it, however
     long; a numbered paper (``FEDERALIST No. 10``); a Roman or Arabic numeral alone (``XII``, ``I.``, ``1``) or
@@ -57,7 +57,9 @@ Headings (by default when the text looks like a book; ``headings=True``, the CLI
 Project Gutenberg files
     The header before ``*** START OF THE PROJECT GUTENBERG EBOOK ...`` and the licence from ``*** END OF THE
     PROJECT GUTENBERG EBOOK ...`` on (with the line ``End of the Project Gutenberg EBook of ...`` just before it)
-    are not the book: they are removed, with a note.
+    are not the book: they are removed, with a note.  A file of several e-texts (books concatenated) is read
+    e-text by e-text, each a source unit of its own (:func:`gutenberg_etexts`); what follows the last END marker
+    beyond a licence's length is said, never dropped unsaid.
 
 One file is one document.  Without headings it has no reference boundaries: the corpus is unlabelled.
 """
