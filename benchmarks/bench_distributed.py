@@ -176,21 +176,42 @@ def scaling_measurements(client, source: Path, partition_bytes: int) -> dict:
             "client_per_sentence": client_seconds / sentences}
 
 
-def scaling_model(m: dict, cores_per_machine: int = 2) -> dict:
-    """Sentences per second on N machines: the workers' rate, capped by the scheduler's task rate and the
-    client's rate; and the partition size that keeps the per-task costs under 5 %."""
-    c, o, d, p = m["per_sentence_compute"], m["scheduler_per_task"], m["client_per_sentence"], \
-        m["sentences_per_partition"]
+def scaling_model(m: dict, per_sentence_cpu: float, cores_per_machine: int = 2) -> dict:
+    """Sentences per second on N machines of ``cores_per_machine`` cores (one one-thread worker per core).
+
+    ``c`` is what a sentence costs a core: the CPU seconds of the two-worker run (client, scheduler and workers,
+    every overhead included) per sentence.  The workers do N k / c sentences a second; the scheduler hands out
+    one task at a time at ``o`` seconds each, so at most P / o sentences a second in partitions of P sentences,
+    and it is busy a fraction N k o / (P c) of the run; the client takes every result in order and writes it,
+    at most 1 / d sentences a second.  The rate is the least of the three; partitions of at least
+    20 N k o / c sentences keep the scheduler's share under 5 %, and of at least 20 o / c keep a task's
+    hand-over under 5 % of its own compute."""
+    c, o, d, p = per_sentence_cpu, m["scheduler_per_task"], m["client_per_sentence"], m["sentences_per_partition"]
     rows = {}
     for n in (1, 2, 10, 100):
         cores = n * cores_per_machine
-        workers = cores / c
-        scheduler = p / o
-        client = 1 / d
-        need = 20 * o * cores / c   # sentences per partition so that the scheduler's time is <= 5 % of the run
-        rows[n] = {"workers_rate": workers, "scheduler_rate": scheduler, "client_rate": client,
-                   "rate": min(workers, scheduler, client), "partition_for_5pct": max(need, 20 * o / c)}
+        need = max(20 * o * cores / c, 20 * o / c)
+        workers, client = cores / c, 1 / d
+        rows[n] = {"workers_rate": workers, "scheduler_rate": p / o, "scheduler_share": cores * o / (p * c),
+                   "client_rate": client, "rate": min(workers, p / o, client), "partition_for_5pct": need,
+                   "rate_at_that_partition": min(workers, max(need, p) / o, client)}
     return rows
+
+
+def print_model(measured: dict, per_sentence_cpu: float) -> dict:
+    print(f"per-sentence compute in a task {measured['per_sentence_compute'] * 1e3:.3f} ms wall "
+          f"({measured['partitions']} partitions of {measured['sentences_per_partition']:.0f} sentences, "
+          f"{measured['mean_partition_seconds']:.2f} s each); CPU per sentence of the two-worker run, everything "
+          f"included, {per_sentence_cpu * 1e3:.3f} ms; scheduler {measured['scheduler_per_task'] * 1e3:.2f} ms per "
+          f"task; client {measured['client_per_sentence'] * 1e6:.1f} us per sentence "
+          f"({measured['client_seconds']:.2f} s for all results)")
+    model = scaling_model(measured, per_sentence_cpu)
+    for n, row in model.items():
+        print(f"N = {n:>3} machines of 2 cores: workers {row['workers_rate']:,.0f}/s, scheduler "
+              f"{row['scheduler_rate']:,.0f}/s (busy {row['scheduler_share']:.1%}), client {row['client_rate']:,.0f}/s"
+              f" -> {row['rate']:,.0f} sentences/s; partitions of >= {row['partition_for_5pct']:,.0f} sentences keep"
+              f" the scheduler under 5 % ({row['rate_at_that_partition']:,.0f} sentences/s)")
+    return model
 
 
 def main() -> int:
@@ -199,9 +220,15 @@ def main() -> int:
     ap.add_argument("--partition-kib", type=int, default=256)
     ap.add_argument("--workdir", type=Path, default=None, help="keep the collection and outputs here")
     ap.add_argument("--json", type=Path, default=None, help="write the numbers here")
+    ap.add_argument("--model-from", type=Path, default=None, help="print the scaling model of a run's --json "
+                                                                 "file, without running anything")
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the three runs, one after the other (the "
                                                           "best wall time of each counts: the machine is shared)")
     args = ap.parse_args()
+    if args.model_from:
+        saved = json.loads(args.model_from.read_text())
+        print_model(saved["measured"], min(c for _, c in saved["runs"]["tcp2"]) / saved["sentences"])
+        return 0
     import distributed
 
     work = args.workdir or Path(tempfile.mkdtemp(prefix="segviz-bench-distributed-"))
@@ -248,16 +275,7 @@ def main() -> int:
         print(f"{name:<34} {t:8.1f} {n_sentences / t:12,.0f} {t / t_one:14.2f}x {cpu:8.1f} {cpu / cpu_one:10.2f}x")
     print(f"outputs identical: {identical}; both workers took partitions: {both}")
     print()
-    print(f"per-sentence compute {measured['per_sentence_compute'] * 1e3:.3f} ms "
-          f"({measured['partitions']} partitions, {measured['sentences_per_partition']:.0f} sentences and "
-          f"{measured['mean_partition_seconds']:.2f} s each); scheduler {measured['scheduler_per_task'] * 1e3:.2f} ms "
-          f"per task; client {measured['client_per_sentence'] * 1e6:.1f} us per sentence "
-          f"({measured['client_seconds']:.2f} s for all results)")
-    model = scaling_model(measured)
-    for n, row in model.items():
-        print(f"N = {n:>3} machines of 2 cores: workers {row['workers_rate']:,.0f}/s, scheduler "
-              f"{row['scheduler_rate']:,.0f}/s, client {row['client_rate']:,.0f}/s -> {row['rate']:,.0f} sentences/s;"
-              f" partitions of >= {row['partition_for_5pct']:,.0f} sentences keep the scheduler under 5 %")
+    model = print_model(measured, min(c for _, c in runs["tcp2"]) / n_sentences)
     if args.json:
         args.json.write_text(json.dumps({
             "documents": args.documents, "sentences": n_sentences, "partition_kib": args.partition_kib,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
@@ -30,6 +31,8 @@ from ..readers.source import decode_text, expand_paths, read_source
 #: the input bytes of one partition by default: a few hundred JSONL documents, a second or so of a worker's time
 DEFAULT_PARTITION_BYTES = 256 * 1024
 
+#: what :func:`segviz.readers.detect_format` looks at
+DETECTION_BYTES = 262144
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -92,17 +95,22 @@ def plan_pieces(paths, *, format: str = "auto", target_bytes: int = DEFAULT_PART
 
 
 def _file_pieces(path: str, format: str, target_bytes: int, occurrence: int) -> Iterator[Piece]:
-    whole = Piece(path, occurrence=occurrence)
-    if format not in ("auto", "jsonl"):
+    try:
+        st = os.stat(path)
+    except OSError:   # the worker's one-machine reading says what is wrong, in its place in the input
+        yield Piece(path, occurrence=occurrence)
+        return
+    whole = Piece(path, size=st.st_size, occurrence=occurrence)
+    if format not in ("auto", "jsonl") or not stat.S_ISREG(st.st_mode) or st.st_size <= target_bytes or \
+            (format == "auto" and detect_format(_head(path)) != "jsonl"):
         yield whole
         return
     try:
         data = read_source(path)
-    except SegvizError:   # the worker's one-machine reading says it, in its place in the input
+    except SegvizError:
         yield whole
         return
-    whole = Piece(path, size=len(data), occurrence=occurrence)
-    if len(data) <= target_bytes or (format == "auto" and detect_format(data) != "jsonl") or not _splittable(data):
+    if not _splittable(data):
         yield whole
         return
     try:
@@ -116,6 +124,15 @@ def _file_pieces(path: str, format: str, target_bytes: int, occurrence: int) -> 
         yield whole   # never expected (each raw line break is one "\n" of the text); the whole file is safe
         return
     yield from _cut(path, data, lines, starts, target_bytes, occurrence)
+
+
+def _head(path: str) -> bytes:
+    """The start of a file, all that format detection reads (:func:`segviz.readers.detect_format`)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(DETECTION_BYTES)
+    except OSError:
+        return b""
 
 
 def _splittable(data: bytes) -> bool:
