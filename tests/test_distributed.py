@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import socket
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -224,3 +225,22 @@ def test_lm_counting_on_the_cluster_trains_the_one_machine_models(cluster, tmp_p
     assert status == 0, err
     _same_models(LanguageModels.load(tmp_path / "one.segviz-lm"), LanguageModels.load(tmp_path / "many.segviz-lm"),
                  read_corpus(CHOI).sentences())
+
+
+def test_an_unreadable_file_among_the_inputs_is_the_one_machine_line(cluster, segments, tmp_path, capsys):
+    good = _jsonl(tmp_path / "good.jsonl", segments, 30)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    out = tmp_path / "out.jsonl"
+    one_status, _, one_err = _run(["segment", good, empty, "-o", out, "--quiet"], capsys)
+    status, _, err = _run(["segment", good, empty, "-o", out, "--quiet", "--scheduler", cluster.scheduler_address,
+                           *PARTITION], capsys)
+    assert (status, one_status) == (2, 2) and err == one_err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_without_dask_the_option_is_one_line(segments, tmp_path, capsys, monkeypatch):
+    source = _jsonl(tmp_path / "collection.jsonl", segments, 5)
+    monkeypatch.setitem(sys.modules, "distributed", None)   # as if it were not installed
+    status, _, err = _run(["segment", source, "--scheduler", "local:2"], capsys)
+    assert status == 2 and err.count("\n") == 1 and "pip install 'segviz[distributed]'" in err
