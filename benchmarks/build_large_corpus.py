@@ -11,6 +11,10 @@ CC BY-SA articles only (Reuters is research-only and stays out).
 
     python benchmarks/build_large_corpus.py /tmp/million              # /tmp/million-1.ref, -2.ref: 10^6 sentences
     python benchmarks/build_large_corpus.py /tmp/300k --sentences 300000
+    python benchmarks/build_large_corpus.py /tmp/m4 --files 4          # four files of 250,000 sentences each
+
+``--files N`` writes N files of (nearly) equal sentence counts, as a user opens a folder of a few large files
+(each must still fit under the size limit).
 """
 from __future__ import annotations
 
@@ -63,16 +67,47 @@ def build(segments: list[list[str]], n_sentences: int, max_bytes: int = MAX_FILE
     return files
 
 
+def build_files(segments: list[list[str]], n_sentences: int, n_files: int,
+                max_bytes: int = MAX_FILE_BYTES) -> list[str]:
+    """``n_files`` Choi-format texts of ``n_sentences`` sentences in all, as equal in sentences as whole counts
+    allow; the segments continue from file to file (each file starts where the last one stopped)."""
+    files: list[str] = []
+    i, cut = 0, 0   # the next segment, and how many of its sentences the previous file already took
+    for k in range(n_files):
+        want = n_sentences // n_files + (1 if k < n_sentences % n_files else 0)
+        lines = [CHOI_SEPARATOR]
+        while want > 0:
+            segment = segments[i % len(segments)][cut:]
+            take = segment[:want]
+            lines += [" ".join(t.split()) for t in take] + [CHOI_SEPARATOR]
+            want -= len(take)
+            if len(take) < len(segment):
+                cut += len(take)
+            else:
+                i, cut = i + 1, 0
+        text = "\n".join(lines) + "\n"
+        if len(text.encode()) > max_bytes:
+            raise SystemExit(f"file {k + 1} would be {len(text.encode()) / 2**20:.0f} MiB, over the readers' limit "
+                             f"of {max_bytes / 2**20:.0f} MiB: ask for more files")
+        files.append(text)
+    return files
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--sentences", type=int, default=1_000_000)
     ap.add_argument("--shared", default=str(SHARED))
+    ap.add_argument("--files", type=int, default=None,
+                    help="this many files of equal sentence counts (default: as few as the size limit allows)")
     args = ap.parse_args(argv)
     if args.sentences < 1:
         ap.error("--sentences must be at least 1")
+    if args.files is not None and not 1 <= args.files <= args.sentences:
+        ap.error("--files must be from 1 to --sentences")
     segments = source_segments(Path(args.shared))
-    texts = build(segments, args.sentences)
+    texts = build(segments, args.sentences) if args.files is None else build_files(segments, args.sentences,
+                                                                                   args.files)
     paths = [f"{args.out}-{k}.ref" for k in range(1, len(texts) + 1)]
     for path in paths:
         check_output_path(path)

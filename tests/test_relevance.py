@@ -73,3 +73,26 @@ def test_profile_counts_brute_force(lms):
         relevance_profile(lms, corpus, relevance=np.zeros(3))
     with pytest.raises(SegvizError, match="LanguageModels"):
         sentence_relevance(object(), [["a"]])
+
+
+def test_relevance_in_chunks_is_the_whole_stream_relevance():
+    """Scored a chunk at a time, each chunk after the sentences that fill the trigger cache, relevance is the whole
+    stream's (to rounding): what the app's background job shows at 10^6 sentences without the stream's arrays."""
+    from segviz.general_lm import general_language_models
+    from segviz.relevance import cache_prefix, sentence_relevance, sentence_relevance_chunks
+
+    from segviz import read_corpus
+    from segviz.paths import bundled
+
+    lms = general_language_models()
+    sentences = read_corpus(bundled("sample_corpora", "reuters_sample.sgm")).sentences()[:900]
+    whole = sentence_relevance(lms, sentences)
+    for chunk in (1, 97, 400, 900, 5000):
+        parts = list(sentence_relevance_chunks(lms, sentences, chunk=chunk))
+        assert [start for start, _ in parts] == list(range(0, len(sentences), chunk))
+        np.testing.assert_allclose(np.concatenate([v for _, v in parts]), whole, rtol=0, atol=1e-12)
+    # the prefix holds the cache window's words, and no sentence more
+    window = lms.trigger_.window
+    first = cache_prefix(sentences, 600, window)
+    assert sum(len(s) for s in sentences[first:600]) >= window > sum(len(s) for s in sentences[first + 1:600])
+    assert cache_prefix(sentences, 3, 10 ** 9) == 0

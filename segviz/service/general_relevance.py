@@ -21,11 +21,12 @@ from ..corpus import Corpus
 from ..errors import SegvizError
 from ..events import Progress
 from ..general_lm import GENERAL_LM_LABEL, general_language_models
-from ..relevance import relevance_profile, sentence_relevance
+from ..relevance import relevance_profile
 from .child_process import (MALFORMED, check_profile, check_relevance, decode_array, encode_array, send_progress,
                             serve_guarded)
 from .engine_cache import shared_corpus
 from .engine_process import EngineProcess, EngineRequest
+from .tasks import relevance_in_chunks
 
 #: the background task's name (a newer one supersedes an older one)
 TASK = "relevance (general LMs)"
@@ -42,15 +43,17 @@ class GeneralRelevance:
 
 
 def general_relevance_task(corpus: Corpus) -> Generator[Progress, None, GeneralRelevance]:
-    """Load the bundled general-English LMs and score ``corpus`` (Section 3.3); a generator of Progress events."""
-    yield Progress(f"loading the {GENERAL_LM_LABEL}", 0, 2)
+    """Load the bundled general-English LMs and score ``corpus`` (Section 3.3); a generator of Progress events,
+    one per chunk of sentences scored (sentences done of the corpus's)."""
+    sentences = corpus.sentences()
+    n = len(sentences)
+    yield Progress(f"loading the {GENERAL_LM_LABEL}", 0, n)
     lms = general_language_models()
-    yield Progress(f"relevance from the {GENERAL_LM_LABEL}", 1, 2)
-    relevance = sentence_relevance(lms, corpus.sentences())
+    relevance = yield from relevance_in_chunks(lms, sentences, f"relevance from the {GENERAL_LM_LABEL}")
     profile = relevance_profile(lms, corpus, relevance=relevance) if corpus.has_reference and len(corpus) > 1 \
         else None
-    yield Progress(f"relevance from the {GENERAL_LM_LABEL}", 2, 2)
     return GeneralRelevance(relevance, profile)
+
 
 
 class GeneralRelevanceJob(EngineRequest):

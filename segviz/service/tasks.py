@@ -25,7 +25,7 @@ from .forked_worker import ForkedWorker, can_fork
 from .parallel_apply import document_from_message, document_message, split_documents
 from .parallel_reading import read_files
 from .plan import PlanUnit
-from ..relevance import relevance_profile, sentence_relevance
+from ..relevance import relevance_profile, sentence_relevance_chunks
 from ..rules import document_sizes
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
@@ -141,8 +141,7 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
     lms = segmenter.lms_
     relevance = profile = None
     if lms is not None:
-        yield Progress("relevance", len(documents) + 1, total)
-        relevance = sentence_relevance(lms, corpus.sentences())
+        relevance = yield from relevance_in_chunks(lms, corpus.sentences(), "relevance")
         if corpus.has_reference:   # the profile is relevance around reference boundaries
             profile = relevance_profile(lms, corpus, relevance=relevance)
     yield Progress("applying the model", total, total)
@@ -190,6 +189,19 @@ def _apply_documents(model, documents, *, n_jobs: int, total: int):
 
 
 # -- peers ----------------------------------------------------------------------------------------------------
+def relevance_in_chunks(lms, sentences, stage: str) -> Generator[Progress, None, np.ndarray]:
+    """Per-sentence relevance of ``sentences`` a chunk at a time (:func:`segviz.relevance.sentence_relevance_chunks`:
+    the scan's arrays for one chunk, never for the whole stream), into one array; a Progress event per chunk, so a
+    cancel is seen within a chunk's scoring (a few seconds)."""
+    n = len(sentences)
+    relevance = np.empty(n, dtype=np.float64)
+    yield Progress(stage, 0, n)
+    for start, values in sentence_relevance_chunks(lms, sentences):
+        relevance[start:start + values.size] = values
+        yield Progress(stage, start + values.size, n)
+    return relevance
+
+
 
 def peer_names() -> tuple[str, ...]:
     return tuple(PEERS)
