@@ -8,6 +8,7 @@ its language models on), segviz runs on an existing distributed engine, Dask (``
 * :mod:`.pieces` -- a collection cut into partitions of whole source units, planned without keeping its text;
 * :mod:`.piece_reading` -- a worker reads its pieces as the one-machine reader does;
 * :mod:`.worker_model` -- the model sent once to each worker and loaded once there;
+* :mod:`.worker_setup` -- a local cluster's worker processes leave Ctrl-C to the command;
 * :mod:`.segment_task` -- one partition read, segmented and rendered on a worker;
 * :mod:`.segment_run` -- the run: partitions in flight, results written in input order, atomically;
 * :mod:`.training_text` -- the language models' counting passes on the workers.

@@ -7,8 +7,9 @@ imported only here and only when a cluster is asked for, so every other command 
 
 An address nobody answers at fails within :data:`CONNECT_TIMEOUT_S` seconds with one line, and so does a
 scheduler that has no worker within :data:`WORKER_WAIT_S` seconds: a command never hangs on a cluster that is
-not there.  Dask's own log lines below errors are silenced (a worker restarted after a crash is Dask's business;
-the command says what it costs).
+not there.  Dask's own log lines are silenced (a worker restarted after a crash is Dask's business; the command
+says what it costs), and a local cluster's workers leave Ctrl-C to the command
+(:mod:`segviz.distributed.worker_setup`).
 """
 from __future__ import annotations
 
@@ -80,11 +81,11 @@ def _require_dask():
 
 
 def _quiet_dask_logs() -> None:
-    # Dask reports a refused connection or a restarted worker in its own log lines; the command says what matters
-    # in one line of its own
+    # Dask reports a refused connection, a restarted worker or a cluster closed by Ctrl-C in its own log lines;
+    # the command says what matters in one line of its own
     for name in ("distributed", "distributed.comm", "distributed.nanny", "distributed.scheduler",
                  "distributed.worker", "distributed.client", "distributed.core"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 @contextmanager
@@ -98,7 +99,8 @@ def open_cluster(address: str, *, connect_timeout: float = CONNECT_TIMEOUT_S,
     if where.local_workers is not None:
         try:
             cluster = distributed.LocalCluster(n_workers=where.local_workers, threads_per_worker=1, processes=True,
-                                               dashboard_address=":0", silence_logs=logging.ERROR)
+                                               dashboard_address=":0", silence_logs=logging.CRITICAL,
+                                               preload=["segviz.distributed.worker_setup"])
         except Exception as exc:   # ports, forks, memory: Dask's own errors, told in one line
             raise SegvizError(f"cannot start {where.describe()} ({type(exc).__name__}: {exc})") from None
         try:
