@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..documents import Document, FileReading
 from ..errors import SegvizError
-from ..readers import read_file
+from ..readers import read_file, unit_names
 from ..readers.jsonl import document_id, read_jsonl
 from ..readers.source import MAX_FILE_BYTES, decode_text
 from .pieces import Piece
@@ -50,9 +50,7 @@ def read_piece(piece: Piece, *, format: str = "auto", headings: bool | None = No
     :class:`SegvizError` names the file (and line) of anything unreadable."""
     if piece.whole:
         parsed, reading = read_file(piece.path, format=format, headings=headings, wiki_level=wiki_level)
-        # the unit names of read_corpus: the reader's own, else the file
-        units = parsed.units or [piece.source] * len(parsed.documents)
-        return PieceReading(tuple(parsed.documents), tuple(units), reading)
+        return PieceReading(tuple(parsed.documents), tuple(unit_names(parsed, piece.path)), reading)
     text = decode_text(_read_range(piece), source=piece.source)
     parsed = read_jsonl(text, source=piece.source, first_line=piece.first_line, part=True)
     ids = []

@@ -65,6 +65,12 @@ def read_file(path: str | os.PathLike, *, format: str = "auto", headings: bool |
     return parsed, reading
 
 
+def unit_names(parsed: ParsedFile, path: str | os.PathLike) -> list[str]:
+    """The source unit of each document of a file ``path`` read as ``parsed``: the reader's own names (a JSONL
+    object, an e-text of a concatenation), else the file."""
+    return list(parsed.units) or [portable(path)] * len(parsed.documents)
+
+
 def read_corpus(paths: str | os.PathLike | Sequence[str | os.PathLike], *, format: str = "auto",
                 kind: str | None = None, name: str | None = None, headings: bool | None = None,
                 wiki_level: int | None = None) -> Corpus:
@@ -89,7 +95,7 @@ def read_corpus(paths: str | os.PathLike | Sequence[str | os.PathLike], *, forma
     for f in files:
         parsed, reading = read_file(f, format=format, headings=headings, wiki_level=wiki_level)
         documents.extend(parsed.documents)
-        sources.extend(parsed.units or [portable(f)] * len(parsed.documents))
+        sources.extend(unit_names(parsed, f))
         readings.append(reading)
     if name is None:
         name = files[0].name if len(files) == 1 else f"{files[0].parent.name or files[0].name} ({len(files)} files)"
@@ -98,4 +104,4 @@ def read_corpus(paths: str | os.PathLike | Sequence[str | os.PathLike], *, forma
                   readings=readings)
 
 
-__all__ = ["FORMATS", "READERS", "read_corpus", "read_file", "detect_format"]
+__all__ = ["FORMATS", "READERS", "read_corpus", "read_file", "detect_format", "unit_names"]
