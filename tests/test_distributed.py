@@ -185,6 +185,10 @@ def test_an_unreachable_scheduler_is_one_line_and_status_2(segments, tmp_path, c
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("segviz: error: cannot reach the Dask scheduler"), err
     assert not (tmp_path / "out.jsonl").exists()
+    # lm train reaches the cluster before it reads the corpus: the one line is all it says
+    status, out, err = _run(["lm", "train", REUTERS, "--out", tmp_path / "lm.segviz-lm", "--scheduler",
+                             f"tcp://127.0.0.1:{port}"], capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1 and err.startswith("segviz: error: cannot reach"), err
     status, _, err = _run(["segment", source, "--scheduler", "nowhere"], capsys)
     assert status == 2 and err.count("\n") == 1 and err.startswith("segviz: error: ")
 

@@ -28,11 +28,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         trigger_vocab=args.trigger_vocab, ranking=args.ranking, prior_variance=args.prior_variance,
         max_iter=args.max_iter, heldout_fraction=args.heldout,
     )
-    sentences = read_input(args.corpus, **reader_params(args)).sentences()
-    if args.scheduler:   # the counting passes on a Dask cluster; the same models
-        train_on_cluster(args, lms, sentences)
+    if args.scheduler:   # the counting passes on a Dask cluster, reached before the corpus is read; the same models
+        train_on_cluster(args, lms, lambda: read_input(args.corpus, **reader_params(args)).sentences())
     else:
-        run_with_progress(lms.fit_iter(sentences))
+        run_with_progress(lms.fit_iter(read_input(args.corpus, **reader_params(args)).sentences()))
     lms.save(args.out, parents=args.parents)
     info = lms.info_
     print(f"saved {args.out}: vocabulary {len(lms.vocab_) - 3} words + <unk> <s> </s>, "

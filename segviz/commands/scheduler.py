@@ -49,12 +49,14 @@ def segment_on_cluster(args: argparse.Namespace, model, model_path: str, out_for
     return done
 
 
-def train_on_cluster(args: argparse.Namespace, lms, sentences) -> None:
-    """``lm train``'s fit with its counting passes on the cluster ``args.scheduler`` (the same models)."""
+def train_on_cluster(args: argparse.Namespace, lms, read_sentences) -> None:
+    """``lm train``'s fit with its counting passes on the cluster ``args.scheduler`` (the same models); the
+    cluster is reached first, then the corpus is read (``read_sentences()``), so an address that does not answer
+    fails in seconds, not after the reading."""
     from ..distributed import cluster_text, open_cluster
 
     with open_cluster(args.scheduler) as client:
-        text = cluster_text(client, sentences)
+        text = cluster_text(client, read_sentences())
         try:
             run_with_progress(lms.fit_text_iter(text))
         finally:
