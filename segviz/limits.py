@@ -21,8 +21,18 @@ MAX_L2 = 1e6
 MAX_EPSILON = 100_000
 #: an expected segment length, in sentences
 MAX_MEAN_LENGTH = 1_000_000.0
-#: segments asked of one document (--segments)
+#: segments asked of one document (--segments, the segment-count rule)
 MAX_SEGMENTS = 1_000_000
+#: the length prior's shape k: a gamma of shape 1000 is already a spike at its mean
+MAX_SHAPE = 1000.0
+#: |bias| per boundary of the length-prior rule, in log-odds (e^1000 is far past any probability)
+MAX_ABS_BIAS = 1000.0
+#: the length-prior rule's scale on the segment length the model itself expects in a document
+MAX_SCALE = 1000.0
+#: a corpus's mean number of words per sentence (what a rule measuring segments in words multiplies by)
+MAX_WORDS_PER_SENTENCE = 10_000.0
+#: values in one tuning grid of a decision rule (every value is one decoding per held-out unit)
+MAX_GRID = 10_000
 #: the trigger model's history, in words (the saved language models are refused beyond it)
 MAX_TRIGGER_WINDOW = 1_000_000
 #: any other count a user sets (vocabulary sizes, minimum supports, `--seed`-like counts): a count beyond this is a
@@ -35,4 +45,5 @@ MAX_RELEVANCE_EDGES = 100
 MAX_LM_VOCABULARY = 2 ** 21
 
 __all__ = ["MAX_FEATURES", "MAX_FEATURE_INTEGER", "MAX_ABS_LAMBDA", "MAX_L2", "MAX_EPSILON", "MAX_MEAN_LENGTH",
-           "MAX_SEGMENTS", "MAX_TRIGGER_WINDOW", "MAX_LM_VOCABULARY", "MAX_COUNT", "MAX_RELEVANCE_EDGES"]
+           "MAX_SEGMENTS", "MAX_SHAPE", "MAX_ABS_BIAS", "MAX_SCALE", "MAX_WORDS_PER_SENTENCE", "MAX_GRID",
+           "MAX_TRIGGER_WINDOW", "MAX_LM_VOCABULARY", "MAX_COUNT", "MAX_RELEVANCE_EDGES"]

@@ -1,4 +1,4 @@
-"""What every segmentation model answers, whatever it holds inside: the model layer's one protocol.
+"""What every segmentation model answers, whatever it holds inside: the model layer's one abstract base.
 
 A model is a single :class:`~segviz.segmenter.Segmenter` (one exponential model and its decision rule,
 Sections 4-7) or an :class:`~segviz.routing.ExpertRouter` (several, one chosen per document).  Callers -- the
@@ -8,15 +8,19 @@ The unit of work is a *document*: one source unit of a corpus (a file, one objec
 :meth:`segviz.corpus.Corpus.by_file`).  A document is segmented on its own, and a document edge is always a
 boundary.  :meth:`SegmentationModel.apply` gives, for one document, everything the decision needs in one
 :class:`AppliedDocument`: the gap probabilities q(yes) (Section 4), the decision rule that turns them into
-boundaries (:mod:`segviz.rules`), which segmenter answered and why (:class:`Route`).  Every other query is
-built on it by :class:`ModelQueries`, so the command line, Python and the app segment alike.
+boundaries (:mod:`segviz.rules`), which segmenter answered and, for a router, why.  Every other query
+(:meth:`~SegmentationModel.segment_iter`, :meth:`~SegmentationModel.predict`, :meth:`~SegmentationModel.score`,
+...) is built on it here, once, so the command line, Python and the app segment alike.
+
+What a caller may want to know of the segmenters inside a model -- their decision rules, language models, induced
+features, training lengths and provenance -- it asks through the accessors, each a dict by segmenter name
+(:meth:`~SegmentationModel.segmenters`' names, in order), never through the attributes of a concrete class.
 """
 from __future__ import annotations
 
-import math
-import re
+import abc
 from dataclasses import dataclass, field
-from typing import Generator, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generator, Sequence
 
 import numpy as np
 
@@ -24,14 +28,16 @@ from .corpus import Corpus
 from .errors import SegvizError
 from .events import Progress, run_to_end
 from .metrics import score_row
-from .rules import document_sizes
+from .rules import DecisionRule, document_sizes
 from .segmentation import boundaries_to_masses
 
-__all__ = ["SegmentationModel", "ModelQueries", "AppliedDocument", "Route", "Check", "as_corpus", "stream_masses",
-           "EXPERT_NAME", "SCORE_KEYS"]
+if TYPE_CHECKING:   # annotations only: the model layer's callers need not import either
+    from .features import FeatureSpec
+    from .lm.models import LanguageModels
 
-#: an expert's (and a lone segmenter's) name: a lowercase word
-EXPERT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+__all__ = ["SegmentationModel", "AppliedDocument", "InducedFeatures", "TrainingLengths", "as_corpus",
+           "stream_masses", "SCORE_KEYS"]
+
 SCORE_KEYS = ("p_mu", "p_k", "window_diff", "precision", "recall", "f1")
 
 
@@ -45,91 +51,16 @@ def as_corpus(data, *, what: str = "corpus") -> Corpus:
 
 
 @dataclass(frozen=True)
-class Check:
-    """One rule of a router's decision list asked of a document: ``expert`` claims it when the segment length
-    the ``gauge`` expert expects there, ``expected_length``, is at most ``threshold``."""
-
-    expert: str
-    gauge: str
-    expected_length: float
-    threshold: float
-
-    @property
-    def claims(self) -> bool:
-        return self.expected_length <= self.threshold
-
-
-@dataclass(frozen=True)
-class Route:
-    """Which segmenter answered for a document (``expert``) and the checks that led there, in the order they
-    were asked (none for a model of one segmenter)."""
-
-    expert: str
-    checks: tuple[Check, ...] = ()
-
-    def describe(self) -> str:
-        """``the excerpts expert: the excerpts expert expects segments of 6.7 sentences here (at most 10.2)``; for
-        an expert further down the list, why each one before it declined (each gauge said once)."""
-        by_gauge: dict[str, list[Check]] = {}
-        for check in self.checks:
-            by_gauge.setdefault(check.gauge, []).append(check)
-        said = []
-        for gauge, checks in by_gauge.items():
-            declined = [c for c in checks if not c.claims]
-            claimed = [c for c in checks if c.claims]
-            bits = []
-            if declined:
-                bits.append(f"more than {' and '.join(f'{c.threshold:g}' for c in declined)}: not the "
-                            f"{' or the '.join(c.expert for c in declined)} expert")
-            if claimed:
-                bits.append(f"at most {claimed[0].threshold:g}")
-            said.append(f"the {gauge} expert expects segments of {checks[0].expected_length:.1f} sentences here "
-                        f"({'; '.join(bits)})")
-        return f"the {self.expert} expert: " + "; ".join(said) if said else f"the {self.expert} expert"
-
-    def summary(self) -> str:
-        """One short line: ``the long-form expert (expected segment lengths: excerpts 22.2, mixed 188.2)``."""
-        lengths: dict[str, float] = {}
-        for check in self.checks:
-            lengths.setdefault(check.gauge, check.expected_length)
-        said = ", ".join(f"{gauge} {length:.1f}" for gauge, length in lengths.items())
-        return f"the {self.expert} expert" + (f" (expected segment lengths: {said})" if said else "")
-
-    def to_dict(self) -> dict:
-        return {"expert": self.expert, "checks": [[c.expert, c.gauge, c.expected_length, c.threshold]
-                                                  for c in self.checks]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Route":
-        """The route :meth:`to_dict` wrote, its fields checked (ValueError otherwise)."""
-        if not isinstance(d, dict):
-            raise ValueError("a route must be an object")
-        expert, checks = d.get("expert"), d.get("checks")
-        if not (isinstance(expert, str) and EXPERT_NAME.match(expert)) or not isinstance(checks, list) \
-                or len(checks) > 64:
-            raise ValueError("an unknown route")
-        out = []
-        for item in checks:
-            if not isinstance(item, list) or len(item) != 4:
-                raise ValueError("an unknown route")
-            name, gauge, length, threshold = item
-            if not all(isinstance(x, str) and EXPERT_NAME.match(x) for x in (name, gauge)) or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                    for x in (length, threshold)) or length < 0:   # a length: never negative
-                raise ValueError("an unknown route")
-            out.append(Check(name, gauge, float(length), float(threshold)))
-        return cls(expert, tuple(out))
-
-
-@dataclass(frozen=True)
 class AppliedDocument:
     """A model on one document: gap probabilities (n - 1; q(yes) before sentences 1..n-1), the decision rule that
-    places its boundaries, the segmenter that answered (``segmenter``) and why (``route``)."""
+    places its boundaries, the name of the segmenter that answered (``expert``) and that segmenter, and, when a
+    router chose it, why (``route``: a :class:`segviz.routing.Route`; None for a model of one segmenter)."""
 
     probabilities: np.ndarray = field(repr=False)
-    rule: object
-    route: Route
-    segmenter: object = field(repr=False)
+    rule: DecisionRule
+    expert: str
+    segmenter: "SegmentationModel" = field(repr=False)
+    route: Any = None
     #: each sentence's size (:func:`segviz.rules.document_sizes`), for a rule that measures segments in words
     sizes: np.ndarray | None = field(default=None, repr=False)
 
@@ -146,47 +77,99 @@ class AppliedDocument:
     def masses(self) -> tuple[int, ...]:
         return tuple(int(m) for m in boundaries_to_masses(self.boundaries(), self.n_sentences))
 
-
-@runtime_checkable
-class SegmentationModel(Protocol):
-    """The model layer's protocol (module docstring); :class:`~segviz.segmenter.Segmenter` and
-    :class:`~segviz.routing.ExpertRouter` implement it."""
-
-    def apply(self, document, *, n_jobs: int = 1) -> AppliedDocument: ...
-
-    def boundary_probabilities(self, document) -> np.ndarray: ...
-
-    def decide(self, probabilities, document=None) -> np.ndarray: ...
-
-    def route(self, document) -> Route: ...
-
-    def predict(self, corpus) -> list[tuple[int, ...]]: ...
-
-    def predict_proba(self, corpus) -> np.ndarray: ...
-
-    def score(self, corpus) -> dict[str, float]: ...
-
-    def segment_iter(self, corpus) -> Generator[Progress, None, list[AppliedDocument]]: ...
-
-    def apply_short(self, document) -> AppliedDocument: ...
-
-    def with_rule(self, rule, *, expert: str | None = None) -> "SegmentationModel": ...
-
-    def segmenters(self) -> dict[str, object]: ...
-
-    def save(self, path, *, parents: bool = False): ...
+    def reason(self) -> str:
+        """Why this segmenter answered, in words: the router's reasoning, or ``the NAME expert``."""
+        return self.route.describe() if self.route is not None else f"the {self.expert} expert"
 
 
-class ModelQueries:
-    """Every query of :class:`SegmentationModel` built on :meth:`apply` (one document at a time) -- the one
-    implementation the segmenter and the router share."""
+@dataclass(frozen=True)
+class InducedFeatures:
+    """A segmenter's induced features (Section 4) in order of induction: their questions, their factors e^lambda,
+    the record of each induction round (gain, log-likelihood, held-out P_mu; display only) and the cap on
+    |lambda| the induction held them to."""
 
-    def apply(self, document) -> AppliedDocument:   # pragma: no cover - each model defines it
-        raise NotImplementedError
+    specs: "tuple[FeatureSpec, ...]"
+    weights: np.ndarray = field(repr=False)
+    history: tuple[dict, ...] = field(default=(), repr=False)
+    lambda_max: float | None = None
 
-    def rule_for(self, document):
-        """The decision rule that decides ``document``."""
-        raise NotImplementedError
+    def __len__(self) -> int:
+        return len(self.specs)
+
+
+@dataclass(frozen=True)
+class TrainingLengths:
+    """What a segmenter's training text measured: its mean segment length in sentences (1 / mu, Section 6) and its
+    mean number of words per sentence (None where a model does not record it).  A decision rule that leaves its
+    expected segment length open takes these (:meth:`segviz.rules.DecisionRule.with_mean_length`)."""
+
+    mean_length: float
+    words_per_sentence: float | None = None
+
+
+class SegmentationModel(abc.ABC):
+    """The model layer's abstract base (module docstring): :class:`~segviz.segmenter.Segmenter` and
+    :class:`~segviz.routing.ExpertRouter` implement it.
+
+    A model implements :meth:`apply`, :meth:`expert_for`, :meth:`with_rule`, :meth:`save`, :meth:`to_dict` and the
+    accessors (:meth:`segmenters`, :meth:`rules`, :meth:`language_models`, :meth:`features`,
+    :meth:`training_lengths`, :meth:`provenance`); every query is built on them here."""
+
+    # ------------------------------------------------------------------ what a model implements
+    @abc.abstractmethod
+    def apply(self, document, *, n_jobs: int = 1) -> AppliedDocument:
+        """The model on one document (module docstring); ``n_jobs=2`` may answer the costliest questions in a
+        forked process."""
+
+    @abc.abstractmethod
+    def expert_for(self, document) -> str:
+        """The name of the segmenter that answers for ``document`` (one document; a model of one segmenter may be
+        asked without one)."""
+
+    @abc.abstractmethod
+    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "SegmentationModel":
+        """A copy deciding with ``rule`` in every segmenter (``expert``: only in that one); where the rule leaves
+        its expected segment length open, each segmenter's training lengths fill it in."""
+
+    @abc.abstractmethod
+    def save(self, path, *, parents: bool = False):
+        """Write the model (with its language models) as one file, atomically; returns its path."""
+
+    @abc.abstractmethod
+    def to_dict(self) -> dict:
+        """The model's own JSON document (a router's names its experts, whose documents :meth:`save` stores
+        beside it)."""
+
+    @abc.abstractmethod
+    def segmenters(self) -> "dict[str, SegmentationModel]":
+        """The segmenters inside, by name, in order (a router's experts, finest scale first; a lone segmenter:
+        itself), each a model of one segmenter."""
+
+    @abc.abstractmethod
+    def rules(self) -> dict[str, DecisionRule]:
+        """Each segmenter's decision rule, by name."""
+
+    @abc.abstractmethod
+    def language_models(self) -> "dict[str, LanguageModels | None]":
+        """Each segmenter's language models (the relevance questions of Section 3.3), None where it has none."""
+
+    @abc.abstractmethod
+    def features(self) -> dict[str, InducedFeatures]:
+        """Each segmenter's induced features and their weights."""
+
+    @abc.abstractmethod
+    def training_lengths(self) -> dict[str, TrainingLengths]:
+        """What each segmenter's training text measured (:class:`TrainingLengths`)."""
+
+    @abc.abstractmethod
+    def provenance(self) -> dict[str, dict]:
+        """What each segmenter's training recorded (corpora, sizes, timings, the held-out score of its rule):
+        plain JSON values, for display."""
+
+    # ------------------------------------------------------------------ every query, built on those
+    def rule_for(self, document=None) -> DecisionRule:
+        """The decision rule that decides ``document``: that of the segmenter answering for it."""
+        return self.rules()[self.expert_for(document)]
 
     def boundary_probabilities(self, document) -> np.ndarray:
         """q(yes | gap) at the n - 1 gaps of ``document`` (one document: a stream read as one)."""
@@ -202,7 +185,7 @@ class ModelQueries:
         """A one-sentence document: one segment, nothing to decide or route (the last segmenter, a router's
         expert for the longest segments, answers for it)."""
         name, segmenter = list(self.segmenters().items())[-1]
-        return AppliedDocument(np.zeros(0), segmenter.rule_for(document), Route(name), segmenter)
+        return AppliedDocument(np.zeros(0), self.rules()[name], name, segmenter)
 
     def segment_iter(self, corpus) -> Generator[Progress, None, list[AppliedDocument]]:
         """Every document (source unit) of ``corpus`` applied on its own; yields ``Progress("segment", done,
@@ -239,4 +222,3 @@ class ModelQueries:
 def stream_masses(per_document: Sequence[Sequence[int]]) -> tuple[int, ...]:
     """The segment lengths of documents placed one after another (a document edge is a boundary)."""
     return tuple(int(m) for masses in per_document for m in masses)
-

@@ -65,11 +65,24 @@ class Constraint:
     """What one parameter accepts.  :meth:`check` returns the value as the estimator keeps it, or raises one
     :class:`SegvizError` ``"NAME must be WHAT, got VALUE"``."""
 
+    #: whether the values are whole numbers (a control for them counts; :class:`Integer`)
+    integral = False
+
     def check(self, value, name: str):
         raise NotImplementedError
 
     def describe(self) -> str:
         raise NotImplementedError
+
+    def bounds(self, step: float = 0.0) -> tuple | None:
+        """``(low, high)``, the closed range of the values accepted, an open end moved in by ``step`` (the nearest
+        value a control moving in steps of ``step`` can reach; None for an unbounded end); None when the values
+        are not a range of numbers."""
+        return None
+
+    def from_text(self, text: str, name: str):
+        """The value a word of the command line names, checked (one :class:`SegvizError` otherwise)."""
+        return self.check(str(text), name)
 
     def refuse(self, value, name: str) -> SegvizError:
         return SegvizError(f"{name} must be {self.describe()}, got {show_value(value)}")
@@ -111,6 +124,20 @@ class Number(Constraint):
             return False
         return True
 
+    def bounds(self, step: float = 0.0) -> tuple:
+        low = None if self.low is None else self.low + (step if self.open_low else 0.0)
+        high = None if self.high is None else self.high - (step if self.open_high else 0.0)
+        return low, high
+
+    def from_text(self, text: str, name: str) -> float:
+        word = str(text).strip()
+        if not (self.infinite and word in _INFINITIES):
+            try:
+                word = float(word)
+            except ValueError:
+                raise SegvizError(f"{name} must be a number, got {show_value(str(text))}") from None
+        return self.check(word, name)
+
     def check(self, value, name: str) -> float:
         if self.infinite and isinstance(value, str) and value in _INFINITIES:
             x = _INFINITIES[value]
@@ -144,8 +171,20 @@ class Integer(Constraint):
     high: int
     integral_floats: bool = False
 
+    integral = True
+
     def describe(self) -> str:
         return f"a whole number in {self.low:,}..{self.high:,}"
+
+    def bounds(self, step: float = 0.0) -> tuple:
+        return self.low, self.high
+
+    def from_text(self, text: str, name: str) -> int:
+        try:
+            value = int(str(text).strip(), 10)
+        except ValueError:
+            raise SegvizError(f"{name} must be a whole number, got {show_value(str(text))}") from None
+        return self.check(value, name)
 
     def check(self, value, name: str) -> int:
         if self.integral_floats and isinstance(value, (float, np.floating)) and math.isfinite(value) \
@@ -181,6 +220,16 @@ class Optional(Constraint):
 
     def describe(self) -> str:
         return f"null or {self.inner.describe()}"
+
+    @property
+    def integral(self) -> bool:
+        return self.inner.integral
+
+    def bounds(self, step: float = 0.0) -> tuple | None:
+        return self.inner.bounds(step)
+
+    def from_text(self, text: str, name: str):
+        return self.inner.from_text(text, name)
 
     def check(self, value, name: str):
         return None if value is None else self.inner.check(value, name)

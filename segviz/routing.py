@@ -12,10 +12,12 @@ or another) expects in the document,
 
 (the gauge expert's boundary probabilities q of Section 4; the expected number of boundaries is their sum).  The
 first expert whose gauge is at most its threshold segments the document, with its own decision rule (Section 7);
-when none claims it, the last one does.  (A text of more than :data:`GAUGE_SENTENCES` sentences is gauged on
-evenly spread windows of that many sentences in all: the expected boundary rate carries over.)  The thresholds are
-tuned on held-out documents as the decision rule's α and ε are (Section 7): for the best mean score over the
-held-out documents, each held-out domain weighing the same, one threshold at a time until none moves.
+when none claims it, the last one does (:class:`Check`, :class:`Route`: the decision list asked of one document).
+(A text of more than :data:`GAUGE_SENTENCES` sentences is gauged on evenly spread windows of that many sentences in
+all: the expected boundary rate carries over.)  The thresholds are tuned on held-out documents as the decision
+rule's α and ε are (Section 7), by the same tuning implementation (:func:`segviz.tuning.coordinate_search`, choosing
+as :func:`segviz.tuning.best_on_grid` does): for the best mean score over the held-out documents, each held-out
+domain weighing the same, one threshold at a time until none moves.
 
 The router is an estimator in scikit-learn's style: ``experts`` (name and fitted segmenter, in order), ``gauges``
 and the threshold grid are stored verbatim; :meth:`fit` / :meth:`fit_iter` tune ``thresholds_``; :meth:`route`
@@ -27,9 +29,10 @@ back by :meth:`ExpertRouter.load` or :func:`segviz.models.load_model`.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Generator, Sequence
 
@@ -42,16 +45,18 @@ from segviz.errors import SegvizError
 from segviz.evaluation import evaluation_units
 from segviz.events import Progress, run_to_end
 from segviz.metrics import score_row
-from segviz.model_protocol import EXPERT_NAME, AppliedDocument, Check, ModelQueries, Route, as_corpus
 from segviz.limits import MAX_MEAN_LENGTH
+from segviz.lm.models import LanguageModels
+from segviz.model_protocol import AppliedDocument, InducedFeatures, SegmentationModel, TrainingLengths, as_corpus
 from segviz.params import Choice, Number, ParamsMixin, check_plain_numbers, checked_fields
 from segviz.params import Sequence as ListOf
 from segviz.rules import DecisionRule, document_sizes
 from segviz.segmentation import boundaries_to_masses
-from segviz.segmenter import Segmenter
+from segviz.segmenter import SEGMENTER_NAME, Segmenter
+from segviz.tuning import coordinate_search
 
-__all__ = ["ExpertRouter", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length", "route_choices",
-           "routed_scores", "best_threshold", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
+__all__ = ["ExpertRouter", "Route", "Check", "EXPERT_NAME", "DEFAULT_THRESHOLDS", "KIND", "expected_segment_length",
+           "route_choices", "routed_scores", "gauge_windows", "GAUGE_SENTENCES", "GAUGE_WINDOWS"]
 
 KIND = "router"
 FORMAT = "segviz-router"
@@ -68,6 +73,8 @@ COARSE_SETTINGS = 100_000
 _TUNING_METRICS = ("p_k", "p_mu")
 #: a threshold on a gauge: an expected segment length in sentences
 _THRESHOLD = Number(0.0, MAX_MEAN_LENGTH, open_low=True)
+#: an expert's name: a lowercase word
+EXPERT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 _NAME = EXPERT_NAME
 #: a text longer than this is gauged on GAUGE_WINDOWS windows spread evenly over it, GAUGE_SENTENCES sentences in
 #: all: a gauge is a rate, and on 70k sentences an expert's questions on every sentence would cost as much as
@@ -115,7 +122,84 @@ def _stretch(corpus: Corpus, start: int, end: int) -> Corpus:
     return Corpus(documents, name=f"{corpus.name} [{start}:{end}]", files=files, has_reference=False)
 
 
-class ExpertRouter(ParamsMixin, ModelQueries):
+@dataclass(frozen=True)
+class Check:
+    """One rule of a router's decision list asked of a document: ``expert`` claims it when the segment length
+    the ``gauge`` expert expects there, ``expected_length``, is at most ``threshold``."""
+
+    expert: str
+    gauge: str
+    expected_length: float
+    threshold: float
+
+    @property
+    def claims(self) -> bool:
+        return self.expected_length <= self.threshold
+
+
+@dataclass(frozen=True)
+class Route:
+    """Which expert answered for a document (``expert``) and the checks of the decision list that led there, in
+    the order they were asked."""
+
+    expert: str
+    checks: tuple[Check, ...] = ()
+
+    def describe(self) -> str:
+        """``the excerpts expert: the excerpts expert expects segments of 6.7 sentences here (at most 10.2)``; for
+        an expert further down the list, why each one before it declined (each gauge said once)."""
+        by_gauge: dict[str, list[Check]] = {}
+        for check in self.checks:
+            by_gauge.setdefault(check.gauge, []).append(check)
+        said = []
+        for gauge, checks in by_gauge.items():
+            declined = [c for c in checks if not c.claims]
+            claimed = [c for c in checks if c.claims]
+            bits = []
+            if declined:
+                bits.append(f"more than {' and '.join(f'{c.threshold:g}' for c in declined)}: not the "
+                            f"{' or the '.join(c.expert for c in declined)} expert")
+            if claimed:
+                bits.append(f"at most {claimed[0].threshold:g}")
+            said.append(f"the {gauge} expert expects segments of {checks[0].expected_length:.1f} sentences here "
+                        f"({'; '.join(bits)})")
+        return f"the {self.expert} expert: " + "; ".join(said) if said else f"the {self.expert} expert"
+
+    def summary(self) -> str:
+        """One short line: ``the long-form expert (expected segment lengths: excerpts 22.2, mixed 188.2)``."""
+        lengths: dict[str, float] = {}
+        for check in self.checks:
+            lengths.setdefault(check.gauge, check.expected_length)
+        said = ", ".join(f"{gauge} {length:.1f}" for gauge, length in lengths.items())
+        return f"the {self.expert} expert" + (f" (expected segment lengths: {said})" if said else "")
+
+    def to_dict(self) -> dict:
+        return {"expert": self.expert, "checks": [[c.expert, c.gauge, c.expected_length, c.threshold]
+                                                  for c in self.checks]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Route":
+        """The route :meth:`to_dict` wrote, its fields checked (ValueError otherwise)."""
+        if not isinstance(d, dict):
+            raise ValueError("a route must be an object")
+        expert, checks = d.get("expert"), d.get("checks")
+        if not (isinstance(expert, str) and EXPERT_NAME.match(expert)) or not isinstance(checks, list) \
+                or len(checks) > 64:
+            raise ValueError("an unknown route")
+        out = []
+        for item in checks:
+            if not isinstance(item, list) or len(item) != 4:
+                raise ValueError("an unknown route")
+            name, gauge, length, threshold = item
+            if not all(isinstance(x, str) and EXPERT_NAME.match(x) for x in (name, gauge)) or not all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                    for x in (length, threshold)) or length < 0:   # a length: never negative
+                raise ValueError("an unknown route")
+            out.append(Check(name, gauge, float(length), float(threshold)))
+        return cls(expert, tuple(out))
+
+
+class ExpertRouter(ParamsMixin, SegmentationModel):
     """Per-document choice among fitted segmenters by a decision list over gauges (module docstring).
 
     Parameters (keyword-only, stored verbatim)
@@ -226,7 +310,8 @@ class ExpertRouter(ParamsMixin, ModelQueries):
         The best setting of all thresholds together on a coarse grid (:data:`COARSE_SETTINGS` settings at most)
         is the start; then each threshold in turn is set, on the whole grid, to the value that gives the best mean
         score with the others held (:func:`routed_scores`; scores within ``tolerance`` of the best tie, and the
-        middle of the longest run of tied neighbours is kept, :func:`best_threshold`), until a pass moves none.
+        middle of the longest run of tied neighbours is kept; :func:`segviz.tuning.coordinate_search`), until a
+        pass moves none.
         (One threshold at a time from a poor start stalls: an expert claiming little cannot show what it would
         gain while the one before it claims its documents.)  Yields
         ``Progress("tuning the router", documents_done, n_documents)``."""
@@ -257,23 +342,12 @@ class ExpertRouter(ParamsMixin, ModelQueries):
             gauges.append(g)
             scores.append(s)
         grid = np.asarray(sorted(set(float(t) for t in self.thresholds)))
-        minimise = self.tuning_metric == "p_k"
-        chosen = _coarse_start(grid, gauges, scores, minimise)
-        curves: list[list[float]] = [[] for _ in gauge_names]
-        for _ in range(MAX_TUNING_PASSES):
-            moved = False
-            for rule in range(len(gauge_names)):
-                curve = []
-                for t in grid:
-                    trial = [grid[c] for c in chosen]
-                    trial[rule] = t
-                    curve.append(routed_scores(np.asarray(trial), gauges, scores))
-                best = best_threshold(np.asarray(curve), minimise=minimise, tolerance=float(self.tolerance))
-                curves[rule] = [float(x) for x in curve]
-                if best != chosen[rule]:
-                    chosen[rule], moved = best, True
-            if not moved:
-                break
+        # the one tuning implementation (segviz.tuning): every threshold together on a coarse grid, then one at a
+        # time on the whole grid, the middle of a plateau of scores within the tolerance kept
+        chosen, curves = coordinate_search(lambda thresholds: routed_scores(thresholds, gauges, scores), grid,
+                                           len(gauge_names), minimise=self.tuning_metric == "p_k",
+                                           tolerance=float(self.tolerance), max_start=COARSE_SETTINGS,
+                                           max_passes=MAX_TUNING_PASSES)
         self.thresholds_ = [float(grid[c]) for c in chosen]
         labels = [c.name if [d.name for d in domains].count(c.name) == 1 else f"{c.name} ({i + 1})"
                   for i, c in enumerate(domains)]
@@ -313,6 +387,12 @@ class ExpertRouter(ParamsMixin, ModelQueries):
             raise SegvizError(f"no expert called {name!r}; the router has {', '.join(self.names_)}")
         return self._gauge(name, as_corpus(corpus))
 
+    def expert_for(self, document) -> str:
+        """The expert :meth:`route` chooses for ``document``."""
+        if document is None:
+            raise SegvizError("a router decides each document with its chosen expert's rule: give the document")
+        return self.route(document).expert
+
     def route(self, corpus) -> Route:
         """Which expert segments ``corpus`` (one document or stream), and the gauges that decided (each measured
         once, and only when asked).  A gauge measured on every sentence leaves its expert's feature matrix cached
@@ -330,23 +410,48 @@ class ExpertRouter(ParamsMixin, ModelQueries):
                 return Route(name, tuple(checks))
         return Route(self.names_[-1], tuple(checks))
 
-    def rule_for(self, document) -> DecisionRule:
-        """The decision rule of the expert :meth:`route` chooses for ``document``."""
-        if document is None:
-            raise SegvizError("a router decides each document with its chosen expert's rule: give the document")
-        return self.experts_[self.route(document).expert].rule_for(document)
-
     def apply(self, document, *, n_jobs: int = 1) -> AppliedDocument:
         """The chosen expert on one document (:meth:`route`): its gap probabilities and its own decision rule
         (``n_jobs``: :meth:`Segmenter.apply`)."""
         document = as_corpus(document)
         route = self.route(document)
         applied = self.experts_[route.expert].apply(document, n_jobs=n_jobs)
-        return AppliedDocument(applied.probabilities, applied.rule, route, applied.segmenter, applied.sizes)
+        return AppliedDocument(applied.probabilities, applied.rule, route.expert, applied.segmenter, route,
+                               applied.sizes)
 
+    # ------------------------------------------------------------------ the model protocol's accessors
     def segmenters(self) -> dict[str, Segmenter]:
         """The experts by name, in order."""
         return self.experts_
+
+    def _of_each(self, accessor) -> dict:
+        # each expert is a lone segmenter: its accessor's one entry, under the expert's name
+        return {name: accessor(expert)[SEGMENTER_NAME] for name, expert in self.experts}
+
+    def rules(self) -> dict[str, DecisionRule]:
+        """Each expert's decision rule."""
+        return self._of_each(Segmenter.rules)
+
+    def language_models(self) -> dict[str, LanguageModels | None]:
+        """Each expert's language models."""
+        return self._of_each(Segmenter.language_models)
+
+    def features(self) -> dict[str, InducedFeatures]:
+        """Each expert's induced features."""
+        return self._of_each(Segmenter.features)
+
+    def training_lengths(self) -> dict[str, TrainingLengths]:
+        """What each expert's training text measured."""
+        return self._of_each(Segmenter.training_lengths)
+
+    def provenance(self) -> dict[str, dict]:
+        """What each expert's training recorded."""
+        return self._of_each(Segmenter.provenance)
+
+    def decision_list(self) -> list[tuple[str, str, float]]:
+        """The decision list: ``(expert, gauge, threshold)`` for each expert but the last, in the order asked."""
+        self._check_fitted()
+        return [(name, gauge, float(t)) for (name, _), gauge, t in zip(self.experts, self.gauges, self.thresholds_)]
 
     def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "ExpertRouter":
         """A copy of this router whose experts decide with ``rule`` (``expert``: only that one); the experts'
@@ -445,33 +550,6 @@ def routed_scores(thresholds: np.ndarray, gauges: Sequence[np.ndarray], scores: 
         choice = route_choices(thresholds, g)
         per_domain.append(float(np.mean(s[np.arange(s.shape[0]), choice])))
     return float(np.mean(per_domain))
-
-
-def _coarse_start(grid: np.ndarray, gauges, scores, minimise: bool) -> list[int]:
-    """Grid indices of the best setting of every threshold together, searched on every k-th grid value with k as
-    small as :data:`COARSE_SETTINGS` allows (the first best setting in grid order)."""
-    rules = gauges[0].shape[1]
-    step = 1
-    while math.ceil(grid.size / step) ** rules > COARSE_SETTINGS:
-        step += 1
-    coarse = np.arange(0, grid.size, step)
-    best, best_score = None, math.inf
-    for setting in itertools.product(coarse, repeat=rules):
-        score = routed_scores(grid[list(setting)], gauges, scores) * (1.0 if minimise else -1.0)
-        if score < best_score - 1e-12:
-            best, best_score = list(setting), score
-    return [int(i) for i in best]
-
-
-def best_threshold(curve: np.ndarray, *, minimise: bool, tolerance: float) -> int:
-    """Index into the threshold grid (``curve`` holds its scores, in grid order) of the threshold to keep: among
-    the scores within ``tolerance`` of the best, the middle of the longest run of neighbouring grid values (the
-    first such run on a tie)."""
-    signed = np.asarray(curve, dtype=np.float64) * (1.0 if minimise else -1.0)
-    winners = np.flatnonzero(signed <= signed.min() + tolerance + 1e-12)
-    runs = np.split(winners, np.flatnonzero(np.diff(winners) > 1) + 1)
-    run = max(runs, key=len)
-    return int(run[len(run) // 2])
 
 
 def _masses(boundaries, n: int) -> tuple[int, ...]:

@@ -13,9 +13,14 @@ where boundaries go.  Every rule has the same small surface, so no caller ever a
 ``with_mean_length(m)``
     a copy that takes ``m`` as the expected segment length where it was left open (the training mean).
 ``controls()``
-    the rule's adjustable settings with their ranges (what the app's decision panel shows).
+    the rule's adjustable settings with their ranges (what the app's decision panel shows): each range is the one
+    the rule declares for that setting, and always holds the setting's value.
 ``to_dict()`` / :func:`rule_from_dict`
     a JSON document, validated when read.
+
+Each rule declares what its settings accept in ``PARAM_CONSTRAINTS`` (:mod:`segviz.params`, built from the limits of
+:mod:`segviz.limits`; scikit-learn's ``_parameter_constraints``): its own :meth:`~DecisionRule.check`, a saved
+model's rule, the ranges of :meth:`~DecisionRule.controls` and the command line's rule options all read it.
 
 The rules:
 
@@ -38,9 +43,10 @@ from .decode import (DEFAULT_ALPHAS, DEFAULT_EPSILONS, check_probabilities, deco
                      greedy_order_keep)
 from .errors import SegvizError
 from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
-# the largest ε and expected segment length a rule may hold: one source, shared with the CLI and the model schema
-from .limits import MAX_EPSILON, MAX_MEAN_LENGTH
-from .params import Integer, Number, ParamsMixin, show_value
+# the limits of every setting a rule may hold: one source, shared with the CLI and the model schema
+from .limits import (MAX_ABS_BIAS, MAX_EPSILON, MAX_GRID, MAX_MEAN_LENGTH, MAX_SCALE, MAX_SEGMENTS, MAX_SHAPE,
+                     MAX_WORDS_PER_SENTENCE)
+from .params import Choice, Constraint, Integer, Number, Optional, ParamsMixin, Sequence as ListOf, show_value
 from .tuning import tune_rule
 
 __all__ = ["DecisionRule", "ThresholdRule", "LengthPriorRule", "SegmentCountRule", "RULES", "rule_from_dict",
@@ -52,15 +58,32 @@ _COUNT_BIAS_RANGE = (-60.0, 60.0)
 _COUNT_BISECTIONS = 40
 
 
-def _number(value, name: str, *, low: float | None = None, high: float | None = None,
-            open_low: bool = False) -> float:
-    # the declared constraints of segviz.params: the type first (no string, list or bool), an integer compared
-    # with the bounds exactly (a 4,000-digit one is out of range, not an OverflowError), then the value
-    return Number(low, high, open_low=open_low).check(value, name)
+# what the settings accept (segviz.params: the type first -- no string, list or bool --, an integer compared with
+# the bounds exactly -- a 4,000-digit one is out of range, not an OverflowError --, then the value)
+_ALPHA = Number(0.0, 1.0)
+_EPSILON = Integer(1, MAX_EPSILON, integral_floats=True)
+_MEAN_LENGTH = Number(1.0, MAX_MEAN_LENGTH)
+_SHAPE = Number(0.0, MAX_SHAPE, open_low=True)
+_BIAS = Number(-MAX_ABS_BIAS, MAX_ABS_BIAS)
+_SCALE = Number(0.0, MAX_SCALE, open_low=True)
 
 
-def _integer(value, name: str, *, low: int, high: int) -> int:
-    return Integer(low, high, integral_floats=True).check(value, name)
+def _grid(item: Constraint) -> ListOf:
+    """A tuning grid: 1 to :data:`~segviz.limits.MAX_GRID` values, each what ``item`` accepts."""
+    return ListOf(item, 1, MAX_GRID)
+
+
+def _control(rule: "DecisionRule", name: str, label: str, step: float, *, value=None, **extra) -> dict:
+    """Setting ``name`` of ``rule`` as a control (:meth:`DecisionRule.controls`).  Its range is the one the rule
+    declares for the setting (an open end moved in by one step: the nearest value a control moving in steps can
+    reach), widened to the setting's value, so that a control always shows the value the rule decides by."""
+    constraint = rule.PARAM_CONSTRAINTS[name]
+    value = getattr(rule, name) if value is None else value
+    integer = constraint.integral
+    value = int(value) if integer else float(value)
+    low, high = constraint.bounds(step)
+    return {"name": name, "label": label, "value": value, "low": min(low, value), "high": max(high, value),
+            "step": step, "integer": integer, **extra}
 
 
 def document_sizes(sentences) -> np.ndarray:
@@ -71,15 +94,6 @@ def document_sizes(sentences) -> np.ndarray:
 def _sizes_of(sizes, start: int, stop: int):
     """The sizes of the sentences around gaps ``start..stop-1`` of a stream (None stays None)."""
     return None if sizes is None else np.asarray(sizes, dtype=np.float64)[start:stop + 1]
-
-
-def _grid(values, name: str, check) -> tuple:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise SegvizError(f"{name} must be a non-empty list, got {values!r}")
-    out = tuple(check(v, f"{name} entry") for v in values)
-    if not out or len(out) > 10_000:
-        raise SegvizError(f"{name} must hold 1 to 10,000 values")
-    return out
 
 
 class DecisionRule(ParamsMixin):
@@ -145,7 +159,9 @@ class DecisionRule(ParamsMixin):
         return self
 
     def controls(self) -> list[dict]:
-        """The settings a user may move: ``name``, ``label``, ``value``, ``low``, ``high``, ``step``, ``integer``."""
+        """The settings a user may move: ``name``, ``label``, ``value``, ``low``, ``high``, ``step``, ``integer``
+        (and, for a view, ``decimals``, ``slider``: drawn as a slider too, ``unit``: what one of it counts).  The
+        range is the declared one of the setting and always holds ``value``."""
         return []
 
     def with_setting(self, name: str, value) -> "DecisionRule":
@@ -157,7 +173,9 @@ class DecisionRule(ParamsMixin):
         return type(self)(**params).check()
 
     def check(self) -> "DecisionRule":
-        """Validate the settings; returns ``self`` (every problem one :class:`SegvizError`)."""
+        """Validate the settings by their declared constraints (``PARAM_CONSTRAINTS``); returns ``self`` (every
+        problem one :class:`SegvizError`)."""
+        self.check_declared_params()
         return self
 
     def check_ready(self) -> "DecisionRule":
@@ -190,6 +208,7 @@ class ThresholdRule(DecisionRule):
     (ties: the higher probability wins, :mod:`segviz.decode`).  ``alphas`` x ``epsilons`` is its tuning grid."""
 
     kind = "threshold"
+    PARAM_CONSTRAINTS = {"alpha": _ALPHA, "epsilon": _EPSILON, "alphas": _grid(_ALPHA), "epsilons": _grid(_EPSILON)}
 
     def __init__(self, *, alpha: float = 0.5, epsilon: int = 1, alphas: Sequence[float] = DEFAULT_ALPHAS,
                  epsilons: Sequence[int] = DEFAULT_EPSILONS):
@@ -197,13 +216,6 @@ class ThresholdRule(DecisionRule):
         self.epsilon = epsilon
         self.alphas = alphas
         self.epsilons = epsilons
-
-    def check(self) -> "ThresholdRule":
-        _number(self.alpha, "alpha", low=0.0, high=1.0)
-        _integer(self.epsilon, "epsilon", low=1, high=MAX_EPSILON)
-        _grid(self.alphas, "alphas", lambda v, n: _number(v, n, low=0.0, high=1.0))
-        _grid(self.epsilons, "epsilons", lambda v, n: _integer(v, n, low=1, high=MAX_EPSILON))
-        return self
 
     def decide(self, probabilities, sizes=None) -> np.ndarray:
         return decode(probabilities, float(self.alpha), int(self.epsilon))
@@ -263,10 +275,8 @@ class ThresholdRule(DecisionRule):
                 yield self._at(alpha, epsilon), kept[kept_p > float(alpha)] + 1
 
     def controls(self) -> list[dict]:
-        return [{"name": "alpha", "label": "threshold α", "value": float(self.alpha), "low": 0.0, "high": 1.0,
-                 "step": 0.01, "integer": False},
-                {"name": "epsilon", "label": "separation ε", "value": int(self.epsilon), "low": 1, "high": 200,
-                 "step": 1, "integer": True}]
+        return [_control(self, "alpha", "threshold α", 0.01, decimals=3, slider=True),
+                _control(self, "epsilon", "min. separation ε", 1, unit="sentence")]
 
     def describe(self) -> str:
         return f"threshold rule: α = {float(self.alpha):.3g}, ε = {int(self.epsilon)}"
@@ -291,6 +301,10 @@ class LengthPriorRule(DecisionRule):
     needs each sentence's size (``decide(probabilities, sizes)``)."""
 
     kind = "length_prior"
+    PARAM_CONSTRAINTS = {"mean_length": Optional(_MEAN_LENGTH), "shape": _SHAPE, "bias": _BIAS,
+                         "shapes": _grid(_SHAPE), "biases": _grid(_BIAS), "scale": Optional(_SCALE),
+                         "scales": Optional(_grid(_SCALE)), "unit": Choice(LENGTH_UNITS, "a length unit"),
+                         "words_per_sentence": Optional(Number(0.0, MAX_WORDS_PER_SENTENCE, open_low=True))}
 
     def __init__(self, *, mean_length: float | None = None, shape: float = 2.0, bias: float = 0.0,
                  shapes: Sequence[float] = DEFAULT_SHAPES, biases: Sequence[float] = DEFAULT_BIASES,
@@ -307,21 +321,7 @@ class LengthPriorRule(DecisionRule):
         self.words_per_sentence = words_per_sentence
 
     def check(self) -> "LengthPriorRule":
-        if self.mean_length is not None:
-            _number(self.mean_length, "mean_length", low=1.0, high=MAX_MEAN_LENGTH)
-        _number(self.shape, "shape", low=0.0, high=1000.0, open_low=True)
-        _number(self.bias, "bias", low=-1000.0, high=1000.0)
-        _grid(self.shapes, "shapes", lambda v, n: _number(v, n, low=0.0, high=1000.0, open_low=True))
-        _grid(self.biases, "biases", lambda v, n: _number(v, n, low=-1000.0, high=1000.0))
-        if self.scale is not None:
-            _number(self.scale, "scale", low=0.0, high=1000.0, open_low=True)
-        if self.scales is not None:
-            _grid(self.scales, "scales", lambda v, n: _number(v, n, low=0.0, high=1000.0, open_low=True))
-        if self.unit not in LENGTH_UNITS:
-            raise SegvizError(f"the length-prior rule's unit must be one of {', '.join(LENGTH_UNITS)}, "
-                              f"got {self.unit!r}")
-        if self.words_per_sentence is not None:
-            _number(self.words_per_sentence, "words_per_sentence", low=0.0, high=10_000.0, open_low=True)
+        self.check_declared_params()
         if self.unit == "words" and (self.scale is not None or self.scales is not None):
             raise SegvizError("the length-prior rule measures each document's own length scale in sentences; "
                               "it cannot also measure segments in words")
@@ -381,15 +381,9 @@ class LengthPriorRule(DecisionRule):
         return self._with(**changes) if changes else self
 
     def controls(self) -> list[dict]:
-        first = ({"name": "scale", "label": "segment length × model's expectation", "value": float(self.scale),
-                  "low": 0.05, "high": 20.0, "step": 0.05, "integer": False} if self.scale is not None else
-                 {"name": "mean_length", "label": self._mean_label(), "value": self._mean(), "low": 1.0,
-                  "high": 5000.0, "step": 1.0, "integer": False})
-        return [first,
-                {"name": "shape", "label": "prior shape k", "value": float(self.shape), "low": 0.25, "high": 64.0,
-                 "step": 0.25, "integer": False},
-                {"name": "bias", "label": "boundary bias β", "value": float(self.bias), "low": -20.0, "high": 20.0,
-                 "step": 0.25, "integer": False}]
+        first = (_control(self, "scale", "segment length × model's expectation", 0.05) if self.scale is not None
+                 else _control(self, "mean_length", self._mean_label(), 1.0, value=self._mean()))
+        return [first, _control(self, "shape", "prior shape k", 0.25), _control(self, "bias", "boundary bias β", 0.25)]
 
     def label(self) -> str:
         return "length prior rule in words" if self._in_words() else super().label()
@@ -421,6 +415,8 @@ class SegmentCountRule(DecisionRule):
     :meth:`tune` takes from the held-out reference when neither is given."""
 
     kind = "segment_count"
+    PARAM_CONSTRAINTS = {"segments": Optional(Integer(1, MAX_SEGMENTS, integral_floats=True)),
+                         "mean_length": Optional(_MEAN_LENGTH), "shape": _SHAPE}
 
     def __init__(self, *, segments: int | None = None, mean_length: float | None = None, shape: float = 2.0):
         self.segments = segments
@@ -430,11 +426,7 @@ class SegmentCountRule(DecisionRule):
     def check(self) -> "SegmentCountRule":
         if self.segments is not None and self.mean_length is not None:
             raise SegvizError("give the number of segments or the mean segment length, not both")
-        if self.segments is not None:
-            _integer(self.segments, "segments", low=1, high=10_000_000)
-        if self.mean_length is not None:
-            _number(self.mean_length, "mean_length", low=1.0, high=MAX_MEAN_LENGTH)
-        _number(self.shape, "shape", low=0.0, high=1000.0, open_low=True)
+        self.check_declared_params()
         return self
 
     def target(self, n: int) -> int:
@@ -488,10 +480,8 @@ class SegmentCountRule(DecisionRule):
 
     def controls(self) -> list[dict]:
         if self.segments is not None:
-            return [{"name": "segments", "label": "segments per document", "value": int(self.segments), "low": 1,
-                     "high": 10_000, "step": 1, "integer": True}]
-        return [{"name": "mean_length", "label": "mean segment length", "value": float(self.mean_length or 1.0),
-                 "low": 1.0, "high": 5000.0, "step": 1.0, "integer": False}]
+            return [_control(self, "segments", "segments per document", 1)]
+        return [_control(self, "mean_length", "mean segment length", 1.0, value=float(self.mean_length or 1.0))]
 
     def describe(self) -> str:
         if self.segments is not None:

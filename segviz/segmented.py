@@ -88,7 +88,7 @@ def segment_documents_iter(model, corpus, *, rule=None) -> Generator[Progress, N
     for unit, result in zip(units, applied):
         out.append(SegmentedDocument(unit.name, tuple(unit.sentence_texts()), result.masses(),
                                      tuple(float(p) for p in result.probabilities), unit.paragraph_starts(),
-                                     result.route.expert, result.rule.describe(), reference_titles(unit)))
+                                     result.expert, result.rule.describe(), reference_titles(unit)))
     return out
 
 

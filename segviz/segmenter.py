@@ -49,7 +49,7 @@ from segviz.gap_scorer import GapScorer
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
 from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
 from segviz.lm.models import LanguageModels
-from segviz.model_protocol import AppliedDocument, ModelQueries, Route, as_corpus
+from segviz.model_protocol import AppliedDocument, InducedFeatures, SegmentationModel, TrainingLengths, as_corpus
 from segviz.model_schema import SEGMENTER_PARAMS, TEMPLATE_SETS, validate_model_document
 from segviz.params import ParamsMixin
 from segviz.rules import DecisionRule, ThresholdRule, document_sizes
@@ -66,7 +66,7 @@ VERSION = 2
 #: the candidate families asked by default: the paper's vocabulary and relevance questions (Sections 3.3-3.4) and
 #: lexical cohesion (relevance only when language models are given)
 DEFAULT_FAMILIES = ("vocabulary", "relevance", "cohesion")
-#: the name a lone segmenter answers to where a router names its experts (:class:`~segviz.model_protocol.Route`)
+#: the name a lone segmenter answers to where a router names its experts (:meth:`Segmenter.segmenters`)
 SEGMENTER_NAME = "model"
 
 
@@ -99,7 +99,7 @@ class _Applied:
     matrix: sp.csr_matrix
 
 
-class Segmenter(ParamsMixin, ModelQueries):
+class Segmenter(ParamsMixin, SegmentationModel):
     """Text segmentation with an exponential boundary model (Beeferman, Berger & Lafferty 1997).
 
     Parameters (keyword-only, stored verbatim)
@@ -446,14 +446,9 @@ class Segmenter(ParamsMixin, ModelQueries):
         X = self.feature_matrix(corpus, relevance=relevance)
         return logistic(self.offset_ + np.asarray(X @ self.lambdas_).ravel())
 
-    def rule_for(self, document=None) -> DecisionRule:
-        """The decision rule that decides every document (``rule_``)."""
-        self._check_fitted()
-        return self.rule_
-
-    def route(self, document=None) -> Route:
+    def expert_for(self, document=None) -> str:
         """A lone segmenter answers for every document itself."""
-        return Route(SEGMENTER_NAME)
+        return SEGMENTER_NAME
 
     def apply(self, document, *, relevance: np.ndarray | None = None, n_jobs: int = 1) -> AppliedDocument:
         """This segmenter on one document: its gap probabilities and the rule that decides them.  ``n_jobs=2``
@@ -462,7 +457,7 @@ class Segmenter(ParamsMixin, ModelQueries):
         if n_jobs != 1 and relevance is None:
             self.feature_matrix(document, n_jobs=n_jobs)   # kept: the probabilities below reuse it
         return AppliedDocument(self.boundary_probabilities(document, relevance=relevance), self.rule_for(document),
-                               self.route(document), self, sizes=document_sizes(document.sentences()))
+                               SEGMENTER_NAME, self, sizes=document_sizes(document.sentences()))
 
     def with_tuned_rule(self, rule: DecisionRule, heldout, *, relevance: np.ndarray | None = None,
                         tuning_metric: str | None = None, tuning_units: str | None = None) -> "Segmenter":
@@ -482,9 +477,37 @@ class Segmenter(ParamsMixin, ModelQueries):
                                         document_sizes(heldout.sentences())))
         return out
 
+    # ------------------------------------------------------------------ the model protocol's accessors
     def segmenters(self) -> dict[str, "Segmenter"]:
         """The segmenters inside this model by name: this one."""
         return {SEGMENTER_NAME: self}
+
+    def rules(self) -> dict[str, DecisionRule]:
+        """This segmenter's decision rule (``rule_``), under its name."""
+        self._check_fitted()
+        return {SEGMENTER_NAME: self.rule_}
+
+    def language_models(self) -> dict[str, LanguageModels | None]:
+        """This segmenter's language models (``lms_``; None without them), under its name."""
+        self._check_fitted()
+        return {SEGMENTER_NAME: self.lms_}
+
+    def features(self) -> dict[str, InducedFeatures]:
+        """This segmenter's induced features (``features_``), their e^lambda and the induction's record."""
+        self._check_fitted()
+        return {SEGMENTER_NAME: InducedFeatures(tuple(self.features_), self.weights_,
+                                                tuple(h for h in (getattr(self, "history_", None) or ())),
+                                                self.lambda_max)}
+
+    def training_lengths(self) -> dict[str, TrainingLengths]:
+        """The training text's mean segment length (``mean_length_``) and words per sentence."""
+        return {SEGMENTER_NAME: TrainingLengths(self.mean_length_, self.words_per_sentence_)}
+
+    def provenance(self) -> dict[str, dict]:
+        """What this segmenter's training recorded (``info_``)."""
+        self._check_fitted()
+        info = getattr(self, "info_", None)
+        return {SEGMENTER_NAME: info if isinstance(info, dict) else {}}
 
     def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "Segmenter":
         """A copy of this fitted segmenter that decides with ``rule`` (its expected segment length, where the

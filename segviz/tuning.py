@@ -1,9 +1,12 @@
-"""Tuning a decision rule on held-out data: on one stream or document by document, by P_mu, P_k or both.
+"""Tuning on held-out data: a decision rule on one stream or document by document, by P_mu, P_k or both; settings
+chosen on a grid.
 
 The paper tunes its decision rule (Section 7: threshold alpha, separation epsilon) to maximise P_mu on the
 held-out stream.  :func:`tune_rule` is the one tuning implementation of every decision rule
 (:mod:`segviz.rules`): it decodes each held-out unit with every candidate of the rule's grid and keeps the best
-mean score.  A model that is evaluated *document by document* -- a
+mean score (:func:`best_on_grid`).  The thresholds of a router's decision list (:mod:`segviz.routing`) are tuned
+the same way, several settings together on one grid (:func:`coordinate_search`), by the same choice of the best
+candidate.  A model that is evaluated *document by document* -- a
 wiki article, a stream of long texts, each segmented on its own and the rates averaged over documents -- and
 judged by P_k is better tuned the way it is judged:
 
@@ -24,11 +27,14 @@ judged by P_k is better tuned the way it is judged:
 P_mu per document uses each document's own mu (1 / its mean reference segment length), as the evaluation
 scores it; on one stream it uses the given ``mu`` (the paper's tuning mu; default 1 / the mean reference segment
 length).  Grid ties go to the first candidate in grid order (smallest epsilon, then smallest alpha; smallest
-shape, then smallest bias).
+shape, then smallest bias).  A search given a ``tolerance`` (the router's) counts every score within it of the
+best as tied, and with ``plateau`` keeps the middle of the longest run of tied neighbours (:func:`best_on_grid`).
 """
 from __future__ import annotations
 
-from typing import Sequence
+import itertools
+import math
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -36,7 +42,8 @@ from .errors import SegvizError
 from .metrics import p_k, p_mu
 from .segmentation import boundaries_to_masses, default_mu, validate_masses
 
-__all__ = ["TUNING_METRICS", "TUNING_UNITS", "check_tuning", "held_out_units", "tune_rule", "unit_score"]
+__all__ = ["TUNING_METRICS", "TUNING_UNITS", "check_tuning", "held_out_units", "tune_rule", "unit_score",
+           "best_on_grid", "coordinate_search", "ROUNDING"]
 
 TUNING_METRICS = ("p_mu", "p_k", "p_mu-p_k")
 TUNING_UNITS = ("stream", "per-document")
@@ -136,5 +143,70 @@ def tune_rule(rule, probs, ref_masses: Sequence[int], *, groups: Sequence[int] |
     if not candidates:
         raise SegvizError("the decision rule has an empty tuning grid")
     means = np.asarray(totals) / len(parts)
-    best = int(np.argmax(means))   # the first best in grid order
+    best = best_on_grid(means)   # the first best in grid order
     return candidates[best], float(means[best])
+
+
+#: scores closer than this differ by rounding only: a search given a tolerance counts them as tied
+ROUNDING = 1e-12
+
+
+def best_on_grid(scores, *, minimise: bool = False, tolerance: float | None = None, plateau: bool = False) -> int:
+    """Index of the candidate to keep, ``scores`` holding one score per candidate in grid order (higher is better,
+    lower with ``minimise``).
+
+    Without a ``tolerance`` the best score wins, the first in grid order on a tie.  With one, every score within
+    ``tolerance`` (and :data:`ROUNDING`) of the best counts as tied: the first of them wins, or with ``plateau`` the
+    middle of the longest run of neighbouring tied candidates (the first such run on a tie) -- a threshold then
+    sits inside a plateau of equally good values rather than at its edge, where one held-out document near it
+    would set it."""
+    signed = np.asarray(scores, dtype=np.float64) * (1.0 if minimise else -1.0)
+    if tolerance is None:
+        return int(np.argmin(signed))
+    winners = np.flatnonzero(signed <= signed.min() + tolerance + ROUNDING)
+    if not plateau:
+        return int(winners[0])
+    runs = np.split(winners, np.flatnonzero(np.diff(winners) > 1) + 1)
+    run = max(runs, key=len)
+    return int(run[len(run) // 2])
+
+
+def coordinate_search(score: Callable[[np.ndarray], float], grid, n_settings: int, *, minimise: bool = False,
+                      tolerance: float = 0.0, max_start: int = 100_000, max_passes: int = 10
+                      ) -> tuple[list[int], list[list[float]]]:
+    """``n_settings`` settings tuned together on one ``grid`` (ascending values): ``score(values)`` is the held-out
+    score of one setting of all of them (an array of ``n_settings`` grid values; higher is better, lower with
+    ``minimise``).
+
+    The start is the best setting of all of them together on a coarse grid (every k-th grid value, k as small as
+    keeps the settings tried to ``max_start``; the first best in grid order).  Then each setting in turn is set,
+    on the whole grid, to the value best with the others held (:func:`best_on_grid` with ``tolerance``, keeping
+    the middle of a plateau), until a pass moves none or ``max_passes`` have run.  (One setting at a time from a
+    poor start stalls when the settings interact, as a router's thresholds do: an expert claiming little cannot
+    show what it would gain while the one before it claims its documents.)
+
+    Returns the grid indices of the settings and, per setting, the scores of its last pass over the grid."""
+    grid = np.asarray(grid, dtype=np.float64)
+    step = 1
+    while math.ceil(grid.size / step) ** n_settings > max_start:
+        step += 1
+    coarse = np.arange(0, grid.size, step)
+    settings = list(itertools.product(coarse, repeat=n_settings))
+    start = best_on_grid([score(grid[list(setting)]) for setting in settings], minimise=minimise, tolerance=0.0)
+    chosen = [int(i) for i in settings[start]]
+    curves: list[list[float]] = [[] for _ in range(n_settings)]
+    for _ in range(max_passes):
+        moved = False
+        for k in range(n_settings):
+            curve = []
+            for value in grid:
+                trial = [grid[c] for c in chosen]
+                trial[k] = value
+                curve.append(score(np.asarray(trial)))
+            best = best_on_grid(curve, minimise=minimise, tolerance=tolerance, plateau=True)
+            curves[k] = [float(x) for x in curve]
+            if best != chosen[k]:
+                chosen[k], moved = best, True
+        if not moved:
+            break
+    return chosen, curves

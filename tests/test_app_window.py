@@ -643,8 +643,8 @@ def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
     state.set_model(router, shown="long")
     state.set_probabilities(probs, units=(PlanUnit(0, half, "short"), PlanUnit(half, n, "long")))
     panel = window.decision
-    assert not panel.threshold_box.isVisibleTo(window) and set(panel.setting_spins) == {"mean_length", "shape",
-                                                                                          "bias"}
+    assert panel.alpha_spin is None and set(panel.setting_spins) == {"mean_length", "shape", "bias"}
+    assert panel.controls.isVisibleTo(window)
     assert "length-prior rule" in panel.rule_label.text() and not window.block_view.alpha_line.isVisible()
 
     def expected():
@@ -661,7 +661,8 @@ def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
     before_long = state.hypothesis_boundaries[state.hypothesis_boundaries > half].tolist()
     panel.expert_combo.setCurrentIndex(0)
     panel.expert_combo.activated.emit(0)
-    assert state.shown_expert == "short" and panel.threshold_box.isVisibleTo(window)
+    assert state.shown_expert == "short" and set(panel.setting_spins) == {"alpha", "epsilon"}
+    assert panel.controls.isVisibleTo(window) and panel.alpha_slider.isVisibleTo(window)
     panel.alpha_spin.setValue(0.05)   # applied on the next event-loop pass (a drag coalesces)
     qtbot.waitUntil(lambda: state.rules["short"].alpha == pytest.approx(0.05), timeout=300000)
     assert state.hypothesis_boundaries.tolist() == expected()

@@ -140,3 +140,127 @@ def test_the_architecture_page_lists_every_layer_in_this_order():
         for prefix in prefixes:
             shown = prefix.replace("segviz.", "").replace(".", "/")
             assert f"`{shown}" in page or f"{shown}/" in page, f"{prefix} is not on docs/architecture.md"
+
+
+# -------------------------------------------------------------------------------- the faces ask no class
+
+#: the faces: they use a model through segviz.model_protocol.SegmentationModel and its accessors, and a rule through
+#: its own declared settings (DecisionRule.controls), never by asking either's class
+FACES = ("segviz/app", "segviz/service", "segviz/commands", "segviz/cli.py")
+
+
+def model_and_rule_classes() -> set[str]:
+    """The names of every model and decision-rule class, concrete or base (each subclass of SegmentationModel or
+    DecisionRule the model layer defines, found by import, so a new one is covered without listing it)."""
+    import importlib
+
+    from segviz.model_protocol import SegmentationModel
+    from segviz.rules import DecisionRule
+
+    importlib.import_module("segviz.routing")   # defines the router, and imports the segmenter
+
+    names: set[str] = set()
+    todo = [SegmentationModel, DecisionRule]
+    while todo:
+        cls = todo.pop()
+        if cls.__name__ not in names:
+            names.add(cls.__name__)
+            todo.extend(cls.__subclasses__())
+    return names
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def class_tests(source: str, classes: set[str]) -> list[tuple[int, str]]:
+    """``(line, what)`` for every place in ``source`` that tests a model's or rule's class: isinstance/issubclass
+    against a model or rule class (a name of ``classes``, or an alias it was imported as), a comparison or a
+    ``match`` case naming one, and any ``type(x)`` or ``x.__class__`` used otherwise than for its name in an
+    f-string (a message).  Comparing classes -- ``type(a) is type(b)``, ``x.__class__ == C``, a dict keyed by
+    ``type(x)`` -- is caught by the last."""
+    tree = ast.parse(source)
+    parents = _parents(tree)
+    aliases = set(classes)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            aliases.update(a.asname for a in node.names if a.name in classes and a.asname)
+
+    def names_a_class(node: ast.AST) -> bool:
+        return any((isinstance(n, ast.Name) and n.id in aliases) or (isinstance(n, ast.Attribute) and n.attr in classes)
+                   for n in ast.walk(node))
+
+    def for_a_message(node: ast.AST) -> bool:
+        parent = parents.get(node)
+        if not (isinstance(parent, ast.Attribute) and parent.attr in ("__name__", "__qualname__")):
+            return False
+        while parent is not None and not isinstance(parent, (ast.JoinedStr, ast.stmt)):
+            if isinstance(parent, (ast.Compare, ast.Subscript, ast.Call)) and parent is not parents.get(node):
+                return False
+            parent = parents.get(parent)
+        return isinstance(parent, ast.JoinedStr)
+
+    found = []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("isinstance", "issubclass") and len(node.args) == 2 and names_a_class(node.args[1]):
+                found.append((line, f"{node.func.id}() against a model or rule class"))
+            elif node.func.id == "type" and len(node.args) == 1 and not for_a_message(node):
+                found.append((line, "type() of an object"))
+        elif isinstance(node, ast.Attribute) and node.attr == "__class__" and not for_a_message(node):
+            found.append((line, "__class__ of an object"))
+        elif isinstance(node, ast.Compare) and names_a_class(node):
+            found.append((line, "a comparison naming a model or rule class"))
+        elif isinstance(node, ast.MatchClass) and names_a_class(node.cls):
+            found.append((line, "a match case on a model or rule class"))
+    return sorted(found)
+
+
+def _face_files() -> list[Path]:
+    out = []
+    for face in FACES:
+        path = ROOT / face
+        out.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path])
+    return out
+
+
+def test_no_face_tests_a_models_or_a_rules_class():
+    classes = model_and_rule_classes()
+    assert {"SegmentationModel", "Segmenter", "ExpertRouter", "DecisionRule", "ThresholdRule", "LengthPriorRule",
+            "SegmentCountRule"} <= classes
+    offenders = [f"{path.relative_to(ROOT)}:{line}: {what}" for path in _face_files()
+                 for line, what in class_tests(path.read_text(encoding="utf-8"), classes)]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_class_test_detector_sees_each_way_of_asking():
+    classes = model_and_rule_classes()
+    asking = [
+        "if isinstance(rule, ThresholdRule): pass",
+        "ok = isinstance(model, (str, Segmenter))",
+        "from segviz.rules import ThresholdRule as T\nok = isinstance(rule, T)",
+        "import segviz.routing as r\nok = isinstance(model, r.ExpertRouter)",
+        "ok = issubclass(cls, DecisionRule)",
+        "same = type(new) is not type(own)",
+        "same = new.__class__ == own.__class__",
+        "ok = type(rule) in RULES.values()",
+        "ok = rule.__class__ is LengthPriorRule",
+        "handler = {'a': 1}[type(rule)]",
+        "ok = type(rule).__name__ == 'ThresholdRule'",
+        "match rule:\n    case SegmentCountRule():\n        pass",
+        "ok = {SegmentCountRule: 1}.get(type(rule))",
+    ]
+    for source in asking:
+        assert class_tests(source, classes), source
+    fine = [
+        "if isinstance(event, Progress): pass",
+        "ok = isinstance(value, (int, float))",
+        "message = f'cannot draw {type(item).__name__}'",
+        "message = f'{exc.__class__.__name__}: {exc}'",
+        "rule = ThresholdRule(alpha=0.5)",
+        "ok = new.kind != own.kind",
+        "ok = 'alpha' in {c['name'] for c in rule.controls()}",
+    ]
+    for source in fine:
+        assert not class_tests(source, classes), source

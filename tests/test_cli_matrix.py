@@ -151,7 +151,7 @@ WORK = [
     ("segviz.lm.models", "LanguageModels", "evaluate"), ("segviz.lm.trigram", "TrigramLM", "to_arpa"),
     ("segviz.lm.triggers", "TriggerLM", "pairs_table"),
     ("segviz.segmenter", "Segmenter", "fit"), ("segviz.segmenter", "Segmenter", "fit_iter"),
-    ("segviz.segmenter", "Segmenter", "apply"), ("segviz.model_protocol", "ModelQueries", "segment_iter"),
+    ("segviz.segmenter", "Segmenter", "apply"), ("segviz.model_protocol", "SegmentationModel", "segment_iter"),
     ("segviz.selection", "select_iter", None), ("segviz.relevance", "relevance_profile", None),
     ("segviz.evaluation", "compare_segmenters", None), ("segviz.evaluation", "score_segmenters", None),
     ("segviz.commands.compare", "compare_segmenters", None), ("segviz.commands.evaluate", "score_segmenters", None),

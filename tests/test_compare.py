@@ -13,7 +13,7 @@ from segviz.corpus import Corpus, Document, read_corpus
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.metrics import p_k
-from segviz.model_protocol import AppliedDocument, ModelQueries, Route, SegmentationModel, stream_masses
+from segviz.model_protocol import AppliedDocument, SegmentationModel, stream_masses
 from segviz.peers.c99 import C99
 from segviz.evaluation import compare_segmenters
 from segviz.rules import SegmentCountRule, ThresholdRule
@@ -72,22 +72,37 @@ def test_a_segmenter_that_cannot_run_is_reported_as_skipped():
     assert payload["format"] == "segviz-compare" and payload["version"] == 1
 
 
-class Oracle(ModelQueries):
+class Oracle(SegmentationModel):
     """A model (the model protocol) that knows the reference: q(yes) = 1 at its boundaries, 0 elsewhere."""
 
-    def apply(self, document):
+    def apply(self, document, *, n_jobs=1):
         probabilities = np.zeros(document.n_sentences - 1)
         probabilities[np.cumsum(document.masses())[:-1] - 1] = 1.0
-        return AppliedDocument(probabilities, self.rule_for(document), self.route(document), self)
+        return AppliedDocument(probabilities, self.rule_for(document), self.expert_for(document), self)
 
-    def rule_for(self, document=None):
-        return ThresholdRule(alpha=0.5, epsilon=1)
+    def expert_for(self, document=None):
+        return "model"
 
-    def route(self, document=None):
-        return Route("model")
+    def rules(self):
+        return {"model": ThresholdRule(alpha=0.5, epsilon=1)}
 
     def segmenters(self):
         return {"model": self}
+
+    def language_models(self):
+        return {"model": None}
+
+    def features(self):
+        raise NotImplementedError
+
+    def training_lengths(self):
+        raise NotImplementedError
+
+    def provenance(self):
+        return {"model": {}}
+
+    def to_dict(self):
+        raise NotImplementedError
 
     def with_rule(self, rule, *, expert=None):
         raise NotImplementedError

@@ -14,11 +14,12 @@ from segviz.cli import main
 from segviz.corpus import Corpus, Document, read_corpus
 from segviz.errors import SegvizError
 from segviz.metrics import p_k
-from segviz.model_protocol import AppliedDocument, Check, Route, SegmentationModel, stream_masses
+from segviz.model_protocol import AppliedDocument, SegmentationModel, stream_masses
 from segviz.models import load_model
 from segviz.paths import bundled, default_model
-from segviz.routing import (DEFAULT_THRESHOLDS, ExpertRouter, best_threshold, expected_segment_length,
-                            gauge_windows, route_choices, routed_scores)
+from segviz.routing import (DEFAULT_THRESHOLDS, Check, ExpertRouter, Route, expected_segment_length, gauge_windows,
+                            route_choices, routed_scores)
+from segviz.tuning import best_on_grid
 from segviz.rules import SegmentCountRule, ThresholdRule
 from segviz.segmented import segment_documents
 from segviz.segmenter import Segmenter
@@ -55,7 +56,7 @@ def test_expected_segment_length_is_n_over_one_plus_the_expected_boundaries():
     assert expected_segment_length(np.zeros(9)) == 10.0
 
 
-def test_route_choices_routed_scores_and_best_threshold_against_brute_force():
+def test_route_choices_routed_scores_and_the_threshold_choice_against_brute_force():
     rng = np.random.default_rng(3)
     for trial in range(40):
         rules = int(rng.integers(1, 4))
@@ -74,7 +75,7 @@ def test_route_choices_routed_scores_and_best_threshold_against_brute_force():
         curve = rng.uniform(size=int(rng.integers(3, 12))).round(1)
         tolerance = float(rng.choice([0.0, 0.05]))
         for minimise in (True, False):
-            chosen = best_threshold(curve, minimise=minimise, tolerance=tolerance)
+            chosen = best_on_grid(curve, minimise=minimise, tolerance=tolerance, plateau=True)
             signed = curve if minimise else -curve
             tied = [k for k in range(curve.size) if signed[k] <= signed.min() + tolerance + 1e-12]
             runs, run = [], [tied[0]]
@@ -149,6 +150,7 @@ def test_route_sends_a_document_by_the_short_experts_expected_length():
     assert isinstance(router, SegmentationModel) and list(router.segmenters()) == ["short", "long"]
     applied = router.apply(stream(100))
     assert isinstance(applied, AppliedDocument) and applied.route == route and applied.segmenter is long
+    assert applied.expert == "long" == router.expert_for(stream(100)) and applied.reason() == route.describe()
     assert applied.rule is long.rule_ is router.rule_for(stream(100))
     np.testing.assert_array_equal(applied.probabilities, long.boundary_probabilities(stream(100)))
     np.testing.assert_array_equal(router.boundary_probabilities(stream(100)), applied.probabilities)

@@ -13,7 +13,7 @@ from segviz.corpus import Corpus, read_corpus
 from segviz.errors import SegvizError
 from segviz.induction import FeatureAdded, InductionFinished
 from segviz.bundle import read_bundle, write_bundle
-from segviz.model_protocol import AppliedDocument, Route, SegmentationModel, stream_masses
+from segviz.model_protocol import AppliedDocument, SegmentationModel, stream_masses
 from segviz.rules import LengthPriorRule, SegmentCountRule, ThresholdRule
 from segviz.segmenter import Segmenter
 
@@ -67,7 +67,8 @@ def test_train_events_and_model(trained, sample):
     assert np.all(np.diff(b) >= rule.epsilon)
     assert b.tolist() == seg.decide(probs).tolist() == rule.decide(probs).tolist()
     applied = seg.apply(held)
-    assert isinstance(applied, AppliedDocument) and applied.route == Route("model") == seg.route(held)
+    assert isinstance(applied, AppliedDocument) and applied.expert == "model" == seg.expert_for(held)
+    assert applied.route is None and applied.reason() == "the model expert"
     assert applied.segmenter is seg and applied.rule is rule and seg.rule_for(held) is rule
     np.testing.assert_allclose(applied.probabilities, probs)
     assert applied.masses() == per_document[0]

@@ -1,5 +1,6 @@
 """Decision-rule tuning on held-out data (:func:`segviz.tuning.tune_rule`, the one implementation behind every
-rule's ``tune``): the paper's stream P_mu, and per-document / P_k tuning, against brute force over each grid."""
+rule's ``tune``): the paper's stream P_mu, and per-document / P_k tuning, against brute force over each grid; the
+choice on a grid and the search of several settings together that the router's thresholds use."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,7 @@ from segviz.metrics import p_k, p_mu
 from segviz.model_schema import validate_model_document
 from segviz.rules import LengthPriorRule, SegmentCountRule, ThresholdRule
 from segviz.segmentation import boundaries_to_masses
-from segviz.tuning import held_out_units, tune_rule
+from segviz.tuning import best_on_grid, coordinate_search, held_out_units, tune_rule
 
 ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
 EPSILONS = (1, 2, 4)
@@ -189,6 +190,31 @@ def test_ties_go_to_the_first_candidate_in_grid_order():
     assert (rule.alpha, rule.epsilon) == (0.9, 3) and score == pytest.approx(1.0)
     rule, _ = ThresholdRule(alphas=(0.1, 0.5, 0.9), epsilons=(1, 3)).tune(probs, refs, metric="p_k")
     assert (rule.alpha, rule.epsilon) == (0.1, 1)
+
+
+def test_the_choice_on_a_grid_is_the_first_best_or_the_middle_of_a_plateau():
+    scores = [0.2, 0.5, 0.5, 0.49995, 0.5, 0.1]
+    assert best_on_grid(scores) == 1 and best_on_grid(np.asarray(scores)) == int(np.argmax(scores))
+    assert best_on_grid(scores, minimise=True) == 5
+    assert best_on_grid(scores, tolerance=0.001) == 1                   # the first within the tolerance
+    assert best_on_grid(scores, tolerance=0.001, plateau=True) == 3     # the middle of the run 1..4
+    assert best_on_grid(scores, tolerance=0.0, plateau=True) == 2       # exact ties: runs 1..2 and 4; the first
+    assert best_on_grid([0.3, 0.1, 0.1, 0.3, 0.1], minimise=True, tolerance=0.0, plateau=True) == 2
+
+
+def test_settings_searched_together_reach_the_brute_force_optimum():
+    grid = np.arange(12.0)
+
+    def score(t):   # one best setting (3, 8); each threshold's best value depends on the other's
+        return -abs(t[0] - 3) - abs(t[1] - 8) - 0.5 * abs(t[1] - t[0] - 5)
+
+    best = max(((a, b) for a in range(12) for b in range(12)), key=lambda ab: score(np.asarray(ab, float)))
+    for max_start in (4, 100_000):
+        chosen, curves = coordinate_search(score, grid, 2, max_start=max_start)
+        assert tuple(chosen) == best == (3, 8)
+        assert curves[1] == [score(np.asarray([3.0, b])) for b in grid]
+    chosen, _ = coordinate_search(lambda t: abs(t[0] - 5), grid, 1, minimise=True)
+    assert chosen == [5]
 
 
 def test_tuning_input_errors():

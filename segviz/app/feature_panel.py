@@ -90,8 +90,8 @@ class FeatureTableModel(QAbstractTableModel):
 
     def lambda_cap(self) -> float:
         """The model's cap on |λ| (a feature that separates the training events is held there)."""
-        seg = self.session.state.segmenter
-        cap = seg.lambda_max if seg is not None else None
+        induced = self.session.state.shown_features()
+        cap = induced.lambda_max if induced is not None else None
         return float(cap) if isinstance(cap, (int, float)) and cap > 0 else DEFAULT_LAMBDA_CAP
 
     def is_capped(self, row: int) -> bool:
@@ -357,7 +357,7 @@ class FeaturePanel(QWidget):
         x = [r.round for r in rounds]
         # the engine reports the total log-likelihood; divided by the number of training events it compares
         # across corpora (and is what the title says)
-        events = training_events(state.segmenter)
+        events = training_events(state.shown_provenance())
         if events:
             self.loglik_plot.setTitle("train log-likelihood / event", size="8pt")
             self.loglik_curve.setData(x, [r.train_loglik / events for r in rounds])
@@ -381,10 +381,10 @@ class FeaturePanel(QWidget):
         self.featureSelected.emit(rows[0].row() if rows else -1)
 
 
-def training_events(segmenter) -> int | None:
-    """The number of training events (gaps) a model was induced on, when its provenance says so."""
-    info = segmenter.info_ if segmenter is not None else None
-    events = info.get("train_events") if isinstance(info, dict) else None
+def training_events(provenance: dict) -> int | None:
+    """The number of training events (gaps) a segmenter was induced on, when its ``provenance`` (what its training
+    recorded) says so."""
+    events = provenance.get("train_events") if isinstance(provenance, dict) else None
     return int(events) if isinstance(events, (int, float)) and events > 0 else None
 
 

@@ -312,8 +312,8 @@ class MainWindow(QMainWindow):
         self.context.explainer = self.model_control.active_features
         # PgUp/PgDn page through the widget that has the focus (α slider, ε and number boxes), not the blocks
         self._page_keys = PageKeysStayInWidget(self)
-        for widget in (self.decision.alpha_slider, self.decision.alpha_spin, self.decision.epsilon_spin,
-                       self.block_spin, self.block_size_spin, self.doc_spin, self.sentence_spin,
+        self.decision.install_key_filter(self._page_keys)   # every rule's controls, those built later too
+        for widget in (self.block_spin, self.block_size_spin, self.doc_spin, self.sentence_spin,
                        self.features.n_features):
             widget.installEventFilter(self._page_keys)
 
@@ -349,7 +349,7 @@ class MainWindow(QMainWindow):
         running = self.training.running
         self.features.set_running(running, paused=self.training.paused,
                                   can_train=has_corpus and self.state.has_reference,
-                                  has_lms=self.state.segmenter is not None and self.state.segmenter.lms_ is not None)
+                                  has_lms=self.state.shown_language_models() is not None)
 
     def _block_changed(self, block: int) -> None:
         self.block_spin.blockSignals(True)
@@ -498,7 +498,7 @@ class MainWindow(QMainWindow):
         once they are shown (or could not be computed, or were superseded), right away when nothing is needed."""
         state = self.state
         corpus, segmenter = state.corpus, state.segmenter
-        own = segmenter is not None and segmenter.lms_ is not None
+        own = state.shown_language_models() is not None
         if corpus is None or own or (state.relevance is not None and state.relevance_source is not None):
             then()
             return
@@ -599,7 +599,7 @@ class MainWindow(QMainWindow):
             self.info_label.setText("evaluating the model's features on this corpus…")
             return
         self.block_view.highlight_positions(positions)
-        feature = self.state.segmenter.features_[index]
+        feature = self.state.shown_features().specs[index]
         self.info_label.setText(f"{feature.description} fires at {plural(len(positions), 'position')}")
 
     # -- shutdown ---------------------------------------------------------------------------------------------

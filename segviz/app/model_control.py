@@ -85,8 +85,8 @@ class ModelControl:
             self._apply_early(model, path)
             return True
         try:
-            for segmenter in model.segmenters().values():
-                segmenter.rule_.check()
+            for rule in model.rules().values():
+                rule.check()
         except Exception as exc:   # SegvizError or AttributeError: no usable rule
             win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
             return False
@@ -288,12 +288,12 @@ class ModelControl:
         columns = self.feature_columns(callback, "context")
         if columns is None:
             return None
-        seg = self.window.state.segmenter
+        induced = self.window.state.shown_features()
         if not 1 <= position <= columns.shape[0]:
             return []
         row = columns.indices[columns.indptr[position - 1]:columns.indptr[position]]
-        weights = np.exp(np.asarray(seg.lambdas_, dtype=np.float64))
-        return [(seg.features_[j], float(weights[j])) for j in sorted(row.tolist())]
+        weights = np.asarray(induced.weights, dtype=np.float64)
+        return [(induced.specs[j], float(weights[j])) for j in sorted(row.tolist())]
 
     def feature_positions(self, index: int, callback=None) -> np.ndarray | None:
         """Positions b where the model's feature ``index`` fires (the feature table's highlight)."""
@@ -324,7 +324,7 @@ class ModelControl:
             self._tune_on(state.probabilities[start:], masses, where, state.corpus.sentence_sizes[start:])
         elif state.opened_model is not None:
             state.restore_rules()
-            score = state.segmenter.info_.get("tuned_score") if isinstance(state.segmenter.info_, dict) else None
+            score = state.shown_provenance().get("tuned_score")
             shown = f", held-out score {score:.3f}" if isinstance(score, (int, float)) else ""
             win.info_label.setText(f"tuned on the model's own held-out data: {state.shown_rule.describe()}{shown}")
         else:

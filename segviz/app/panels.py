@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QHeaderView, QLabel, QPushButton, QSizePolicy, QSlider, QSpinBox, QTableWidget, QTableWidgetItem,
@@ -42,15 +42,113 @@ METRIC_TIPS = ("P_mu (Section 5): probability that two sentences a mean segment 
                "number of hypothesised segments")
 
 
+class RuleControls(QWidget):
+    """The widgets of one kind of decision rule, built from its :meth:`segviz.rules.DecisionRule.controls`: a spin
+    box per setting (with a slider beside it where the control asks for one: the threshold rule's α), its range
+    the control's, which always holds the rule's value.  ``changed(name, value)`` is called with the user's moves;
+    :meth:`show` pushes a rule's values in without echoing them."""
+
+    def __init__(self, controls: list[dict], changed, parent=None):
+        super().__init__(parent)
+        self.signature = control_signature(controls)
+        self.spins: dict[str, QDoubleSpinBox | QSpinBox] = {}
+        self.sliders: dict[str, QSlider] = {}
+        self._controls = {c["name"]: dict(c) for c in controls}
+        self._changed = changed
+        form = self.form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        for control in controls:
+            name = control["name"]
+            spin = QSpinBox() if control["integer"] else QDoubleSpinBox()
+            spin.setObjectName(f"setting_{name}")
+            if not control["integer"]:
+                spin.setDecimals(int(control.get("decimals", 2)))
+            spin.setSingleStep(control["step"])
+            spin.setMinimumHeight(spin.sizeHint().height())   # a crowded dock must not squeeze them shut
+            self.spins[name] = spin
+            field = spin
+            if control.get("slider"):
+                slider = QSlider(Qt.Horizontal)
+                slider.setObjectName(f"slider_{name}")
+                slider.setRange(0, SLIDER_STEPS)
+                self.sliders[name] = slider
+                field = QWidget()
+                row = QHBoxLayout(field)
+                row.setContentsMargins(0, 0, 0, 0)
+                row.addWidget(slider, 1)
+                row.addWidget(spin)
+                slider.valueChanged.connect(lambda v, n=name: self._changed(n, self._from_slider(n, v)))
+            else:
+                spin.setKeyboardTracking(False)   # typed values apply on Enter, not at every digit
+            spin.valueChanged.connect(lambda v, n=name: self._spin_moved(n, v))
+            form.addRow(control["label"], field)
+        self.show_controls(controls)
+
+    def widgets(self) -> list[QWidget]:
+        return [*self.sliders.values(), *self.spins.values()]
+
+    def _from_slider(self, name: str, position: int) -> float:
+        control = self._controls[name]
+        return control["low"] + (control["high"] - control["low"]) * position / SLIDER_STEPS
+
+    def _to_slider(self, name: str, value: float) -> int:
+        control = self._controls[name]
+        span = control["high"] - control["low"]
+        return round((value - control["low"]) / span * SLIDER_STEPS) if span > 0 else 0
+
+    def _spin_moved(self, name: str, value) -> None:
+        self._suffix(name, value)
+        self._changed(name, value)
+
+    def _suffix(self, name: str, value) -> None:
+        # "1 sentence", "2 sentences": the unit follows the number
+        unit = self._controls[name].get("unit")
+        if unit:
+            self.spins[name].setSuffix(f" {unit}" if value == 1 else f" {unit}s")
+
+    def show_controls(self, controls: list[dict]) -> None:
+        """A rule's labels, ranges and values (of this box's kind), pushed in without signals."""
+        for control in controls:
+            name = control["name"]
+            self._controls[name] = dict(control)
+            spin = self.spins[name]
+            label = self.form.labelForField(spin.parentWidget() if name in self.sliders else spin)
+            if label is not None and label.text() != control["label"]:
+                label.setText(control["label"])
+            spin.blockSignals(True)
+            if (spin.minimum(), spin.maximum()) != (control["low"], control["high"]):
+                spin.setRange(control["low"], control["high"])
+            if spin.value() != control["value"]:
+                spin.setValue(control["value"])
+            spin.blockSignals(False)
+            self._suffix(name, spin.value())
+            slider = self.sliders.get(name)
+            if slider is not None:
+                step = max(1, self._to_slider(name, control["low"] + control["step"]))
+                slider.blockSignals(True)
+                slider.setSingleStep(step)         # arrow keys: one step of the setting (α: 0.01)
+                slider.setPageStep(10 * step)      # PgUp/PgDn: ten
+                if slider.value() != self._to_slider(name, control["value"]):
+                    slider.setValue(self._to_slider(name, control["value"]))
+                slider.blockSignals(False)
+
+
+def control_signature(controls: list[dict]) -> tuple:
+    """What decides the widgets of a rule's controls: their names, kinds and sliders (one box per signature)."""
+    return tuple((c["name"], bool(c["integer"]), bool(c.get("slider")), c.get("unit")) for c in controls)
+
+
 class DecisionPanel(QWidget):
     """The controls of the decision rule in use, "tune on held-out", and the side-by-side metrics table.
 
-    The panel shows the rule of the shown segmenter (a router's expert can be picked in the list): the threshold
-    rule's α slider + spin box and ε spin box (Section 7), or one spin box per setting of another rule
-    (:meth:`segviz.rules.DecisionRule.controls`: the length prior's expected segment length, shape and bias; a
-    segment count).  Every change decides again, live, each document that segmenter answers for.  User input is
-    written back through the session (``state.set_alpha``, ``state.set_rule_setting``); the panel blocks its own
-    signals when the session pushes a value in, so nothing echoes (the napari pattern).
+    The panel shows the rule of the shown segmenter (a router's expert can be picked in the list), its widgets
+    built from the rule's own :meth:`segviz.rules.DecisionRule.controls` whatever its kind (:class:`RuleControls`:
+    the threshold rule's α slider and spin box and ε spin box, Section 7; the length prior's expected segment
+    length, shape and bias; a segment count), one box per kind of rule, kept while the panel lives.  Every change
+    decides again, live, each document that segmenter answers for.  User input is written back through the session
+    (``state.set_rule_setting``; a control with a slider, which a drag moves once per pixel, once per event-loop
+    pass with the latest value); the panel blocks its own signals when the session pushes a value in, so nothing
+    echoes (the napari pattern).
     """
 
     tuneRequested = Signal()
@@ -58,7 +156,6 @@ class DecisionPanel(QWidget):
     def __init__(self, session: QtSession, parent=None):
         super().__init__(parent)
         self.session = session
-        state = session.state
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 6)
 
@@ -76,43 +173,19 @@ class DecisionPanel(QWidget):
         self.rule_label.setObjectName("ruleLabel")
         self.rule_label.setWordWrap(True)
         form.addRow(self.rule_label)
-        self.threshold_box = QWidget()
-        threshold_form = QFormLayout(self.threshold_box)
-        threshold_form.setContentsMargins(0, 0, 0, 0)
-        row = QHBoxLayout()
-        self.alpha_slider = QSlider(Qt.Horizontal)
-        self.alpha_slider.setObjectName("alphaSlider")
-        self.alpha_slider.setRange(0, SLIDER_STEPS)
-        self.alpha_slider.setSingleStep(SLIDER_STEPS // 100)   # arrow keys: 0.01
-        self.alpha_slider.setPageStep(SLIDER_STEPS // 10)      # PgUp/PgDn: 0.1
-        self.alpha_slider.setValue(round(state.alpha * SLIDER_STEPS))
-        self.alpha_spin = QDoubleSpinBox()
-        self.alpha_spin.setObjectName("alphaSpin")
-        self.alpha_spin.setRange(0.0, 1.0)
-        self.alpha_spin.setDecimals(3)
-        self.alpha_spin.setSingleStep(0.01)
-        self.alpha_spin.setValue(state.alpha)
-        row.addWidget(self.alpha_slider, 1)
-        row.addWidget(self.alpha_spin)
-        threshold_form.addRow("threshold α", row)
-        self.epsilon_spin = QSpinBox()
-        self.epsilon_spin.setObjectName("epsilonSpin")
-        self.epsilon_spin.setRange(1, 200)
-        self.epsilon_spin.setValue(state.epsilon)
-        # "1 sentence", "2 sentences": the unit follows the number
-        def unit(value: int) -> None:
-            self.epsilon_spin.setSuffix(" sentence" if value == 1 else " sentences")
-
-        self.epsilon_spin.valueChanged.connect(unit)
-        unit(state.epsilon)
-        threshold_form.addRow("min. separation ε", self.epsilon_spin)
-        form.addRow(self.threshold_box)
-        # the settings of any other rule, one spin box each, built from the rule's own controls()
+        # the shown rule's settings, built from its own controls(): one box per kind of rule
         self.settings_box = QWidget()
-        self.settings_form = QFormLayout(self.settings_box)
-        self.settings_form.setContentsMargins(0, 0, 0, 0)
-        self.setting_spins: dict[str, QDoubleSpinBox | QSpinBox] = {}
-        self._settings_kind: tuple = ()
+        self._settings_layout = QVBoxLayout(self.settings_box)
+        self._settings_layout.setContentsMargins(0, 0, 0, 0)
+        self._boxes: dict[tuple, RuleControls] = {}
+        self.controls: RuleControls | None = None
+        self._key_filters: list[QObject] = []
+        # moves of a control with a slider (a drag: a value per pixel), applied once per event-loop pass
+        self._pending: dict[str, object] = {}
+        self._pending_timer = QTimer(self)
+        self._pending_timer.setSingleShot(True)
+        self._pending_timer.setInterval(0)
+        self._pending_timer.timeout.connect(self._apply_pending)
         form.addRow(self.settings_box)
         self.tune_button = QPushButton("Tune on held-out")
         self.tune_button.setObjectName("tuneButton")
@@ -151,9 +224,6 @@ class DecisionPanel(QWidget):
         mlay.addWidget(self.table)
         outer.addWidget(mbox, 1)
 
-        self.alpha_slider.valueChanged.connect(lambda v: state_set_alpha(self.session, v / SLIDER_STEPS))
-        self.alpha_spin.valueChanged.connect(lambda v: state_set_alpha(self.session, v))
-        self.epsilon_spin.valueChanged.connect(lambda v: self.session.state.set_epsilon(v))
         session.hypothesisChanged.connect(self.refresh)
         session.metricsChanged.connect(self.refresh)
         session.corpusChanged.connect(self.refresh)
@@ -180,27 +250,62 @@ class DecisionPanel(QWidget):
         if name:
             self.session.state.show_expert(name)
 
-    def _rebuild_settings(self, controls: list[dict]) -> None:
-        """One spin box per setting of a rule other than the threshold rule."""
-        kind = tuple((c["name"], c["integer"]) for c in controls)
-        if kind == self._settings_kind:
-            return
-        while self.settings_form.rowCount():
-            self.settings_form.removeRow(0)
-        self.setting_spins = {}
-        for control in controls:
-            spin = QSpinBox() if control["integer"] else QDoubleSpinBox()
-            spin.setObjectName(f"setting_{control['name']}")
-            if not control["integer"]:
-                spin.setDecimals(2)
-            spin.setRange(control["low"], control["high"])
-            spin.setSingleStep(control["step"])
-            spin.setKeyboardTracking(False)   # typed values apply on Enter, not at every digit
-            spin.valueChanged.connect(lambda v, n=control["name"]: self._setting_changed(n, v))
-            spin.setMinimumHeight(spin.sizeHint().height())   # a crowded dock must not squeeze them shut
-            self.settings_form.addRow(control["label"], spin)
-            self.setting_spins[control["name"]] = spin
-        self._settings_kind = kind
+    # -- the shown rule's controls --------------------------------------------------------------------------
+    @property
+    def setting_spins(self) -> dict[str, QDoubleSpinBox | QSpinBox]:
+        """The spin box of each setting of the shown rule."""
+        return self.controls.spins if self.controls is not None else {}
+
+    @property
+    def alpha_slider(self) -> QSlider | None:
+        """The shown rule's α slider (None when it has no α)."""
+        return self.controls.sliders.get("alpha") if self.controls is not None else None
+
+    @property
+    def alpha_spin(self) -> QDoubleSpinBox | None:
+        return self.setting_spins.get("alpha")
+
+    @property
+    def epsilon_spin(self) -> QSpinBox | None:
+        return self.setting_spins.get("epsilon")
+
+    def install_key_filter(self, key_filter: QObject) -> None:
+        """``key_filter`` on every control's widgets, those of rules shown later too."""
+        self._key_filters.append(key_filter)
+        for box in self._boxes.values():
+            for widget in box.widgets():
+                widget.installEventFilter(key_filter)
+
+    def _show_controls(self, controls: list[dict]) -> None:
+        """The box of the shown rule's kind (built on its first showing) with the rule's values."""
+        signature = control_signature(controls)
+        box = self._boxes.get(signature)
+        if box is None:
+            box = self._boxes[signature] = RuleControls(controls, self._control_moved)
+            self._settings_layout.addWidget(box)
+            for key_filter in self._key_filters:
+                for widget in box.widgets():
+                    widget.installEventFilter(key_filter)
+        else:
+            box.show_controls(controls)
+        if box is not self.controls:
+            if self.controls is not None:
+                self.controls.setVisible(False)
+            box.setVisible(True)
+            self.controls = box
+        self.settings_box.setVisible(bool(controls))
+
+    def _control_moved(self, name: str, value) -> None:
+        if self.controls is not None and name in self.controls.sliders:
+            self._pending[name] = value
+            self._pending_timer.start()
+        else:
+            self._setting_changed(name, value)
+
+    def _apply_pending(self) -> None:
+        pending, self._pending = self._pending, {}
+        for name, value in pending.items():
+            self._setting_changed(name, value)
 
     def _setting_changed(self, name: str, value) -> None:
         try:
@@ -211,19 +316,7 @@ class DecisionPanel(QWidget):
 
     def refresh(self) -> None:
         state = self.session.state
-        controls = state.shown_rule.controls()
-        threshold = any(c["name"] == "alpha" for c in controls)
-        self.threshold_box.setVisible(threshold)
-        others = [] if threshold else controls
-        self._rebuild_settings(others)
-        self.settings_box.setVisible(bool(others))
-        for widget, value in ((self.alpha_slider, round(state.alpha * SLIDER_STEPS)),
-                              (self.alpha_spin, state.alpha), (self.epsilon_spin, state.epsilon),
-                              *((self.setting_spins[c["name"]], c["value"]) for c in others)):
-            if widget.value() != value:
-                widget.blockSignals(True)
-                widget.setValue(value)
-                widget.blockSignals(False)
+        self._show_controls(state.shown_rule.controls())
         segmenters = list(state.opened_model.segmenters()) if state.opened_model is not None else []
         taken = state.documents_per_expert()
         items = [(f"{name} ({plural(taken[name], 'document')})" if name in taken else name, name)
@@ -244,8 +337,7 @@ class DecisionPanel(QWidget):
         self.rule_label.setText(state.shown_rule.describe() if state.opened_model is not None
                                 else "the paper's threshold rule (open or train a model)")
         has_model = state.probabilities is not None
-        for widget in (self.alpha_slider, self.alpha_spin, self.epsilon_spin, self.tune_button,
-                       *self.setting_spins.values()):
+        for widget in (self.tune_button, *(self.controls.widgets() if self.controls is not None else ())):
             widget.setEnabled(has_model)
         for name, check in self.peer_checks.items():
             check.blockSignals(True)
@@ -327,10 +419,6 @@ class DecisionPanel(QWidget):
         rows = self.session.state.visible_rows()
         col = [c[1] for c in METRIC_COLUMNS].index(key)
         return self.table.item(rows.index(row), col).text()
-
-
-def state_set_alpha(session: QtSession, value: float) -> None:
-    session.request_alpha(float(value))
 
 
 class ContextPanel(QTextBrowser):

@@ -294,12 +294,11 @@ class SessionState:
         the one answering for most sentences, else the last: a router's expert for the longest segments)."""
         segmenters = dict(model.segmenters())
         rules = {}
-        for name, segmenter in segmenters.items():
-            rule = segmenter.rule_
-            if not isinstance(rule, DecisionRule):
-                raise ValueError(f"the {name} segmenter has no usable decision rule")
+        for name, rule in model.rules().items():
             try:
                 rules[name] = rule.check()
+            except AttributeError:   # not a decision rule at all
+                raise ValueError(f"the {name} segmenter has no usable decision rule") from None
             except Exception as exc:   # SegvizError: a rule out of range
                 raise ValueError(str(exc)) from None
         if shown is None:
@@ -355,24 +354,25 @@ class SessionState:
     def alpha(self) -> float:
         """The threshold rule's α (Section 7) when the shown rule has one, else the idle rule's."""
         value = self.rule_setting("alpha")
-        return float(self._idle_rule.alpha if value is None else value)
+        return float(_setting(self._idle_rule, "alpha") if value is None else value)
 
     @property
     def epsilon(self) -> int:
         value = self.rule_setting("epsilon")
-        return int(self._idle_rule.epsilon if value is None else value)
+        return int(_setting(self._idle_rule, "epsilon") if value is None else value)
 
     def set_rule(self, rule: DecisionRule, expert: str | None = None) -> None:
         """Decide the documents of segmenter ``expert`` (default: the shown one) with ``rule``."""
         rule = rule.check()
         expert = self.shown_expert if expert is None else expert
         if expert is None:
-            self._idle_rule = rule if isinstance(rule, ThresholdRule) else self._idle_rule
+            # the idle rule stays one with a threshold α and a separation ε (what the panel shows before a model)
+            if _setting(rule, "alpha") is not None and _setting(rule, "epsilon") is not None:
+                self._idle_rule = rule
         else:
-            segmenter = self.opened_model.segmenters().get(expert) if self.opened_model is not None else None
-            mean = getattr(segmenter, "mean_length_", None)
-            self.rules[expert] = rule.with_mean_length(mean, getattr(segmenter, "words_per_sentence_", None)) \
-                if mean else rule
+            lengths = self.opened_model.training_lengths().get(expert) if self.opened_model is not None else None
+            self.rules[expert] = rule if lengths is None else \
+                rule.with_mean_length(lengths.mean_length, lengths.words_per_sentence)
         defer = self.metrics_scheduler is not None and self.n_sentences >= DEFER_METRICS_FROM
         self._recompute_hypothesis(metrics=not defer)
         if defer and self.has_reference and self.probabilities is not None:
@@ -395,14 +395,15 @@ class SessionState:
         """Back to the rules the open model was saved with (tuned on its own held-out data)."""
         if self.opened_model is None:
             return
-        self.rules = {name: seg.rule_ for name, seg in self.opened_model.segmenters().items()}
+        self.rules = dict(self.opened_model.rules())
         self._recompute_hypothesis()
 
     def model_with_rules(self):
         """The open model deciding with the rules shown now (what "Save model" writes)."""
         model = self.opened_model
+        own = model.rules()
         for name, rule in self.rules.items():
-            if rule is not model.segmenters()[name].rule_:
+            if rule is not own[name]:
                 model = model.with_rule(rule, expert=name)
         return model
 
@@ -412,7 +413,7 @@ class SessionState:
             return
         alpha = min(max(alpha, 0.0), 1.0)
         if self.rule_setting("alpha") is None:
-            self._idle_rule = ThresholdRule(alpha=alpha, epsilon=self._idle_rule.epsilon)
+            self._idle_rule = self._idle_rule.with_setting("alpha", alpha)
             self._notify(HYPOTHESIS)
             return
         self.set_rule_setting("alpha", alpha)
@@ -420,7 +421,7 @@ class SessionState:
     def set_epsilon(self, epsilon: int) -> None:
         epsilon = max(int(epsilon), 1)
         if self.rule_setting("epsilon") is None:
-            self._idle_rule = ThresholdRule(alpha=self._idle_rule.alpha, epsilon=epsilon)
+            self._idle_rule = self._idle_rule.with_setting("epsilon", epsilon)
             self._notify(HYPOTHESIS)
             return
         self.set_rule_setting("epsilon", epsilon)
@@ -428,8 +429,12 @@ class SessionState:
     def set_decision(self, alpha: float, epsilon: int) -> None:
         """The threshold rule at ``alpha``, ``epsilon`` for the shown segmenter (replacing another kind)."""
         alpha, epsilon = check_decision(min(max(float(alpha), 0.0), 1.0), max(int(epsilon), 1))
-        base = self.shown_rule if isinstance(self.shown_rule, ThresholdRule) else ThresholdRule()
-        self.set_rule(ThresholdRule(alpha=alpha, epsilon=epsilon, alphas=base.alphas, epsilons=base.epsilons))
+        rule = self.shown_rule
+        if self.rule_setting("alpha") is not None and self.rule_setting("epsilon") is not None:
+            # the shown rule has both settings (a threshold rule): moved, its tuning grids kept
+            self.set_rule(rule.with_setting("alpha", alpha).with_setting("epsilon", epsilon))
+        else:
+            self.set_rule(ThresholdRule(alpha=alpha, epsilon=epsilon))
 
     def _decide_documents(self, expert, spans: list[tuple[int, int]]) -> np.ndarray:
         """Boundary positions of the documents one segmenter answers for (``spans``: their slices of the gap
@@ -547,11 +552,32 @@ class SessionState:
         self._notify(FEATURES)
         return row
 
+    def shown_features(self):
+        """The shown segmenter's induced features (:class:`segviz.model_protocol.InducedFeatures`), or None
+        without a model."""
+        if self.opened_model is None or self.shown_expert is None:
+            return None
+        return self.opened_model.features()[self.shown_expert]
+
+    def shown_language_models(self):
+        """The shown segmenter's language models, or None (no model, or a model without them)."""
+        if self.opened_model is None or self.shown_expert is None:
+            return None
+        return self.opened_model.language_models()[self.shown_expert]
+
+    def shown_provenance(self) -> dict:
+        """What the shown segmenter's training recorded (empty without a model)."""
+        if self.opened_model is None or self.shown_expert is None:
+            return {}
+        return self.opened_model.provenance()[self.shown_expert]
+
     def load_history(self, segmenter) -> None:
-        """Show a loaded model's induction history (its features, final e^λ, gains, held-out P_mu per round)."""
-        features = list(segmenter.features_)
-        weights = [float(w) for w in np.asarray(segmenter.weights_, dtype=np.float64)]
-        history = list(segmenter.history_ or [])
+        """Show a loaded model's induction history (its features, final e^λ, gains, held-out P_mu per round):
+        ``segmenter``, a model of one segmenter (:meth:`segviz.model_protocol.SegmentationModel.features`)."""
+        (induced,) = segmenter.features().values()
+        features = list(induced.specs)
+        weights = [float(w) for w in np.asarray(induced.weights, dtype=np.float64)]
+        history = list(induced.history)
         rounds = []
         for i, feature in enumerate(features):
             h = history[i] if i < len(history) and isinstance(history[i], dict) else {}
@@ -704,14 +730,22 @@ def prepare_decisions(model, probabilities, units, sizes=None) -> DecisionPrepar
     """:class:`DecisionPreparation` for ``model``'s segmenters' own rules (what :meth:`SessionState.set_model` shows
     first; ``sizes``: each sentence's, for a rule that measures segments in words); Qt-free and touching no state,
     so it runs on a worker thread."""
-    segmenters = model.segmenters()
+    rules = model.rules()
     units = tuple(units)
     prepared, scratch = {}, {}
     for expert, spans in spans_by_expert(units).items():
-        rule = segmenters[expert].rule_
+        rule = rules[expert]
         prepared[(expert, rule.preparation_key())] = rule.prepare_documents(
             probabilities, spans, scratch=scratch.setdefault(expert, {}), sizes=sizes)
     return DecisionPreparation(probabilities, units, prepared, scratch)
+
+
+def _setting(rule: DecisionRule, name: str):
+    """Setting ``name`` of ``rule`` (one of its controls), or None when the rule has no such setting."""
+    for control in rule.controls():
+        if control["name"] == name:
+            return control["value"]
+    return None
 
 
 def _float(value) -> float:

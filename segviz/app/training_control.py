@@ -61,8 +61,8 @@ class TrainingControl:
                            "corpus whose documents or sections mark the boundaries")
             return None
         params = dict(self.params)
-        if win.features.reuse_lms.isChecked() and state.segmenter is not None and state.segmenter.lms_ is not None:
-            params["lms"] = state.segmenter.lms_
+        if win.features.reuse_lms.isChecked() and state.shown_language_models() is not None:
+            params["lms"] = state.shown_language_models()
         try:
             job = TrainingJob(state.corpus, state.corpus_paths, read_options=win.files.read_options,
                               n_features=int(n_features), engine=win.engine,
@@ -97,10 +97,11 @@ class TrainingControl:
                 if event.probabilities is not None:
                     state.set_probabilities(event.probabilities)
                 else:
-                    state.set_rule(event.model.rule_)
-                win.features.status.setText(f"done: {len(event.model.features_)} features "
+                    state.set_rule(*event.model.rules().values())
+                (induced,) = event.model.features().values()
+                win.features.status.setText(f"done: {len(induced)} features "
                                             f"({event.reason.replace('_', ' ')})")
-                n_features = plural(len(event.model.features_), "feature")
+                n_features = plural(len(induced), "feature")
                 win.show_model_status(f"segmented by the model trained here ({n_features})")
 
         def on_result(_):
@@ -129,7 +130,7 @@ class TrainingControl:
                 win.show_model_status("training stopped before its first feature: no model kept")
             elif state.corpus is corpus and partial is not None:
                 win.show_model_status(f"training stopped: segmented by the model of its last round "
-                                      f"({plural(len(partial.features_), 'feature')})")
+                                      f"({plural(len(*partial.features().values()), 'feature')})")
             win.update_actions()
             win.trainingFinished.emit("cancelled")
 

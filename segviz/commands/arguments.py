@@ -64,6 +64,22 @@ def float_range(low: float, high: float, *, low_open: bool = False, high_open: b
     return parse
 
 
+def declared(constraint) -> Callable[[str], object]:
+    """A value the declared ``constraint`` accepts (:mod:`segviz.params`: what an estimator or a decision rule
+    declares for one of its parameters), read from the word as that constraint reads a command-line word (an
+    integer for a whole number, else a number) and checked by it: the command line accepts exactly what the
+    estimator and a saved model accept."""
+    from ..errors import SegvizError
+
+    def parse(text: str):
+        try:
+            return constraint.from_text(text, "")
+        except SegvizError as exc:
+            raise argparse.ArgumentTypeError(str(exc).strip()) from None
+    parse.__name__ = "integer" if constraint.integral else "number"
+    return parse
+
+
 #: a probability threshold: alpha of the decision rule (Section 7)
 probability = float_range(0.0, 1.0)
 #: a positive finite number (a variance, a scale)

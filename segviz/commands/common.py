@@ -71,10 +71,11 @@ def render_table(payload: dict, rows: dict[str, dict]) -> str:
     return "\n".join([head, table, *notes])
 
 
-def feature_lines(segmenter, limit: int | None = 20) -> list[str]:
-    """The paper's Figures 5/6 as text: features in order of induction with e^lambda."""
+def feature_lines(model, limit: int | None = 20) -> list[str]:
+    """The paper's Figures 5/6 as text: a model of one segmenter's features in order of induction with e^lambda."""
+    (features,) = model.features().values()
     out = []
-    for i, (f, w) in enumerate(zip(segmenter.features_, segmenter.weights_), start=1):
+    for i, (f, w) in enumerate(zip(features.specs, features.weights), start=1):
         if limit is not None and i > limit:
             break
         out.append(f"{i:3d}. {f.short:<28} e^lambda = {w:9.4g}   {f.description}")

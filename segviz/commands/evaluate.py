@@ -43,9 +43,9 @@ def _evaluate_model(args: argparse.Namespace, model_path, corpus_paths) -> int:
     rows = comparison.score_rows
     payload = table_payload(corpus, rows, evaluation="stream")
     payload["model_file"] = str(model_path)
-    payload["documents"] = [{"document": unit.name, "expert": a.route.expert, "route": a.route.describe(),
+    payload["documents"] = [{"document": unit.name, "expert": a.expert, "route": a.reason(),
                              "rule": a.rule.describe()} for unit, a in zip(units, applied)]
-    summary = describe_routes(model, [a.route.expert for a in applied])
+    summary = describe_routes(model, [a.expert for a in applied])
     if summary:
         print(f"segviz: {summary}", file=sys.stderr)
     _print(args, payload, rows)

@@ -57,10 +57,12 @@ def render_result(result) -> str:
     lines = [f"== {TITLES.get(result.protocol, result.protocol)}: train {result.train}, tune {result.heldout}"]
     for payload in result.tables.values():
         lines.append(render_table(payload, table_rows(payload)))
-    stop = "" if result.heldout_stop is None else f", held-out stop at {len(result.heldout_stop.features_)}"
-    lines.append(f"{seg.rule_.describe()}; "
-                 f"{seg.info_.get('candidates')} candidates, {len(seg.features_)} features{stop}, "
-                 f"induction {seg.info_.get('induction_seconds')} s, total {result.seconds['total']} s")
+    stop = "" if result.heldout_stop is None else \
+        f", held-out stop at {len(*result.heldout_stop.features().values())}"
+    (rule,), (info,), (features,) = (seg.rules().values(), seg.provenance().values(), seg.features().values())
+    lines.append(f"{rule.describe()}; "
+                 f"{info.get('candidates')} candidates, {len(features)} features{stop}, "
+                 f"induction {info.get('induction_seconds')} s, total {result.seconds['total']} s")
     lines.append("first features induced (the paper's Figures 5/6 as text):")
     lines.extend(feature_lines(seg, limit=20))
     return "\n".join(lines)
@@ -155,9 +157,10 @@ def _reproduce_default(args: argparse.Namespace) -> int:
                               quiet=args.json and not sys.stderr.isatty())
     model.save(target)
     rows = model.tuning_["domains"]
-    result_files.write_result(result, result_files.default_document(target.name, model.thresholds_, rows))
+    thresholds = [threshold for _, _, threshold in model.decision_list()]
+    result_files.write_result(result, result_files.default_document(target.name, thresholds, rows))
     if args.json:
-        print_json({"model": str(target), "thresholds": model.thresholds_, "heldout": rows})
+        print_json({"model": str(target), "thresholds": thresholds, "heldout": rows})
     else:
         print(f"saved {target}: {model!r}")
         for name, row in rows.items():

@@ -3,8 +3,11 @@ threshold rule, Section 7), ``--segments N`` and ``--mean-length L`` (:class:`se
 
 Without any of them each segmenter of the model decides with its own tuned rule.  With one, that rule replaces the
 model's own in every segmenter (:meth:`~segviz.model_protocol.SegmentationModel.with_rule`); ``--alpha`` alone
-keeps a threshold rule's own ε (and ``--epsilon`` alone its α).  When the replaced rule is of another kind, one
-note line on stderr says so.
+keeps a threshold rule's own ε (and ``--epsilon`` alone its α): whatever the kind of the rule in a segmenter, the
+settings it has are asked of its own controls (:meth:`segviz.rules.DecisionRule.controls`), never of its class.
+When the replaced rule is of another kind, one note line on stderr says so.  Each option's argument is checked by
+the constraint the rule declares for that setting (``PARAM_CONSTRAINTS``), as the rule itself and a saved model
+check it.
 """
 from __future__ import annotations
 
@@ -12,21 +15,23 @@ import argparse
 import sys
 
 from ..errors import SegvizError
-from ..limits import MAX_EPSILON, MAX_MEAN_LENGTH, MAX_SEGMENTS
-from .arguments import float_range, int_range, probability
+from ..rules import SegmentCountRule, ThresholdRule
+from .arguments import declared
 
 __all__ = ["add_rule_arguments", "apply_rule_arguments", "rule_overridden"]
 
 
 def add_rule_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("decision rule (default: the model's own, tuned on held-out data)")
-    group.add_argument("--alpha", type=probability, default=None,
+    threshold, count = ThresholdRule.PARAM_CONSTRAINTS, SegmentCountRule.PARAM_CONSTRAINTS
+    low, high = threshold["epsilon"].bounds()
+    group.add_argument("--alpha", type=declared(threshold["alpha"]), default=None,
                        help="threshold rule: a boundary where q(yes) > ALPHA (0..1)")
-    group.add_argument("--epsilon", type=int_range(1, MAX_EPSILON), default=None,
-                       help=f"threshold rule: boundaries at least EPSILON sentences apart (1..{MAX_EPSILON:,})")
-    group.add_argument("--segments", type=int_range(1, MAX_SEGMENTS), default=None, metavar="N",
+    group.add_argument("--epsilon", type=declared(threshold["epsilon"]), default=None,
+                       help=f"threshold rule: boundaries at least EPSILON sentences apart ({low:,}..{high:,})")
+    group.add_argument("--segments", type=declared(count["segments"]), default=None, metavar="N",
                        help="exactly N segments per document (e.g. --segments 30 for about 30 chapters)")
-    group.add_argument("--mean-length", type=float_range(1.0, MAX_MEAN_LENGTH), default=None, metavar="L",
+    group.add_argument("--mean-length", type=declared(count["mean_length"]), default=None, metavar="L",
                        help="one segment per L sentences of each document (rounded)")
 
 
@@ -36,8 +41,6 @@ def rule_overridden(args: argparse.Namespace) -> bool:
 
 def _replacement(args: argparse.Namespace):
     """A function from a segmenter's own rule to the rule the options ask for."""
-    from ..rules import SegmentCountRule, ThresholdRule
-
     threshold = args.alpha is not None or args.epsilon is not None
     count = args.segments is not None or args.mean_length is not None
     if threshold and count:
@@ -50,13 +53,12 @@ def _replacement(args: argparse.Namespace):
         return lambda _own: rule
 
     def threshold_rule(own):
-        if isinstance(own, ThresholdRule):
-            settings = {"alpha": own.alpha if args.alpha is None else args.alpha,
-                        "epsilon": own.epsilon if args.epsilon is None else args.epsilon}
-        else:
-            settings = {"alpha": 0.5 if args.alpha is None else args.alpha,
-                        "epsilon": 1 if args.epsilon is None else args.epsilon}
-        return ThresholdRule(**settings).check()
+        # the own rule's α and ε where it has both settings (a threshold rule), the paper's defaults otherwise
+        settings = {c["name"]: c["value"] for c in own.controls()}
+        if not {"alpha", "epsilon"} <= settings.keys():
+            settings = {"alpha": 0.5, "epsilon": 1}
+        return ThresholdRule(alpha=settings["alpha"] if args.alpha is None else args.alpha,
+                             epsilon=settings["epsilon"] if args.epsilon is None else args.epsilon).check()
 
     return threshold_rule
 
@@ -67,13 +69,13 @@ def apply_rule_arguments(model, args: argparse.Namespace):
     if not rule_overridden(args):
         return model
     make = _replacement(args)
-    segmenters = model.segmenters()
+    rules = model.rules()
     replaced, kind = [], ""
-    for name, segmenter in segmenters.items():
-        own, new = segmenter.rule_, make(segmenter.rule_)
+    for name, own in rules.items():
+        new = make(own)
         kind = new.describe().split(":")[0]   # "threshold rule", "segment-count rule"
-        if type(new) is not type(own):
-            replaced.append(f"{name}: {own.describe()}" if len(segmenters) > 1 else own.describe())
+        if new.kind != own.kind:   # the name each rule declares for its kind (saved models name theirs so)
+            replaced.append(f"{name}: {own.describe()}" if len(rules) > 1 else own.describe())
         model = model.with_rule(new, expert=name)
     if replaced:
         print(f"segviz: note: the options replace the model's own decision rule ({'; '.join(replaced)}) with the "

@@ -131,9 +131,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
             seg.info_["selection"].update(heldout=named.scores, baselines=named.baselines)
             _report(named, f"on {held.name} ({_scoring_words(named)})")
     seg.save(args.out, parents=args.parents)
-    info = seg.info_
-    print(f"saved {args.out}: {len(seg.features_)} features from {info.get('candidates')} candidates, "
-          f"{seg.rule_.describe()}, 1/mu = {1 / seg.mu_:.1f} sentences, tuned on {info.get('tuned_on')} "
+    (info,), (rule,), (features,), (lengths,) = (seg.provenance().values(), seg.rules().values(),
+                                                 seg.features().values(), seg.training_lengths().values())
+    print(f"saved {args.out}: {len(features)} features from {info.get('candidates')} candidates, "
+          f"{rule.describe()}, 1/mu = {lengths.mean_length:.1f} sentences, tuned on {info.get('tuned_on')} "
           f"({info.get('tuning')}: {info.get('tuned_score', float('nan')):.4f}), "
           f"induction {info.get('induction_seconds')} s", file=sys.stderr)
     for line in feature_lines(seg, limit=args.show):

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
-from ..model_protocol import Route
+from ..routing import Route
 from .child_process import (MALFORMED, check_count, check_profile, check_relevance, decode_array, encode_array,
                             send_progress, serve_guarded)
 from .engine_cache import shared_corpus, shared_lms, shared_model

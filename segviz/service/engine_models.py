@@ -15,7 +15,6 @@ import threading
 import weakref
 
 from ..errors import SegvizError
-from ..segmenter import Segmenter
 
 __all__ = ["LanguageModelFiles", "model_source"]
 
@@ -55,7 +54,9 @@ def model_source(model, path: str | None, lm_files: LanguageModelFiles, director
     Call it on a worker thread: it may save language models."""
     if path is not None and os.path.isfile(path):
         return {"model": os.path.abspath(path)}
-    if not isinstance(model, Segmenter):
+    segmenters = model.segmenters()
+    if len(segmenters) != 1:   # only a model of one segmenter crosses as its JSON document
         raise SegvizError("the model's file is gone; open it again")
-    lms = model.lms_
-    return {"segmenter": model.to_dict(), "lms": None if lms is None else lm_files.path_for(lms, directory)}
+    (name, segmenter), = segmenters.items()
+    lms = model.language_models()[name]
+    return {"segmenter": segmenter.to_dict(), "lms": None if lms is None else lm_files.path_for(lms, directory)}

@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..features.parallel import MIN_EVENTS
-from ..model_protocol import Route
+from ..routing import Route
 from .child_process import decode_array, encode_array
 from .forked_worker import nearest_half
 
@@ -51,11 +51,11 @@ def split_documents(sizes: Sequence[int]) -> int:
 def document_message(model, document) -> dict:
     """What the worker sends for one document: the model applied to it (:meth:`SegmentationModel.apply`)."""
     if document.n_sentences <= 1:
-        return {"expert": model.apply_short(document).route.expert}
+        return {"expert": model.apply_short(document).expert}
     applied = model.apply(document, n_jobs=1)
     matrix = applied.segmenter.feature_matrix(document).tocsr()
     ones = matrix.data.size == 0 or bool(np.all(matrix.data == 1))
-    return {"expert": applied.route.expert, "route": applied.route.to_dict() if applied.route.checks else None,
+    return {"expert": applied.expert, "route": None if applied.route is None else applied.route.to_dict(),
             "probabilities": encode_array(np.asarray(applied.probabilities, dtype=np.float64)),
             "shape": list(matrix.shape), "indptr": encode_array(matrix.indptr, "<i4"),
             "indices": encode_array(matrix.indices, "<i4"), "data": None if ones else encode_array(matrix.data)}

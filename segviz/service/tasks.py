@@ -128,6 +128,7 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
         sizes[unit.expert] = sizes.get(unit.expert, 0) + unit.end - unit.start
     shown = max(sizes, key=sizes.get)
     segmenter = model.segmenters()[shown]
+    n_features = len(model.features()[shown])
     yield Progress("the shown segmenter's features", len(documents), total)
     blocks = []
     for unit, document, (expert, matrix) in zip(units, documents, answered):
@@ -136,9 +137,9 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
                 matrix = segmenter.feature_matrix(document, n_jobs=n_jobs)
             blocks.append(matrix.tocsr())
         if unit.end < n_sentences:
-            blocks.append(sp.csr_matrix((1, len(segmenter.features_))))
-    columns = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, len(segmenter.features_)))
-    lms = segmenter.lms_
+            blocks.append(sp.csr_matrix((1, n_features)))
+    columns = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, n_features))
+    lms = model.language_models()[shown]
     relevance = profile = None
     if lms is not None:
         relevance = yield from relevance_in_chunks(lms, corpus.sentences(), "relevance")
@@ -152,9 +153,9 @@ def apply_model_task(model, corpus: Corpus, *, n_jobs: int = 1) -> Generator[Pro
 def _apply_here(model, document, n_jobs: int):
     """``(expert, route or None, probabilities, feature matrix)`` of the model on one document, here."""
     if document.n_sentences <= 1:
-        return model.apply_short(document).route.expert, None, None, None
+        return model.apply_short(document).expert, None, None, None
     applied = model.apply(document, n_jobs=n_jobs)
-    return (applied.route.expert, applied.route if applied.route.checks else None, applied.probabilities,
+    return (applied.expert, applied.route, applied.probabilities,
             applied.segmenter.feature_matrix(document))
 
 
