@@ -12,10 +12,12 @@ worker's collector -- are marked with :func:`mark_quiet` and do not count.
 from __future__ import annotations
 
 import os
+import signal
+import sys
 import threading
 import weakref
 
-__all__ = ["fork_is_safe", "mark_quiet"]
+__all__ = ["fork_is_safe", "mark_quiet", "die_with_parent"]
 
 _QUIET: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
 _QUIET_LOCK = threading.Lock()
@@ -37,4 +39,47 @@ def fork_is_safe() -> bool:
     me = threading.current_thread()
     with _QUIET_LOCK:
         quiet = set(_QUIET)
-    return all(thread is me or thread in quiet or not thread.is_alive() for thread in threading.enumerate())
+    return all(thread is me or thread in quiet or not _running(thread) for thread in threading.enumerate())
+
+
+def _running(thread: threading.Thread) -> bool:
+    """Whether ``thread`` still runs.  A thread Python did not start (one of Qt's, say) that once ran Python code
+    stays listed, and "alive", after its system thread has ended; on Linux the system's own list of this process's
+    threads says whether it is still there."""
+    if not thread.is_alive():
+        return False
+    native = getattr(thread, "native_id", None)
+    if native is None or not os.path.isdir(_TASKS):
+        return True
+    return os.path.exists(os.path.join(_TASKS, str(native)))
+
+
+#: this process's threads, one entry per system thread id (Linux)
+_TASKS = "/proc/self/task"
+
+
+def die_with_parent() -> None:
+    """In a forked child: ask Linux to kill it when the thread that forked it ends (its parent's job, or the
+    whole engine when the window closes it), so no forked worker outlives the process it works for -- and keeps
+    its parent's pipes open meanwhile.  Nothing elsewhere."""
+    if _PRCTL is None:
+        return
+    try:
+        _PRCTL(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _prctl():
+    # looked up when this module is imported, never in a forked child (an import there could wait on a lock)
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _prctl()

@@ -58,9 +58,10 @@ def cache_prefix(sentences: Sequence[Sequence[str]], start: int, window: int) ->
 
 
 def sentence_relevance_chunks(lms: LanguageModels, sentences: Sequence[Sequence[str]], *,
-                              chunk: int = RELEVANCE_CHUNK):
+                              chunk: int = RELEVANCE_CHUNK, start: int = 0, stop: int | None = None):
     """Per-sentence relevance a chunk of sentences at a time: yields ``(start, values)``, ``values`` the relevance
-    of sentences ``start .. start + len(values) - 1``, in order.
+    of sentences ``start .. start + len(values) - 1``, in order, for the sentences ``start .. stop - 1`` of the
+    stream (all of it by default; a part is scored as it is within the whole stream).
 
     Each chunk is scored after the sentences before it that fill the trigger model's cache window (their own scores
     dropped): the trigram's history starts at each sentence and the cache holds the last ``window`` words, so every
@@ -70,12 +71,12 @@ def sentence_relevance_chunks(lms: LanguageModels, sentences: Sequence[Sequence[
     if chunk < 1:
         raise SegvizError("a relevance chunk needs at least one sentence")
     window = int(lms.trigger_.window)
-    n = len(sentences)
-    for start in range(0, n, chunk):
-        stop = min(start + chunk, n)
-        first = cache_prefix(sentences, start, window)
-        values = sentence_relevance(lms, sentences[first:stop])
-        yield start, values[start - first:]
+    stop = len(sentences) if stop is None else min(int(stop), len(sentences))
+    for lo in range(max(int(start), 0), stop, chunk):
+        hi = min(lo + chunk, stop)
+        first = cache_prefix(sentences, lo, window)
+        values = sentence_relevance(lms, sentences[first:hi])
+        yield lo, values[lo - first:]
 
 
 def relevance_profile(lms: LanguageModels, corpus, *, before: int = 10, after: int = 30,

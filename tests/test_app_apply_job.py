@@ -13,9 +13,11 @@ import pytest
 
 from segviz import Segmenter, read_corpus
 from segviz.models import load_model
-from segviz.service.apply_job import ApplyJob, IndexParts, applied_from_json, applied_to_json, index_part_messages
+from segviz.events import Progress
+from segviz.service.apply_job import (ApplyJob, IndexParts, ModelCurve, applied_from_json, applied_to_json,
+                                      index_part_messages)
 from segviz.service.child_process import decode_array, encode_array
-from segviz.service.tasks import apply_model_task
+from segviz.service.tasks import apply_model_task, shown_relevance_task
 from segviz.errors import SegvizError
 from tests.drive import events_and_value
 
@@ -32,13 +34,33 @@ def sample():
     return read_corpus(SAMPLE)
 
 
+def applied_here(model, corpus):
+    """What the engine's apply job computes, in this process: the curve, then the relevance of the shown segmenter's
+    own language models when it has some."""
+    from dataclasses import replace
+
+    _, applied = events_and_value(apply_model_task(model, corpus))
+    lms = model.language_models()[applied.shown]
+    if lms is None:
+        return applied
+    _, (relevance, profile) = events_and_value(shown_relevance_task(lms, corpus))
+    return replace(applied, relevance=relevance, profile=profile)
+
+
 @pytest.mark.parametrize("model", [SAMPLE_MODEL, LM_MODEL], ids=["default", "with-lms"])
 def test_the_child_gives_what_a_thread_gives(sample, model):
     if not Path(model).is_file():
         pytest.skip(f"{model} is absent")
     events, (n, child) = events_and_value(ApplyJob(model, [SAMPLE]).events())
-    assert n == sample.n_sentences and any("reading" in e.stage for e in events)
-    _, local = events_and_value(apply_model_task(load_model(model), sample))
+    assert n == sample.n_sentences and any("reading" in e.stage for e in events if isinstance(e, Progress))
+    # the curve first, as an event of its own, before anything else the job does
+    curves = [e for e in events if isinstance(e, ModelCurve)]
+    assert len(curves) == 1 and curves[0].applied.relevance is None
+    np.testing.assert_array_equal(curves[0].applied.probabilities, child.probabilities)
+    # progress in sentences while applying
+    applying = [e for e in events if isinstance(e, Progress) and e.stage == "applying the model"]
+    assert applying and applying[-1].done == applying[-1].total == sample.n_sentences
+    local = applied_here(load_model(model), sample)
     np.testing.assert_array_equal(child.probabilities, local.probabilities)
     assert (child.columns != local.columns).nnz == 0 and child.columns.shape == local.columns.shape
     assert child.units == local.units and child.shown == local.shown
@@ -170,7 +192,7 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
                     timeout=300000)
     qtbot.waitUntil(lambda: not window.busy, timeout=300000)
     assert model_control.EARLY_APPLY in started and "apply" not in started
-    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
+    local = applied_here(Segmenter.load(LM_MODEL), sample)
     np.testing.assert_array_equal(window.state.probabilities, local.probabilities)
     np.testing.assert_array_equal(window.state.relevance, local.relevance)
     # the context panel's feature columns came with it: no second evaluation
@@ -327,7 +349,7 @@ def test_a_model_without_a_file_crosses_as_json_with_its_language_models_file(sa
                                                     columns_of="model", engine=engine).events())
     finally:
         engine.close()
-    _, local = events_and_value(apply_model_task(Segmenter.load(LM_MODEL), sample))
+    local = applied_here(Segmenter.load(LM_MODEL), sample)
     assert n == sample.n_sentences
     np.testing.assert_array_equal(got.probabilities, local.probabilities)
     np.testing.assert_array_equal(again.probabilities, local.probabilities)
@@ -361,3 +383,51 @@ def test_a_malformed_columns_result_is_one_error(columns):
 
     with pytest.raises(SegvizError, match="malformed"):
         columns_from_json({"type": "result", "sentences": 10, "columns": columns}, IndexParts())
+
+
+# -- curve first: what another segmenter answered comes later -------------------------------------------------------
+
+MIXED = [ROOT / "sample_corpora" / "choi" / "3-11_0.ref", SAMPLE]   # the excerpts expert, then the mixed expert
+
+
+def test_the_columns_of_documents_another_segmenter_answered_come_from_a_later_job():
+    """The apply sends the curve without answering the shown segmenter's questions where another segmenter
+    answered (that was a stage of its own before the curve, 20-60 s at 10^6 sentences); a columns job for those
+    documents gives their rows, and the two together are the shown segmenter's columns, document by document."""
+    from segviz.events import run_to_end
+    from segviz.service.tasks import shown_columns_task
+
+    if not SAMPLE_MODEL.is_file():
+        pytest.skip("the default model is absent")
+    corpus = read_corpus([str(p) for p in MIXED])
+    model = load_model(SAMPLE_MODEL)
+    events, (n, applied) = events_and_value(ApplyJob(SAMPLE_MODEL, MIXED).events())
+    assert [u.expert for u in applied.units] == ["excerpts", "mixed"] and applied.shown == "mixed"
+    assert applied.missing_columns == (0,)
+    assert not any(isinstance(e, Progress) and "features" in e.stage for e in events)
+    first = applied.units[0].end - 1
+    assert applied.columns[:first].nnz == 0          # empty until the later job
+    _, (_, filled) = events_and_value(ApplyJob(SAMPLE_MODEL, MIXED, columns_of="mixed", documents=[0]).events())
+    assert filled.shape == applied.columns.shape and filled[first:].nnz == 0
+    whole = (applied.columns + filled).tocsr()
+    segmenter = model.segmenters()["mixed"]
+    for (start, end), document in zip([(u.start, u.end) for u in applied.units], corpus.by_file()):
+        want = segmenter.feature_matrix(document).tocsr()
+        assert (whole[start:end - 1] != want).nnz == 0
+    assert (run_to_end(shown_columns_task(model, "mixed", corpus, [0])) != filled).nnz == 0
+    with pytest.raises(SegvizError, match="document"):
+        run_to_end(shown_columns_task(model, "mixed", corpus, [2]))
+
+
+def test_the_window_shows_the_curve_then_fills_the_columns_in_the_background(window, qtbot):
+    if not SAMPLE_MODEL.is_file():
+        pytest.skip("the default model is absent")
+    control = window.model_control
+    with qtbot.waitSignal(window.curveShown, timeout=300000):
+        assert window.open_corpus([str(p) for p in MIXED])
+    assert window.state.probabilities is not None and control._missing == (0,)
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)
+    assert control._missing == () and control.columns[:59].nnz > 0
+    corpus = read_corpus([str(p) for p in MIXED])
+    want = load_model(SAMPLE_MODEL).segmenters()["mixed"].feature_matrix(corpus.by_file()[0]).tocsr()
+    assert (control.feature_columns()[:59] != want).nnz == 0

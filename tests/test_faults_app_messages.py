@@ -56,12 +56,18 @@ def line(obj) -> bytes:
 
 
 def good_result() -> dict:
-    return {"type": "result", "sentences": N, "probabilities": encode_array(np.full(N - 1, 0.5)),
+    """The model's curve as the apply job sends it first (its ``result``, :func:`end_of_apply`, follows)."""
+    return {"type": "curve", "sentences": N, "probabilities": encode_array(np.full(N - 1, 0.5)),
             "relevance": None, "profile": None,
             "columns": {"shape": [N - 1, 0], "indptr": encode_array(np.zeros(N, dtype=np.int32), "<i4"),
                         "parts": 0, "data": None},
             "coverage": None, "units": [[0, N, "model", None]], "shown": "model",
             "sentence_sizes": encode_array(np.full(N, 7.0))}
+
+
+def end_of_apply(**changes) -> dict:
+    """What the apply job sends after the curve: the relevance of the model's own language models (none here)."""
+    return {"type": "result", "sentences": N, "relevance": None, "profile": None, **changes}
 
 
 def with_(**changes) -> dict:
@@ -137,7 +143,7 @@ def test_the_model_job_refuses_a_malformed_message_with_one_line(monkeypatch, tm
 def test_the_fake_child_serves_a_well_formed_result(monkeypatch, tmp_path):
     """The harness itself: the same fake child with a good result gives the model's arrays."""
     fake_child(monkeypatch, tmp_path, [line({"type": "progress", "stage": "s", "done": 1, "total": 2}),
-                                       line(good_result())])
+                                       line(good_result()), line(end_of_apply())])
     events = ApplyJob(MODEL, [CHOI]).events()
     while True:
         try:

@@ -96,3 +96,31 @@ def test_relevance_in_chunks_is_the_whole_stream_relevance():
     first = cache_prefix(sentences, 600, window)
     assert sum(len(s) for s in sentences[first:600]) >= window > sum(len(s) for s in sentences[first + 1:600])
     assert cache_prefix(sentences, 3, 10 ** 9) == 0
+
+
+def test_relevance_on_two_cores_is_the_one_process_relevance(monkeypatch):
+    """The engine scores the second half of the chunks in a forked worker: the same values, progress in sentences
+    up to the whole stream, and a worker that sends nothing (it died) costs only the time: its chunks are scored
+    here."""
+    from segviz import read_corpus
+    from segviz.events import Progress
+    from segviz.general_lm import general_language_models
+    from segviz.paths import bundled
+    from segviz.service import tasks
+    from tests.drive import events_and_value
+
+    lms = general_language_models()
+    sentences = read_corpus(bundled("sample_corpora", "reuters_sample.sgm")).sentences()
+    whole = sentence_relevance(lms, sentences)
+    events, two = events_and_value(tasks.relevance_in_chunks(lms, sentences, "relevance", n_jobs=2, chunk=300))
+    np.testing.assert_allclose(two, whole, rtol=0, atol=1e-12)
+    done = [e.done for e in events if isinstance(e, Progress)]
+    assert done == sorted(done) and done[-1] == len(sentences)
+
+    class Mute(tasks.ForkedWorker):
+        def __init__(self, work):
+            super().__init__(lambda send: None)
+
+    monkeypatch.setattr(tasks, "ForkedWorker", Mute)
+    _, again = events_and_value(tasks.relevance_in_chunks(lms, sentences, "relevance", n_jobs=2, chunk=300))
+    np.testing.assert_allclose(again, whole, rtol=0, atol=1e-12)

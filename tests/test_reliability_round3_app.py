@@ -29,7 +29,7 @@ from segviz.service.child_process import JobCancelled, encode_array, serve_guard
 from segviz.service.general_relevance import GeneralRelevanceJob
 from segviz.service.training_job import TrainingJob, added_to_json
 from tests.conftest import ROOT
-from tests.test_faults_app_messages import CHOI, MODEL, N, fake_child, line, run_job, with_
+from tests.test_faults_app_messages import CHOI, MODEL, N, end_of_apply, fake_child, line, run_job, with_
 from tests.test_faults_app_signals import wait_for
 
 CHOI_DIR = ROOT / "sample_corpora" / "choi"
@@ -59,9 +59,17 @@ def test_the_model_job_refuses_results_out_of_range(monkeypatch, tmp_path, name)
     run_job(ApplyJob(MODEL, [CHOI]).events())
 
 
+@pytest.mark.parametrize("relevance", [np.inf, 1e300, np.nan])
+def test_the_model_job_refuses_relevance_out_of_range_after_its_curve(monkeypatch, tmp_path, relevance):
+    """The relevance of a model's own language models follows its curve, checked as the curve is."""
+    fake_child(monkeypatch, tmp_path, [line(with_()),
+                                       line(end_of_apply(relevance=encode_array(np.full(N, relevance))))])
+    run_job(ApplyJob(MODEL, [CHOI]).events())
+
+
 def test_results_within_range_are_taken(monkeypatch, tmp_path):
-    fake_child(monkeypatch, tmp_path, [line(with_(coverage={"covered": 3, "words": 5, "vocabulary": 100},
-                                                  relevance=encode_array(np.linspace(-20, 20, N))))])
+    fake_child(monkeypatch, tmp_path, [line(with_(coverage={"covered": 3, "words": 5, "vocabulary": 100})),
+                                       line(end_of_apply(relevance=encode_array(np.linspace(-20, 20, N))))])
     events = ApplyJob(MODEL, [CHOI]).events()
     with pytest.raises(StopIteration) as stop:
         while True:
@@ -250,7 +258,7 @@ def test_the_engines_work_on_a_folder_is_linear_in_its_files(tmp_path, monkeypat
     from segviz.service import tasks
     from tests.drive import events_and_value
 
-    def applied_nowhere(model, documents, *, n_jobs, total):
+    def applied_nowhere(model, documents, *, n_jobs):
         yield from ()
         return [("model", None, np.full(d.n_sentences - 1, 0.5), sp.csr_matrix((d.n_sentences - 1, 40)))
                 for d in documents]

@@ -63,8 +63,11 @@ class BackgroundWork(QObject):
               on_error: Callable | None = None, on_event: Callable | None = None,
               on_aborted: Callable | None = None, on_abort: Callable | None = None,
               is_step: Callable | None = None, lockstep: bool = False, show_progress: bool = True
-              ) -> GeneratorWorker:
-        """Run ``factory()`` (a generator) as task ``name``, superseding a running task of that name."""
+              ) -> GeneratorWorker | None:
+        """Run ``factory()`` (a generator) as task ``name``, superseding a running task of that name; None, and
+        nothing started, once the window is closing (a task that ends during the close may not start another)."""
+        if self.closing:
+            return None
         self.cancel(name)
         worker = GeneratorWorker(factory, name=name, is_step=is_step, lockstep=lockstep, on_abort=on_abort)
         live = self._live_only(worker)

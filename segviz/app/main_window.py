@@ -52,7 +52,8 @@ class MainWindow(QMainWindow):
     busyChanged = Signal(bool)
     corpusLoaded = Signal(str)
     corpusFailed = Signal(str)
-    modelApplied = Signal()
+    modelApplied = Signal()          # the model's curve and its relevance trace are on screen
+    curveShown = Signal()            # the model's curve, ticks, metrics and feature table are on screen
     tuned = Signal()
     exported = Signal(str)
     saved = Signal(str)
@@ -109,6 +110,10 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.decision_dock], [430], Qt.Horizontal)
         self.resizeDocks([self.features_dock], [250], Qt.Vertical)
         self.decision.set_peer_names(peer_names(), self.toggle_peer)
+        # a box is checked when its peer is wanted, computed yet or not: a checked box is a peer that runs, and
+        # only a checked one runs (they were computed unchecked, minutes of C99 at 10^6 sentences)
+        for name in sorted(self._wanted_peers):
+            self.state.show_peer(name, True)
 
         self._build_actions()
         self._build_toolbar()
@@ -434,7 +439,7 @@ class MainWindow(QMainWindow):
         """Show ``corpus`` (read from ``paths``): what ran for the old one stops, the open model is applied and
         then the peers run (before: they would compete with the model for the CPU)."""
         self.training.stop()
-        for task in ("apply", "peers", "columns", "tune", "decision"):
+        for task in ("apply", "columns", "tune", "decision", GENERAL_RELEVANCE, *map(peer_task, peer_names())):
             self.background.cancel(task)
         self.model_control.forget()
         self.state.reset_rounds()
@@ -549,18 +554,22 @@ class MainWindow(QMainWindow):
 
     # -- peers ------------------------------------------------------------------------------------------------
     def toggle_peer(self, name: str, shown: bool) -> None:
+        """Show or hide a peer's row and metrics; a peer being computed is cancelled when it is hidden."""
         if shown:
             self._wanted_peers.add(name)
         else:
             self._wanted_peers.discard(name)
         self.settings.setValue("peers/shown", sorted(self._wanted_peers))
-        if name in self.state.peer_masses:
-            self.state.show_peer(name, shown)
-        elif shown:
+        self.state.show_peer(name, shown)
+        if shown and name not in self.state.peer_masses:
             self.compute_peers([name])
+        elif not shown:
+            self.background.cancel(peer_task(name))
+
 
     def compute_peers(self, names=None) -> None:
-        """Run the wanted peer segmenters over the stream in the background (C99 is quadratic per piece)."""
+        """Run the wanted peer segmenters over the stream in the background (C99 is quadratic per piece), each in a
+        job of its own: its row appears when it is done, and hiding it cancels only it."""
         if self.state.corpus is None:
             return
         known = peer_names()
@@ -580,13 +589,15 @@ class MainWindow(QMainWindow):
                 self.state.show_peer(name, name in self._wanted_peers)
             self.peersComputed.emit()
 
-        task = "peers" if names == sorted(self._wanted_peers) else f"peers:{'+'.join(names)}"
-        # in the engine, on the corpus it read: C99 on a long stream would hold the GIL against the window for tens
-        # of seconds
-        job = PeersJob(names, self.state.corpus_paths, read_options=self.files.read_options,
-                       n=self.state.n_sentences, engine=self.engine)
-        self.background.start(task, job.events, on_result=done, on_abort=job.close,
-                              on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
+        for name in names:
+            if self.background.is_running(peer_task(name)):
+                continue
+            # in the engine, on the corpus it read: C99 on a long stream would hold the GIL against the window for
+            # tens of seconds
+            job = PeersJob([name], self.state.corpus_paths, read_options=self.files.read_options,
+                           n=self.state.n_sentences, engine=self.engine)
+            self.background.start(peer_task(name), job.events, on_result=done, on_abort=job.close,
+                                  on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 
     # -- induced features -------------------------------------------------------------------------------------
     def highlight_feature(self, index: int) -> None:
@@ -627,8 +638,9 @@ class MainWindow(QMainWindow):
         if not self.background.closing:
             self.closeRequested.emit()
         self.save_settings()
+        self.background.closing = True   # from now on no job starts, whatever ends during the close
+        self.background.holds.clear()    # and nothing more is shown: a step showing a model waits for nothing
         if self.background.busy:
-            self.background.closing = True
             self.background.cancel_all()
             self.hide()
             event.ignore()
@@ -641,6 +653,11 @@ class MainWindow(QMainWindow):
     def _background_done(self) -> None:
         if self.background.closing:
             self.close()
+
+
+def peer_task(name: str) -> str:
+    """The background task computing peer ``name``."""
+    return f"peers:{name}"
 
 
 class PageKeysStayInWidget(QObject):

@@ -11,7 +11,9 @@ fire where: the context panel and the feature highlight) are evaluated in the ba
 """
 from __future__ import annotations
 
+import itertools
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -19,26 +21,50 @@ from PySide6.QtCore import QTimer
 
 from ..events import Progress
 from ..segmenter import SEGMENTER_NAME
-from ..service.apply_job import ApplyJob
+from ..service.apply_job import ApplyJob, ModelCurve
 from .state import prepare_decisions
 from ..service.tasks import files_changed
 from .window_tasks import tune_task
 
 #: the task applying a model that was opened while its corpus was still being read
 EARLY_APPLY = "apply-early"
-#: an applied model being shown over a few event-loop passes (the window counts as busy meanwhile)
+#: an applied model being shown over a few event-loop passes, and until what follows its curve is on screen (the
+#: window counts as busy meanwhile); each apply holds it under a name of its own
 SHOWING = "showing the model"
+_holds = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CurveReady:
+    """A model's curve on the shown corpus (``n`` sentences, :class:`~segviz.service.tasks.AppliedModel` without
+    relevance) with its decision rules prepared (:func:`~segviz.app.state.prepare_decisions`): all the window needs
+    to draw the curve, the ticks and the metrics."""
+
+    n: int
+    applied: object = field(repr=False)
+    decisions: object = field(repr=False)
 
 
 def applied_and_prepared(job: ApplyJob, model):
-    """``job``'s ``(n_sentences, AppliedModel)`` (None when closed first) with the model's decision rules prepared
-    on its probabilities (:func:`~segviz.app.state.prepare_decisions`), here on the worker thread."""
-    result = yield from job.events()
-    if result is None:
-        return None
-    n, applied = result
-    yield Progress("preparing the decision rules", 0, 1)
-    return n, applied, prepare_decisions(model, applied.probabilities, applied.units, applied.sentence_sizes)
+    """``job``'s events, its :class:`~segviz.service.apply_job.ModelCurve` as a :class:`CurveReady` with the model's
+    decision rules prepared on the worker thread (a sort of 10^6 probabilities is not for the window's); returns
+    the job's value (None when closed first)."""
+    events = job.events()
+    try:
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as stop:
+                return stop.value
+            if isinstance(event, ModelCurve):
+                applied = event.applied
+                yield Progress("preparing the decision rules", 0, 1)
+                yield CurveReady(event.n, applied, prepare_decisions(model, applied.probabilities, applied.units,
+                                                                     applied.sentence_sizes))
+            else:
+                yield event
+    finally:
+        events.close()   # a cancel: the job's channel ends now, not when the generator is collected
 
 
 class ModelControl:
@@ -91,10 +117,16 @@ class ModelControl:
             win.show_error("Cannot open model", f"{path or 'model'}: {exc}")
             return False
         corpus = state.corpus
+        hold = f"{SHOWING} {next(_holds)}"
+        shown: dict = {}   # the curve on screen ("curve"), and what the job returned after it ("outcome")
 
-        def done(applied, decisions):
-            if state.corpus is not corpus:
+        def curve(event):
+            if not isinstance(event, CurveReady) or state.corpus is not corpus or "curve" in shown:
                 return
+            if event.n != corpus.n_sentences:
+                failed(files_changed(event.n, corpus.n_sentences))
+                return
+            applied = event.applied
             segmenters = model.segmenters()
             if applied.shown not in segmenters or any(u.expert not in segmenters for u in applied.units):
                 failed("the model's process chose a segmenter the model does not have")
@@ -105,63 +137,94 @@ class ModelControl:
                 failed(str(exc))
                 return
             segmenter = state.segmenter
-            # the columns were evaluated with the relevance the trace shows; keep them for the context panel
-            self._set_columns(segmenter, corpus, applied.columns)
+            # the shown segmenter's columns where it answered (the context panel's); the rest follow later
+            self._set_columns(segmenter, corpus, applied.columns, applied.missing_columns)
             state.model_note = ""
             state.coverage = applied.coverage
             win.heldout_start = None
-            # three event-loop passes, each painted before the next, none long enough to be noticed on 10^5
-            # sentences: the curve and hypothesis; the relevance, its profile and the metrics; the feature table
-            state.set_probabilities(applied.probabilities, units=applied.units, metrics=False, decisions=decisions)
-            probabilities = state.probabilities
-            win.background.hold(SHOWING)
+            # three event-loop passes, each painted before the next, none long enough to be noticed on 10^6
+            # sentences: the curve and hypothesis; the metrics; the feature table.  The relevance and the rest come
+            # after, in the background
+            state.set_probabilities(applied.probabilities, units=applied.units, metrics=False,
+                                    decisions=event.decisions)
+            shown["curve"] = (segmenter, state.probabilities, applied)
+            win.background.hold(hold)
+            QTimer.singleShot(0, metrics_pass)
 
-            def relevance():
-                if state.segmenter is not segmenter or state.probabilities is not probabilities:
-                    win.background.release(SHOWING)
-                    return
-                if applied.relevance is not None:
-                    state.set_relevance(applied.relevance, applied.profile)
+        def current() -> bool:
+            segmenter, probabilities, _ = shown["curve"]
+            if state.segmenter is segmenter and state.probabilities is probabilities:
+                return True
+            win.background.release(hold)   # superseded meanwhile: nothing of this apply is shown any more
+            return False
+
+        def metrics_pass():
+            if current():
                 state.refresh_metrics()
-                # a model without language models: the trace and profile from the bundled general-English ones,
-                # computed in the background now that the curve is on screen; the model counts as applied after
-                win.show_general_relevance(then=lambda: QTimer.singleShot(0, finish))
+                QTimer.singleShot(0, table_pass)
 
-            def finish():
-                win.background.release(SHOWING)
-                if state.segmenter is not segmenter:
-                    return
-                if not win.training.running:
-                    state.load_history(segmenter)
-                if applied.coverage is not None and applied.coverage.out_of_domain:
-                    win.info_label.setText(f"⚠ {applied.coverage.message()}")
-                else:
-                    win.show_model_status(self._applied_note(model, path, applied.shown))
-                win.modelApplied.emit()
-                win.update_actions()
-                win.compute_peers()   # the peers wait for the segmentation (they compete with it for the CPU)
+        def table_pass():
+            if not current():
+                return
+            segmenter, _, applied = shown["curve"]
+            if not win.training.running:
+                state.load_history(segmenter)
+            if applied.coverage is not None and applied.coverage.out_of_domain:
+                win.info_label.setText(f"⚠ {applied.coverage.message()}")
+            else:
+                win.show_model_status(self._applied_note(model, path, applied.shown))
+            win.update_actions()
+            shown["table"] = True
+            win.curveShown.emit()
+            after_curve()
 
-            QTimer.singleShot(0, relevance)
+        def outcome(kind, value):
+            if "curve" not in shown:   # the job ended before its curve: an error, or a cancel
+                if kind == "error":
+                    failed(value)
+                return
+            shown["outcome"] = (kind, value)
+            after_curve()
+
+        def after_curve():
+            if "table" not in shown or "outcome" not in shown or "relevance" in shown:
+                return
+            shown["relevance"] = True
+            if not current():
+                return
+            kind, value = shown["outcome"]
+            if kind == "error":
+                win.info_label.setText(f"⚠ no relevance trace: {value}")
+            elif value is not None and value[1].relevance is not None:
+                state.set_relevance(value[1].relevance, value[1].profile)
+            # a model without language models: the trace and profile from the bundled general-English ones, computed
+            # in the background now that the curve is on screen; the model counts as applied after
+            win.show_general_relevance(then=lambda: QTimer.singleShot(0, finish))
+
+        def finish():
+            if not current():
+                return
+            win.background.release(hold)
+            win.modelApplied.emit()
+            win.update_actions()
+            # what is not on screen comes last, one job at a time: the shown segmenter's columns where another
+            # answered, then the peers (they compete with everything else for the CPU and the engine's memory)
+            self.complete_columns(then=win.compute_peers)
+
+        def aborted():
+            win.background.release(hold)
 
         def failed(message):
+            win.background.release(hold)
             win.show_error("Cannot apply model", message)
             win.compute_peers()
-
-        def from_child(result):
-            if result is None:
-                return   # cancelled
-            n, applied, decisions = result
-            if n != corpus.n_sentences:
-                failed(files_changed(n, corpus.n_sentences))
-            else:
-                done(applied, decisions)
 
         # a newer apply (another model, another corpus) supersedes this one: no two can race for the curve
         key = self._child_key(model, path, state.corpus_paths, win.files.read_options)
         early, self._early = self._early, None
         if early is not None and key is not None and early["key"] == key:
             # started while this corpus was being read: its outcome is this apply's
-            early["deliver"] = (from_child, failed)
+            early["deliver"] = (curve, outcome, aborted)
             self._deliver(early)
             return True
         win.background.cancel(EARLY_APPLY)
@@ -174,8 +237,9 @@ class ModelControl:
         job = ApplyJob(path if key is not None else None, state.corpus_paths, model=None if key is not None else model,
                        lm_files=win.lm_files, read_options=win.files.read_options,
                        engine=win.engine)
-        win.background.start("apply", lambda: applied_and_prepared(job, model), on_result=from_child, on_error=failed,
-                             on_abort=job.close)
+        win.background.start("apply", lambda: applied_and_prepared(job, model), on_event=curve,
+                             on_result=lambda r: outcome("result", r), on_error=lambda m: outcome("error", m),
+                             on_aborted=aborted, on_abort=job.close)
         return True
 
     @staticmethod
@@ -201,28 +265,34 @@ class ModelControl:
         key = self._child_key(segmenter, path, paths, read_options)
         if key is None:
             return
-        early = {"key": key, "outcome": None, "deliver": None}
+        early = {"key": key, "outcomes": [], "deliver": None}
         job = ApplyJob(path, paths, read_options=read_options,
                        engine=win.engine)
 
-        def outcome(kind, value):
-            early["outcome"] = (kind, value)
+        def outcome(kind, value=None):
+            early["outcomes"].append((kind, value))
             self._deliver(early)
 
         win.background.start(EARLY_APPLY, lambda: applied_and_prepared(job, segmenter),
+                             on_event=lambda e: outcome("curve", e) if isinstance(e, CurveReady) else None,
                              on_result=lambda r: outcome("result", r),
-                             on_error=lambda msg: outcome("error", msg), on_abort=job.close)
+                             on_error=lambda msg: outcome("error", msg), on_abort=job.close,
+                             on_aborted=lambda: outcome("aborted"))
         self._early = early
 
     def _deliver(self, early: dict) -> None:
-        if early["outcome"] is None or early["deliver"] is None:
+        """Hand what the early apply produced so far (its curve, then its outcome) to the apply that takes it."""
+        if early["deliver"] is None:
             return
-        (kind, value), (from_child, failed) = early["outcome"], early["deliver"]
-        early["deliver"] = None
-        if kind == "result":
-            from_child(value)
-        else:
-            failed(value)
+        curve, outcome, aborted = early["deliver"]
+        while early["outcomes"]:
+            kind, value = early["outcomes"].pop(0)
+            if kind == "curve":
+                curve(value)
+            elif kind == "aborted":
+                aborted()
+            else:
+                outcome(kind, value)
 
     def forget_early(self) -> None:
         """The corpus the early apply was reading for will not be installed (its reading failed)."""
@@ -230,25 +300,55 @@ class ModelControl:
         self.window.background.cancel(EARLY_APPLY)
 
     # -- feature columns ----------------------------------------------------------------------------------------
-    def _set_columns(self, segmenter, corpus, columns) -> None:
+    def _set_columns(self, segmenter, corpus, columns, missing=()) -> None:
+        """The shown segmenter's columns on the shown corpus; ``missing``: the documents (indices of the corpus's
+        source units) whose rows are still empty because another segmenter answered there."""
         self._columns_key = (segmenter, corpus)
         self.columns = columns
+        self._missing = tuple(missing)
+
+    _missing: tuple = ()
+
+    def complete_columns(self, then=None) -> None:
+        """Answer the shown segmenter's questions on the documents another segmenter answered, in the background,
+        then ``then()`` (also when that fails; never after a cancel: a close or a newer corpus or model)."""
+        state = self.window.state
+        if not self._missing or self._columns_key != (state.segmenter, state.corpus) or self.columns is None:
+            if then is not None:
+                then()
+            return
+        self._after_columns = then
+        self.feature_columns()
+
+    _after_columns = None
+
+    def _columns_done(self, success: bool) -> None:
+        """The columns job ended (not cancelled): what waited for it runs."""
+        after, self._after_columns = self._after_columns, None
+        waiters, self._columns_waiters = (self._columns_waiters, {}) if success else ({}, self._columns_waiters)
+        for waiter in waiters.values():
+            waiter()
+        if after is not None:
+            after()
 
     def feature_columns(self, callback=None, asker: str = ""):
         """The shown model's feature matrix on the shown corpus, or None while it is being evaluated.
 
-        When it is not ready, it is evaluated in the background and ``callback()`` runs once it is."""
+        When it is not ready, it is evaluated in the background and ``callback()`` runs once it is: the whole
+        matrix, or the documents an apply left out (their rows filled in on the worker thread)."""
         state = self.window.state
         seg, corpus = state.segmenter, state.corpus
         if seg is None or corpus is None:
             return None
-        if self._columns_key == (seg, corpus) and self.columns is not None:
+        have = self._columns_key == (seg, corpus) and self.columns is not None
+        if have and not self._missing:
             return self.columns
         if callback is not None:
             self._columns_waiters[asker] = callback
         if self.window.background.is_running("columns") and self._pending_key == (seg, corpus):
             return None
         self._pending_key = (seg, corpus)
+        partial, missing = (self.columns, self._missing) if have else (None, None)
 
         def done(result):
             self._pending_key = None
@@ -259,13 +359,12 @@ class ModelControl:
                 failed(files_changed(n, corpus.n_sentences))
             elif state.segmenter is seg and state.corpus is corpus:
                 self._set_columns(seg, corpus, columns)
-                waiters, self._columns_waiters = self._columns_waiters, {}
-                for waiter in waiters.values():
-                    waiter()
+                self._columns_done(True)
 
         def failed(message):
             self._pending_key = None
             self.window.info_label.setText(f"cannot evaluate the model's features here: {message}")
+            self._columns_done(False)
 
         if not state.corpus_paths:
             failed("the shown corpus has no files the engine could read")
@@ -276,8 +375,18 @@ class ModelControl:
         has_file = self._child_key(model, path, state.corpus_paths, win.files.read_options) is not None
         job = ApplyJob(path if has_file else None, state.corpus_paths, model=None if has_file else seg,
                        columns_of=state.shown_expert if has_file else SEGMENTER_NAME, lm_files=win.lm_files,
-                       read_options=win.files.read_options, engine=win.engine)
-        win.background.start("columns", job.events, on_result=done, on_error=failed, on_abort=job.close,
+                       documents=missing if has_file else None, read_options=win.files.read_options,
+                       engine=win.engine)
+
+        def columns_task():
+            result = yield from job.events()
+            if result is None or partial is None or not has_file:
+                return result
+            n, filled = result
+            # the rows are disjoint: the sum is the whole matrix (O(entries), here rather than on the window's thread)
+            return n, (partial + filled).tocsr() if filled.shape == partial.shape else filled
+
+        win.background.start("columns", columns_task, on_result=done, on_error=failed, on_abort=job.close,
                              show_progress=False)
         return None
 
@@ -361,6 +470,8 @@ class ModelControl:
         """Drop cached columns (a new corpus or model)."""
         self.columns = None
         self._columns_key = None
+        self._missing = ()
         self._columns_waiters = {}
         self._pending_key = None
+        self._after_columns = None
 

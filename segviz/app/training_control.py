@@ -137,6 +137,8 @@ class TrainingControl:
         worker = win.background.start(TASK, job.events, on_event=on_event, on_result=on_result, on_error=on_error,
                                       on_aborted=on_aborted, on_abort=job.close, is_step=is_round_event,
                                       lockstep=True)
+        if worker is None:   # the window is closing
+            return None
         if step:
             worker.step()
         self._pause_reached = False

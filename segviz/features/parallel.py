@@ -24,13 +24,12 @@ from __future__ import annotations
 import json
 import os
 import struct
-import sys
 from collections.abc import Sequence
 
 import numpy as np
 
 from segviz.features import tfidf
-from segviz.forking import fork_is_safe
+from segviz.forking import die_with_parent, fork_is_safe
 from segviz.features.context import FeatureContext
 from segviz.features.questions import IntervalQuestion, Window, signal_named
 
@@ -130,7 +129,7 @@ class SignalWorker:
             code = 1
             try:
                 os.close(read_end)
-                _die_with_parent()
+                die_with_parent()
                 with os.fdopen(write_end, "wb") as out:
                     for key, values in self._worker_share():
                         values = np.ascontiguousarray(values, dtype="<f8")
@@ -262,16 +261,3 @@ def _read_exactly(pipe, size: int) -> bytes:
     if data is None or len(data) != size:
         raise ValueError("the worker's reply ended early")
     return data
-
-
-def _die_with_parent() -> None:
-    """End the worker with its parent (a cancelled apply must not leave it computing)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass

@@ -268,8 +268,8 @@ class Channel:
     def progress_until_result(self, accept: Callable[[dict], bool] | None = None
                               ) -> Generator[Progress, None, dict | None]:
         """Yield the job's progress messages as ``Progress`` until its result, which is returned (None when
-        cancelled); ``accept(message)`` takes the job's other messages (True when it did); any other message is an
-        error."""
+        cancelled); ``accept(message)`` takes the job's other messages (True when it did, or an event to yield
+        at once: a model's curve before the rest of its job); any other message is an error."""
         while True:
             message = self.receive()
             if message is None:
@@ -278,8 +278,9 @@ class Channel:
                 yield progress_from_message(message, self.what)
             elif message["type"] == "result":
                 return message
-            elif accept is not None and accept(message):
-                continue
+            elif accept is not None and (taken := accept(message)):
+                if taken is not True:
+                    yield taken
             else:
                 raise SegvizError(f"{self.what}: unknown message {message['type']!r:.60}")
 

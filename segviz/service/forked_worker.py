@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..errors import SegvizError
-from ..forking import fork_is_safe, mark_quiet
+from ..forking import die_with_parent, fork_is_safe, mark_quiet
 
 T = TypeVar("T")
 
@@ -79,6 +79,7 @@ class ForkedWorker:
         if pid == 0:   # the worker
             status = 1
             try:
+                die_with_parent()
                 os.close(read_end)
                 with os.fdopen(write_end, "wb") as out:
                     def send(obj: dict) -> None:
@@ -106,6 +107,11 @@ class ForkedWorker:
             pass
         finally:
             self._done.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the end of the worker's output; True once it has ended (a caller
+        that reports progress meanwhile counts :attr:`lines`, which grows as the worker sends)."""
+        return self._done.wait(timeout)
 
     def results(self, decode: Callable[[int, dict], T], *, started: float) -> list[T]:
         """What the worker sent, each object decoded by ``decode(index, obj)``, in order, up to the first that is

@@ -42,14 +42,15 @@ class GeneralRelevance:
     source: str = GENERAL_LM_LABEL
 
 
-def general_relevance_task(corpus: Corpus) -> Generator[Progress, None, GeneralRelevance]:
+def general_relevance_task(corpus: Corpus, *, n_jobs: int = 1) -> Generator[Progress, None, GeneralRelevance]:
     """Load the bundled general-English LMs and score ``corpus`` (Section 3.3); a generator of Progress events,
-    one per chunk of sentences scored (sentences done of the corpus's)."""
+    one per chunk of sentences scored (sentences done of the corpus's); on two cores with ``n_jobs=2``."""
     sentences = corpus.sentences()
     n = len(sentences)
     yield Progress(f"loading the {GENERAL_LM_LABEL}", 0, n)
     lms = general_language_models()
-    relevance = yield from relevance_in_chunks(lms, sentences, f"relevance from the {GENERAL_LM_LABEL}")
+    relevance = yield from relevance_in_chunks(lms, sentences, f"relevance from the {GENERAL_LM_LABEL}",
+                                               n_jobs=n_jobs)
     profile = relevance_profile(lms, corpus, relevance=relevance) if corpus.has_reference and len(corpus) > 1 \
         else None
     return GeneralRelevance(relevance, profile)
@@ -106,7 +107,8 @@ def serve(config: dict, commands, send) -> int:
     def job() -> int:
         def work():
             corpus = yield from shared_corpus(config["paths"], read_options=config.get("read_options"))
-            result = yield from general_relevance_task(corpus)
+            # two cores: the window is idle, and the jobs that follow wait for this one
+            result = yield from general_relevance_task(corpus, n_jobs=2 if (os.cpu_count() or 1) > 1 else 1)
             return corpus.n_sentences, result
 
         n, result = send_progress(work(), send)
