@@ -226,7 +226,7 @@ def _exit_now(status: dict, tmp) -> None:
     """The window is closed but a background step is still inside an engine call: leave without it."""
     from .benchmark import Benchmark
 
-    Benchmark.flush_pending()
+    Benchmark.flush_pending(forced=True)
     _finish(tmp)
     sys.stdout.flush()
     sys.stderr.flush()
