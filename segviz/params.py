@@ -15,9 +15,11 @@ Declared constraints
     :class:`Sequence`, :class:`AnyOf` and :class:`Custom`.  Each checks the *type* before the value (a string, a
     list, a bool or ``None`` where a number belongs is refused, never converted with ``int()``/``float()``), compares
     a Python integer with its bounds exactly before converting it (a 4,000-digit integer is out of range, not an
-    ``OverflowError``), and range-checks the converted value.  An estimator declares one constraint per parameter;
-    its own check, the schema of a saved model and the command line all use the same declaration, so a value one
-    accepts the others accept.  :func:`checked_fields` applies a table of constraints to a saved document.
+    ``OverflowError``), and range-checks the converted value.  An estimator (and each decision rule,
+    :mod:`segviz.rules`) declares one constraint per parameter in ``PARAM_CONSTRAINTS``; its own check, the schema
+    of a saved model, the command line (:meth:`Constraint.from_text`) and the ranges a rule's controls offer
+    (:meth:`Constraint.bounds`) all use the same declaration, so a value one accepts the others accept.
+    :func:`checked_fields` applies a table of constraints to a saved document.
 """
 from __future__ import annotations
 

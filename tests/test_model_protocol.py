@@ -51,6 +51,27 @@ def test_both_kinds_answer_the_protocol():
         assert set(model.score(corpus)) >= {"p_mu", "p_k", "window_diff"}
 
 
+def test_the_accessors_answer_by_segmenter_name_for_both_kinds():
+    """What a caller may know of the segmenters inside a model -- rules, language models, features, training
+    lengths, provenance -- by name, the same from a lone segmenter and from a router of it."""
+    router = _router()
+    short = router.segmenters()["short"]
+    accessors = ("rules", "language_models", "features", "training_lengths", "provenance")
+    for accessor in accessors:
+        mine, routed = getattr(short, accessor)(), getattr(router, accessor)()
+        assert list(mine) == ["model"] and list(routed) == ["short", "long"]
+        assert accessor == "features" or routed["short"] == mine["model"]   # (features hold arrays)
+    assert router.features()["short"].specs == short.features()["model"].specs
+    choi = read_corpus(CHOI)
+    assert router.rules()[router.expert_for(choi)] is router.rule_for(choi) is router.apply(choi).rule
+    assert short.training_lengths()["model"].mean_length == pytest.approx(5.0)     # 1 / mu
+    induced = router.features()["short"]
+    assert len(induced) == 0 and induced.weights.shape == (0,) and induced.lambda_max == short.lambda_max
+    assert short.expert_for() == "model" and router.decision_list() == [("short", "short", 4.0)]
+    with pytest.raises(TypeError):   # an abstract base: a model implements the accessors, or is not one
+        type("Half", (SegmentationModel,), {"apply": lambda self, d, n_jobs=1: None})()
+
+
 def test_a_router_routes_each_document_and_keeps_each_experts_rule():
     router = _router()
     corpus = read_corpus([CHOI, SAMPLE])
