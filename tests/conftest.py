@@ -40,3 +40,15 @@ def collect_garbage_between_tests():
     yield
     if not gc.isenabled():
         gc.collect()
+
+
+@pytest.fixture
+def fork_allowed(monkeypatch):
+    """Lets the tests of the two-process paths fork in this test process, which may still hold other tests' idle
+    threads (Dask keeps its IO loop and offload threads for the life of a process).  The rule itself -- no fork
+    beside a busy thread -- is tested in test_forking.py."""
+    from segviz.features import parallel
+    from segviz.service import forked_worker
+
+    monkeypatch.setattr(parallel, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(forked_worker, "fork_is_safe", lambda: True)

@@ -42,7 +42,7 @@ def corpus():
 
 
 @pytest.fixture
-def forked(monkeypatch):
+def forked(monkeypatch, fork_allowed):
     if not hasattr(os, "fork"):
         pytest.skip("no os.fork here: documents are applied one by one")
     monkeypatch.setattr(parallel_apply, "MIN_SENTENCES", 0)

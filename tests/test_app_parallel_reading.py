@@ -58,7 +58,7 @@ def books(tmp_path):
 
 
 @pytest.fixture
-def forked(monkeypatch):
+def forked(monkeypatch, fork_allowed):
     monkeypatch.setattr(parallel_reading, "MIN_BYTES", 0)   # the sample files are small: fork for them too
 
 

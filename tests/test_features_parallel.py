@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the parallel pa
 
 
 @pytest.fixture(autouse=True)
-def fork_even_for_the_sample(monkeypatch):
+def fork_even_for_the_sample(monkeypatch, fork_allowed):
     monkeypatch.setattr(parallel, "MIN_EVENTS", 0)   # the sample is below the size where a worker pays
 
 
