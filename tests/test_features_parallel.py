@@ -82,7 +82,7 @@ def test_n_jobs_is_checked(model, corpus, bad):
 def test_a_worker_that_dies_is_replaced_by_this_process(model, corpus, monkeypatch):
     specs = list(model.features_)
     expected = evaluate_features(specs, FeatureContext.from_corpus(corpus))
-    monkeypatch.setattr(parallel, "_die_with_parent", lambda: os._exit(3))   # runs in the worker only
+    monkeypatch.setattr(parallel, "die_with_parent", lambda: os._exit(3))   # runs in the worker only
     context = FeatureContext.from_corpus(corpus)
     worker = parallel.start_worker(context, specs)
     assert worker.running
