@@ -188,9 +188,13 @@ class Benchmark(QObject):
         for alpha in np.linspace(0.05, 0.95, ALPHAS):
             steps.append(("alpha", lambda a=float(alpha): bv.alpha_line.setValue(a),
                           lambda a=float(alpha): abs(state.alpha - a) < 1e-9))
+        def set_epsilon(e: int) -> None:
+            # the ε spin box when the shown rule has an ε (its controls); else the idle threshold rule's, as before
+            spin = win.decision.epsilon_spin
+            spin.setValue(e) if spin is not None else state.set_epsilon(e)
+
         for epsilon in [2, 3, 4, 5, 3, 6, 1, 8, 2, 4][:EPSILONS]:
-            steps.append(("epsilon", lambda e=epsilon: win.decision.epsilon_spin.setValue(e),
-                          lambda e=epsilon: state.epsilon == e))
+            steps.append(("epsilon", lambda e=epsilon: set_epsilon(e), lambda e=epsilon: state.epsilon == e))
         for _ in range(BLOCKS):
             # the next block, from the last one back to the first: every step moves
             steps.append(("block", lambda: bv.set_block((bv.block + 1) % bv.n_blocks), None))
