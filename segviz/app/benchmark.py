@@ -191,7 +191,10 @@ class Benchmark(QObject):
         def set_epsilon(e: int) -> None:
             # the ε spin box when the shown rule has an ε (its controls); else the idle threshold rule's, as before
             spin = win.decision.epsilon_spin
-            spin.setValue(e) if spin is not None else state.set_epsilon(e)
+            if spin is not None:
+                spin.setValue(e)
+            else:
+                state.set_epsilon(e)
 
         for epsilon in [2, 3, 4, 5, 3, 6, 1, 8, 2, 4][:EPSILONS]:
             steps.append(("epsilon", lambda e=epsilon: set_epsilon(e), lambda e=epsilon: state.epsilon == e))
