@@ -28,11 +28,27 @@ from segviz.service.apply_job import ApplyJob
 from segviz.service.child_process import JobCancelled, encode_array, serve_guarded
 from segviz.service.general_relevance import GeneralRelevanceJob
 from segviz.service.training_job import TrainingJob, added_to_json
+from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: F401
 from tests.conftest import ROOT
 from tests.test_faults_app_messages import CHOI, MODEL, N, end_of_apply, fake_child, line, run_job, with_
 from tests.test_faults_app_signals import wait_for
 
 CHOI_DIR = ROOT / "sample_corpora" / "choi"
+
+# -- a name in the window: shown as written -------------------------------------------------------------------
+
+def test_a_name_that_looks_like_markup_is_shown_literally(window):  # noqa: F811 - the fixture
+    from PySide6.QtCore import Qt
+
+    message = "<b>bold</b>\x1b[31m.txt: no such corpus file or folder"
+    window.interactive = True
+    window.show_error("Cannot open", message)
+    title, shown = window.dialogs[-1]
+    assert shown == "<p>&lt;b&gt;bold&lt;/b&gt;\x1b[31m.txt: no such corpus file or folder</p>"   # escaped
+    assert window.info_label.textFormat() == Qt.PlainText and window.info_label.text().endswith(message)
+    window.show_error("Cannot open", "plain.txt: no such corpus file or folder")
+    assert window.dialogs[-1][1] == "plain.txt: no such corpus file or folder"   # plain text stays as it is
+
 
 # -- ranges of the apply job's result -------------------------------------------------------------------------
 

@@ -11,12 +11,14 @@ and drop, save, export), ``self.model_control`` (applying a model, tuning its de
 from __future__ import annotations
 
 import gc
+import html
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
+from PySide6 import QtGui
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSpinBox, QToolBar
 
@@ -44,6 +46,14 @@ APPLICATION = "segviz"
 
 def default_settings() -> QSettings:
     return QSettings(ORGANIZATION, APPLICATION)
+
+
+def literal_text(message: str) -> str:
+    """``message`` as a dialog shows it literally: a dialog reads text that looks like HTML (a file named
+    ``<b>x</b>.txt``) as markup, so such a message is given as escaped rich text; any other stays plain."""
+    if QtGui.Qt.mightBeRichText(message):
+        return "<p>" + html.escape(message) + "</p>"
+    return message
 
 
 class MainWindow(QMainWindow):
@@ -277,6 +287,7 @@ class MainWindow(QMainWindow):
         status = self.statusBar()
         self.cancel_button = self.background.cancel_button   # the progress widgets belong to BackgroundWork
         self.info_label = QLabel("")
+        self.info_label.setTextFormat(Qt.PlainText)   # it shows file names: a name's "<b>" is no markup
         status.addWidget(self.info_label, 1)
         status.addPermanentWidget(self.background.stage_label)
         status.addPermanentWidget(self.background.progress)
@@ -329,7 +340,7 @@ class MainWindow(QMainWindow):
         self.info_label.setText(f"⚠ {message}")
         self.errorShown.emit(message)
         if self.interactive:
-            QMessageBox.critical(self, title, message)
+            QMessageBox.critical(self, title, literal_text(message))
         else:
             print(f"segviz: error: {message}", file=sys.stderr)
 
