@@ -30,14 +30,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segviz.models import load_model  # noqa: E402
-from segviz.service.tasks import read_corpus_task  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
 from segviz.features.context import FeatureContext  # noqa: E402
 from segviz.features.family import interval_block  # noqa: E402
 from segviz.features.questions import IntervalQuestion, WordQuestion, signal_named  # noqa: E402
 from segviz.features.stream import word_block  # noqa: E402
+from segviz.models import load_model  # noqa: E402
 from segviz.paths import default_model  # noqa: E402
+from segviz.service.tasks import read_corpus_task  # noqa: E402
 
 REUTERS = ROOT.parent / "shared" / "corpora" / "reuters21578"
 

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz import load_model, read_corpus  # noqa: E402
-from segviz.service.tasks import apply_model_task  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
+from segviz.service.tasks import apply_model_task  # noqa: E402
 
 files = sorted(glob.glob(str(ROOT.parent / "shared" / "corpora" / "reuters21578" / "reut2-00[0-3].sgm")))
 if not files:

@@ -53,11 +53,11 @@ def naive_gains(X, y, scores, cols, lambda_max=10.0, tol=1e-9):
     out = np.zeros(len(cols))
     for i, c in enumerate(cols):
         rows = X.indices[X.indptr[c]:X.indptr[c + 1]]
-        l = scores[rows]
+        base = scores[rows]
         A = float(y[rows].sum())
         a = 0.0
         for _ in range(100):
-            r = 1.0 / (1.0 + np.exp(-(a + l)))
+            r = 1.0 / (1.0 + np.exp(-(a + base)))
             d1 = A - r.sum()
             d2 = (r * (1 - r)).sum()
             if d2 <= 0:
@@ -66,7 +66,7 @@ def naive_gains(X, y, scores, cols, lambda_max=10.0, tol=1e-9):
             a = float(np.clip(a + step, -lambda_max, lambda_max))
             if abs(step) < tol:
                 break
-        out[i] = a * A - (np.logaddexp(0, a + l) - np.logaddexp(0, l)).sum()
+        out[i] = a * A - (np.logaddexp(0, a + base) - np.logaddexp(0, base)).sum()
     return out
 
 

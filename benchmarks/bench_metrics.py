@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 from segviz.metrics import default_k, p_k, p_mu, window_diff
+from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 
 
 def timed(fn, *args, repeat=3, **kw):

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segviz import read_corpus                       # noqa: E402
-from segviz.persist import atomic_write_text, check_output_path   # noqa: E402
-from segviz.readers.choi import CHOI_SEPARATOR      # noqa: E402
-from segviz.readers.source import MAX_FILE_BYTES     # noqa: E402
+from segviz import read_corpus  # noqa: E402
+from segviz.persist import atomic_write_text, check_output_path  # noqa: E402
+from segviz.readers.choi import CHOI_SEPARATOR  # noqa: E402
+from segviz.readers.source import MAX_FILE_BYTES  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpora"
 

@@ -18,7 +18,8 @@ import random
 import time
 from pathlib import Path
 
-from chapters_select import heldout_scores   # research/ is the script's own folder
+from chapters_select import heldout_scores  # research/ is the script's own folder
+
 from segviz import Segmenter
 from segviz.protocols import CHAPTER_BOOKS, CHAPTERS_SEGMENTER, chapter_books
 from segviz.readers import read_corpus

@@ -29,31 +29,46 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 @njit(cache=True)
 def dp(gains, prior, starts, toks, n, lmax, gamma, V):
-    best = np.full(n + 1, -np.inf); back = np.zeros(n + 1, np.int64); best[0] = 0.0
+    best = np.full(n + 1, -np.inf)
+    back = np.zeros(n + 1, np.int64)
+    best[0] = 0.0
     counts = np.zeros(V, np.int64)
     touched = np.empty(toks.size, np.int64)
     for j in range(1, n + 1):
         g = gains[j] if j < n else 0.0
-        top = -np.inf; arg = j - 1
-        A = 0.0; m = 0; nt = 0
+        top = -np.inf
+        arg = j - 1
+        A = 0.0
+        m = 0
+        nt = 0
         lo = j - lmax
-        if lo < 0: lo = 0
+        if lo < 0:
+            lo = 0
         for i in range(j - 1, lo - 1, -1):
             for t in range(starts[i], starts[i + 1]):
-                w = toks[t]; c = counts[w]
+                w = toks[t]
+                c = counts[w]
                 if c == 0:
-                    touched[nt] = w; nt += 1
+                    touched[nt] = w
+                    nt += 1
                 A += (c + 1) * math.log(c + 2) - (c * math.log(c + 1) if c > 0 else 0.0)
-                counts[w] = c + 1; m += 1
+                counts[w] = c + 1
+                m += 1
             ll = A - m * math.log(m + V) if m > 0 else 0.0
             v = best[i] + prior[j - i] + gamma * ll
-            if v > top: top = v; arg = i
-        for k in range(nt): counts[touched[k]] = 0
-        best[j] = top + g; back[j] = arg
-    ends = np.zeros(n + 1, np.bool_); j = n
+            if v > top:
+                top = v
+                arg = i
+        for k in range(nt):
+            counts[touched[k]] = 0
+        best[j] = top + g
+        back[j] = arg
+    ends = np.zeros(n + 1, np.bool_)
+    j = n
     while j > 0:
         i = back[j]
-        if i > 0: ends[i] = True
+        if i > 0:
+            ends[i] = True
         j = i
     return np.flatnonzero(ends[1:n]) + 1
 
@@ -83,10 +98,12 @@ for bk in books:
     n = bk["q"].size + 1
     lmax = int(min(n, math.ceil(5 * m_sent) + 10))
     for k in SHAPES:
-        prior = np.full(lmax + 1, -np.inf); prior[1:] = log_length_prior(np.arange(1, lmax + 1), m_sent, k)
+        prior = np.full(lmax + 1, -np.inf)
+        prior[1:] = log_length_prior(np.arange(1, lmax + 1), m_sent, k)
         for gm in GAMMAS:
             for b in BIASES:
-                gains = np.zeros(n + 1); gains[1:n] = length_prior_gains(bk["q"]) + b
+                gains = np.zeros(n + 1)
+                gains[1:n] = length_prior_gains(bk["q"]) + b
                 hyp = dp(gains, prior, bk["starts"], bk["toks"], n, lmax, gm, bk["V"])
                 r = score_row(bk["masses"], boundaries_to_masses(hyp, n))
                 res[(bk["name"], k, gm, b)] = (r["p_k"], r["p_mu"], len(hyp) + 1)
@@ -99,7 +116,8 @@ for gm in GAMMAS:
         for nm in names:
             others = [x for x in names if x != nm]
             def score(c):
-                pk = mean([(o, *c) for o in others], 0); pm = mean([(o, *c) for o in others], 1)
+                pk = mean([(o, *c) for o in others], 0)
+                pm = mean([(o, *c) for o in others], 1)
                 return {"pk": -pk, "pmu": pm, "pmu-pk": pm - pk}[metric]
             best = max(((k, gm, b) for k in SHAPES for b in BIASES), key=score)
             cf.append(res[(nm, *best)])

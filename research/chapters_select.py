@@ -14,7 +14,7 @@ import json
 import time
 from pathlib import Path
 
-from segviz import Segmenter, SegmentCountRule
+from segviz import SegmentCountRule, Segmenter
 from segviz.evaluation import macro_average
 from segviz.metrics import score_row
 from segviz.protocols import CHAPTERS_SEGMENTER, chapter_books

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz.events import run_to_end  # noqa: E402
-from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
 from segviz.models import load_model  # noqa: E402
+from segviz.protocols import PROTOCOLS, score_test_portions  # noqa: E402
 from segviz.results import cross_domain_document, load_result, write_result  # noqa: E402
 
 DOMAINS = ("reuters", "reuters-files", "longform", "wiki", "choi", "chapters")

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from segviz import Segmenter, load_model
+from segviz.default_model import CHOI_HELDOUT_EVERY, CHOI_TUNING_DOCUMENTS, SPLICED_DOCUMENTS, build_iter
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
-from segviz.default_model import CHOI_HELDOUT_EVERY, CHOI_TUNING_DOCUMENTS, SPLICED_DOCUMENTS, build_iter
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 

@@ -25,14 +25,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segviz.default_model import mixed_data  # noqa: E402
 from segviz import Corpus, read_corpus  # noqa: E402
 from segviz.decode import greedy_order_keep  # noqa: E402
+from segviz.default_model import mixed_data  # noqa: E402
 from segviz.metrics import p_k  # noqa: E402
 from segviz.models import load_model  # noqa: E402
+from segviz.paths import default_model  # noqa: E402
 from segviz.routing import ExpertRouter  # noqa: E402
 from segviz.rules import ThresholdRule  # noqa: E402
-from segviz.paths import default_model  # noqa: E402
 from segviz.segmentation import boundaries_to_masses  # noqa: E402
 
 SCALES = (0.6, 0.8, 1.0, 1.2)

@@ -30,14 +30,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segviz.evaluation import compare_segmenters, model_segmenter  # noqa: E402
 from segviz.corpus import read_corpus  # noqa: E402
+from segviz.evaluation import compare_segmenters, model_segmenter  # noqa: E402
 from segviz.events import run_to_end  # noqa: E402
 from segviz.lm.models import LanguageModels  # noqa: E402
 from segviz.metrics import p_k, p_mu  # noqa: E402
-from segviz.segmentation import boundaries_to_masses  # noqa: E402
 from segviz.protocols import heldout_stop, longform_data, wiki_data  # noqa: E402
 from segviz.rules import DecisionRule, LengthPriorRule, ThresholdRule  # noqa: E402
+from segviz.segmentation import boundaries_to_masses  # noqa: E402
 from segviz.segmenter import Segmenter  # noqa: E402
 
 DEFAULT3 = ("vocabulary", "relevance", "cohesion")

@@ -9,12 +9,12 @@ counting words, and "even" in sentences hides that.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from .segmentation import boundaries_to_masses, default_mu, validate_masses
 from .errors import SegvizError
+from .segmentation import boundaries_to_masses, default_mu, validate_masses
 
 BASELINES = ("random", "all", "none", "even")
 #: the baseline that counts words (:func:`even_words_masses`); the protocols score it beside "even"

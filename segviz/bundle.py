@@ -202,7 +202,7 @@ def _show_name(name: str) -> str:
 
 
 def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: str, digest,
-            what: str = "segviz model archive") -> "_MemberStream":
+            what: str = "segviz model archive") -> _MemberStream:
     try:
         return _MemberStream(archive.open(info), info, source, digest)
     except _ZIP_ERRORS as exc:
@@ -255,7 +255,7 @@ class DataArchive:
     def close(self) -> None:
         self._archive.close()
 
-    def __enter__(self) -> "DataArchive":
+    def __enter__(self) -> DataArchive:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -49,15 +49,26 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any, Generator
+from typing import Any
 
 import numpy as np
 
 from .corpus import Corpus, Document, read_corpus, tokenize
 from .events import Progress
-from .protocols import (CHAPTERS_SEGMENTER, NATURAL_SEGMENTER, NATURAL_THRESHOLD, REUTERS_HELD, REUTERS_TRAIN,
-                        chapter_books, choi_disjoint_training, longform_data, read_brown_texts, wiki_data)
+from .protocols import (
+    CHAPTERS_SEGMENTER,
+    NATURAL_SEGMENTER,
+    NATURAL_THRESHOLD,
+    REUTERS_HELD,
+    REUTERS_TRAIN,
+    chapter_books,
+    choi_disjoint_training,
+    longform_data,
+    read_brown_texts,
+    wiki_data,
+)
 from .routing import ExpertRouter
 from .segmenter import Segmenter
 

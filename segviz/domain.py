@@ -13,8 +13,8 @@ Brown fiction, Wikipedia (wiki300) -- the in-domain figures lie above it and the
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection
 
 #: below this share of covered words, ``segviz segment`` warns that the text looks out of the model's domain
 OUT_OF_DOMAIN_COVERAGE = 0.80

@@ -20,8 +20,9 @@ the work as a generator of :class:`~segviz.events.Progress` (one per unit) retur
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -19,7 +19,7 @@ import weakref
 
 __all__ = ["fork_is_safe", "mark_quiet", "die_with_parent"]
 
-_QUIET: "weakref.WeakSet[threading.Thread]" = weakref.WeakSet()
+_QUIET: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
 _QUIET_LOCK = threading.Lock()
 
 

@@ -14,7 +14,8 @@ the model file as arrays (:class:`~segviz.tree_ensemble.TreeEnsemble`), no pickl
 """
 from __future__ import annotations
 
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class GapScorer(ParamsMixin):
         self.min_units = min_units
         self.random_state = random_state
 
-    def check_params(self) -> "GapScorer":
+    def check_params(self) -> GapScorer:
         for name, (low, high) in _LIMITS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
@@ -147,7 +148,7 @@ class GapScorer(ParamsMixin):
         return {base: document}, {f"{base}/{name}": a for name, a in arrays.items()}
 
     @classmethod
-    def from_bundle(cls, bundle, base: str, *, source: str) -> "GapScorer":
+    def from_bundle(cls, bundle, base: str, *, source: str) -> GapScorer:
         """The scorer stored under ``base`` of a read bundle, every field validated."""
         document = bundle.document(base)
         if not isinstance(document, dict) or not isinstance(document.get("params"), dict):

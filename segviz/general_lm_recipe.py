@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Any, Generator, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from typing import Generator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from segviz.segmentation import logistic
 
-from segviz.rules import ThresholdRule
 from segviz.errors import SegvizError
 from segviz.events import Progress
 from segviz.features import FeatureSpec
@@ -28,8 +26,12 @@ from segviz.induction_math import (
     column_source,
     iis_refit,
     log_likelihood,
+)
+from segviz.induction_math import (
     numba_available as _numba_available,
 )
+from segviz.rules import ThresholdRule
+from segviz.segmentation import logistic
 
 __all__ = [
     "FeatureAdded",
@@ -144,14 +146,14 @@ class BoundaryModel:
         """q(yes | w) for each event; ``Xf`` holds the induced features' columns, in order."""
         return logistic(self.scores(Xf))
 
-    def fit(self, X, y, specs=None, **kwargs) -> "BoundaryModel":
+    def fit(self, X, y, specs=None, **kwargs) -> BoundaryModel:
         """Run :meth:`induce` to completion."""
         gen = self.induce(X, y, specs, **kwargs)
         for _ in gen:
             pass
         return self
 
-    def truncated(self, rounds: int) -> "BoundaryModel":
+    def truncated(self, rounds: int) -> BoundaryModel:
         """A copy holding the first ``rounds`` features with the weights they had after that round."""
         self._check_fitted()
         if not 0 <= rounds <= len(self.features_):
@@ -178,7 +180,7 @@ class BoundaryModel:
         heldout_masses: Sequence[int] | None = None,
         mu: float | None = None,
         n_features: int | None = None,
-    ) -> Generator[Progress | FeatureAdded | InductionFinished, None, "BoundaryModel"]:
+    ) -> Generator[Progress | FeatureAdded | InductionFinished, None, BoundaryModel]:
         """Grow the model one feature per round; yields a :class:`FeatureAdded` per round.
 
         ``X`` is the (events x candidates) binary matrix, ``y`` the labels, ``specs``

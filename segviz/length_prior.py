@@ -34,6 +34,7 @@ so it is off from a probability by a constant per segment, which the bias absorb
 from __future__ import annotations
 
 import math
+
 import numpy as np
 from numba import njit
 

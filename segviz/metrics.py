@@ -16,8 +16,8 @@ Conventions (chosen to agree with segeval 2.0.11, the tool the literature's numb
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 

@@ -19,8 +19,9 @@ features, training lengths and provenance -- it asks through the accessors, each
 from __future__ import annotations
 
 import abc
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,7 +60,7 @@ class AppliedDocument:
     probabilities: np.ndarray = field(repr=False)
     rule: DecisionRule
     expert: str
-    segmenter: "SegmentationModel" = field(repr=False)
+    segmenter: SegmentationModel = field(repr=False)
     route: Any = None
     #: each sentence's size (:func:`segviz.rules.document_sizes`), for a rule that measures segments in words
     sizes: np.ndarray | None = field(default=None, repr=False)
@@ -88,7 +89,7 @@ class InducedFeatures:
     the record of each induction round (gain, log-likelihood, held-out P_mu; display only) and the cap on
     |lambda| the induction held them to."""
 
-    specs: "tuple[FeatureSpec, ...]"
+    specs: tuple[FeatureSpec, ...]
     weights: np.ndarray = field(repr=False)
     history: tuple[dict, ...] = field(default=(), repr=False)
     lambda_max: float | None = None
@@ -127,7 +128,7 @@ class SegmentationModel(abc.ABC):
         asked without one)."""
 
     @abc.abstractmethod
-    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "SegmentationModel":
+    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> SegmentationModel:
         """A copy deciding with ``rule`` in every segmenter (``expert``: only in that one); where the rule leaves
         its expected segment length open, each segmenter's training lengths fill it in."""
 
@@ -141,7 +142,7 @@ class SegmentationModel(abc.ABC):
         beside it)."""
 
     @abc.abstractmethod
-    def segmenters(self) -> "dict[str, SegmentationModel]":
+    def segmenters(self) -> dict[str, SegmentationModel]:
         """The segmenters inside, by name, in order (a router's experts, finest scale first; a lone segmenter:
         itself), each a model of one segmenter."""
 
@@ -150,7 +151,7 @@ class SegmentationModel(abc.ABC):
         """Each segmenter's decision rule, by name."""
 
     @abc.abstractmethod
-    def language_models(self) -> "dict[str, LanguageModels | None]":
+    def language_models(self) -> dict[str, LanguageModels | None]:
         """Each segmenter's language models (the relevance questions of Section 3.3), None where it has none."""
 
     @abc.abstractmethod

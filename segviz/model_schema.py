@@ -35,8 +35,19 @@ from typing import Any
 from .errors import SegvizError
 from .features import EXTENDED_TEMPLATES, VOCABULARY_TEMPLATES, FeatureSpec, Template, resolve_families
 from .limits import MAX_ABS_LAMBDA, MAX_COUNT, MAX_FEATURE_INTEGER, MAX_FEATURES, MAX_L2, MAX_RELEVANCE_EDGES
-from .params import (AnyOf, Choice, Constraint, Custom, Integer, Number, Optional, Sequence, check_plain_numbers,
-                     checked_fields, show_value)
+from .params import (
+    AnyOf,
+    Choice,
+    Constraint,
+    Custom,
+    Integer,
+    Number,
+    Optional,
+    Sequence,
+    check_plain_numbers,
+    checked_fields,
+    show_value,
+)
 from .rules import RULES, DecisionRule, rule_from_dict
 from .tuning import TUNING_METRICS, TUNING_UNITS
 

@@ -30,10 +30,10 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
-
+from typing import Any, BinaryIO
 
 from .errors import SegvizError
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Generator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

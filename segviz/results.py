@@ -25,8 +25,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .errors import SegvizError
 from .persist import atomic_write_json, atomic_write_text

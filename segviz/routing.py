@@ -32,9 +32,9 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generator, Sequence
 
 import numpy as np
 
@@ -44,9 +44,9 @@ from segviz.corpus import Corpus, Document
 from segviz.errors import SegvizError
 from segviz.evaluation import evaluation_units
 from segviz.events import Progress, run_to_end
-from segviz.metrics import score_row
 from segviz.limits import MAX_MEAN_LENGTH
 from segviz.lm.models import LanguageModels
+from segviz.metrics import score_row
 from segviz.model_protocol import AppliedDocument, InducedFeatures, SegmentationModel, TrainingLengths, as_corpus
 from segviz.params import Choice, Number, ParamsMixin, check_plain_numbers, checked_fields
 from segviz.params import Sequence as ListOf
@@ -178,7 +178,7 @@ class Route:
                                                   for c in self.checks]}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Route":
+    def from_dict(cls, d: dict) -> Route:
         """The route :meth:`to_dict` wrote, its fields checked (ValueError otherwise)."""
         if not isinstance(d, dict):
             raise ValueError("a route must be an object")
@@ -298,11 +298,11 @@ class ExpertRouter(ParamsMixin, SegmentationModel):
         return list(self.experts)[-1][1]
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, heldout) -> "ExpertRouter":
+    def fit(self, heldout) -> ExpertRouter:
         """Tune ``thresholds_`` on held-out documents (:meth:`fit_iter` run to the end)."""
         return run_to_end(self.fit_iter(heldout))
 
-    def fit_iter(self, heldout) -> Generator[Progress, None, "ExpertRouter"]:
+    def fit_iter(self, heldout) -> Generator[Progress, None, ExpertRouter]:
         """Tune ``thresholds_`` on ``heldout``: a corpus, or a sequence of corpora (held-out domains, each weighing
         the same in the mean), each scored document by document (its source files).
 
@@ -453,7 +453,7 @@ class ExpertRouter(ParamsMixin, SegmentationModel):
         self._check_fitted()
         return [(name, gauge, float(t)) for (name, _), gauge, t in zip(self.experts, self.gauges, self.thresholds_)]
 
-    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "ExpertRouter":
+    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> ExpertRouter:
         """A copy of this router whose experts decide with ``rule`` (``expert``: only that one); the experts'
         probabilities, the gauges and the thresholds are unchanged."""
         self._check_fitted()
@@ -490,12 +490,12 @@ class ExpertRouter(ParamsMixin, SegmentationModel):
         return write_bundle(path, KIND, documents, arrays, parents=parents)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "ExpertRouter":
+    def load(cls, path: str | os.PathLike) -> ExpertRouter:
         """Read a router saved by :meth:`save`, validating every field before use."""
         return cls.from_bundle(read_bundle(path, kind=KIND))
 
     @classmethod
-    def from_bundle(cls, bundle) -> "ExpertRouter":
+    def from_bundle(cls, bundle) -> ExpertRouter:
         source = bundle.source
         d = bundle.document("router")
         if d.get("format") != FORMAT:

@@ -35,18 +35,36 @@ The rules:
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from .decode import (DEFAULT_ALPHAS, DEFAULT_EPSILONS, check_probabilities, decode, greedy_keep_in_order, greedy_order,
-                     greedy_order_keep)
+from .decode import (
+    DEFAULT_ALPHAS,
+    DEFAULT_EPSILONS,
+    check_probabilities,
+    decode,
+    greedy_keep_in_order,
+    greedy_order,
+    greedy_order_keep,
+)
 from .errors import SegvizError
 from .length_prior import DEFAULT_BIASES, DEFAULT_SHAPES, decode_length_prior, length_prior_gains
+
 # the limits of every setting a rule may hold: one source, shared with the CLI and the model schema
-from .limits import (MAX_ABS_BIAS, MAX_EPSILON, MAX_GRID, MAX_MEAN_LENGTH, MAX_SCALE, MAX_SEGMENTS, MAX_SHAPE,
-                     MAX_WORDS_PER_SENTENCE)
-from .params import Choice, Constraint, Integer, Number, Optional, ParamsMixin, Sequence as ListOf, show_value
+from .limits import (
+    MAX_ABS_BIAS,
+    MAX_EPSILON,
+    MAX_GRID,
+    MAX_MEAN_LENGTH,
+    MAX_SCALE,
+    MAX_SEGMENTS,
+    MAX_SHAPE,
+    MAX_WORDS_PER_SENTENCE,
+)
+from .params import Choice, Constraint, Integer, Number, Optional, ParamsMixin, show_value
+from .params import Sequence as ListOf
 from .tuning import tune_rule
 
 __all__ = ["DecisionRule", "ThresholdRule", "LengthPriorRule", "SegmentCountRule", "RULES", "rule_from_dict",
@@ -73,7 +91,7 @@ def _grid(item: Constraint) -> ListOf:
     return ListOf(item, 1, MAX_GRID)
 
 
-def _control(rule: "DecisionRule", name: str, label: str, step: float, *, value=None, **extra) -> dict:
+def _control(rule: DecisionRule, name: str, label: str, step: float, *, value=None, **extra) -> dict:
     """Setting ``name`` of ``rule`` as a control (:meth:`DecisionRule.controls`).  Its range is the one the rule
     declares for the setting (an open end moved in by one step: the nearest value a control moving in steps can
     reach), widened to the setting's value, so that a control always shows the value the rule decides by."""
@@ -105,7 +123,7 @@ class DecisionRule(ParamsMixin):
     def decide(self, probabilities, sizes=None) -> np.ndarray:
         raise NotImplementedError
 
-    def candidates(self) -> Iterator[tuple["DecisionRule", Any]]:
+    def candidates(self) -> Iterator[tuple[DecisionRule, Any]]:
         """The tuning grid, in tie-break order: ``(rule, None)`` pairs (a rule may yield a shared precomputation
         instead of None through :meth:`decisions`)."""
         yield self, None
@@ -141,19 +159,19 @@ class DecisionRule(ParamsMixin):
                  for prep, (start, stop) in zip(prepared, spans)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
-    def decisions(self, probabilities, sizes=None) -> Iterator[tuple["DecisionRule", np.ndarray]]:
+    def decisions(self, probabilities, sizes=None) -> Iterator[tuple[DecisionRule, np.ndarray]]:
         """``(candidate, its boundaries)`` for every candidate of the tuning grid on one document."""
         for rule, _ in self.candidates():
             yield rule, rule.decide(probabilities, sizes)
 
     def tune(self, probabilities, reference: Sequence[int], *, groups: Sequence[int] | None = None,
              metric: str = "p_mu", units: str = "stream", mu: float | None = None, sizes=None
-             ) -> tuple["DecisionRule", float]:
+             ) -> tuple[DecisionRule, float]:
         """The candidate of the grid best on held-out data and its score (:func:`segviz.tuning.tune_rule`)."""
         return tune_rule(self, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu,
                          sizes=sizes)
 
-    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> "DecisionRule":
+    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> DecisionRule:
         """This rule with ``mean_length`` as its expected segment length (in sentences) where it has none, and
         ``words_per_sentence`` (the training corpus's mean) where it needs one (others: itself)."""
         return self
@@ -164,7 +182,7 @@ class DecisionRule(ParamsMixin):
         range is the declared one of the setting and always holds ``value``."""
         return []
 
-    def with_setting(self, name: str, value) -> "DecisionRule":
+    def with_setting(self, name: str, value) -> DecisionRule:
         """A copy with one of its :meth:`controls` set to ``value`` (validated)."""
         if name not in {c["name"] for c in self.controls()}:
             raise SegvizError(f"the {self.kind.replace('_', ' ')} rule has no setting {name!r}")
@@ -172,13 +190,13 @@ class DecisionRule(ParamsMixin):
         params[name] = value
         return type(self)(**params).check()
 
-    def check(self) -> "DecisionRule":
+    def check(self) -> DecisionRule:
         """Validate the settings by their declared constraints (``PARAM_CONSTRAINTS``); returns ``self`` (every
         problem one :class:`SegvizError`)."""
         self.check_declared_params()
         return self
 
-    def check_ready(self) -> "DecisionRule":
+    def check_ready(self) -> DecisionRule:
         """:meth:`check`, and that nothing the rule decides by is still left open (a model's rule must be ready
         to decide); returns ``self``."""
         return self.check()
@@ -261,7 +279,7 @@ class ThresholdRule(DecisionRule):
             for alpha in self.alphas:
                 yield self._at(alpha, epsilon), None
 
-    def _at(self, alpha, epsilon) -> "ThresholdRule":
+    def _at(self, alpha, epsilon) -> ThresholdRule:
         return ThresholdRule(alpha=float(alpha), epsilon=int(epsilon), alphas=self.alphas, epsilons=self.epsilons)
 
     def decisions(self, probabilities, sizes=None):
@@ -320,7 +338,7 @@ class LengthPriorRule(DecisionRule):
         self.unit = unit
         self.words_per_sentence = words_per_sentence
 
-    def check(self) -> "LengthPriorRule":
+    def check(self) -> LengthPriorRule:
         self.check_declared_params()
         if self.unit == "words" and (self.scale is not None or self.scales is not None):
             raise SegvizError("the length-prior rule measures each document's own length scale in sentences; "
@@ -330,7 +348,7 @@ class LengthPriorRule(DecisionRule):
     def _in_words(self) -> bool:
         return self.unit == "words"
 
-    def check_ready(self) -> "LengthPriorRule":
+    def check_ready(self) -> LengthPriorRule:
         self.check()
         if self.mean_length is None and self.scale is None:
             raise SegvizError("the length-prior rule has no expected segment length (mean_length)")
@@ -360,7 +378,7 @@ class LengthPriorRule(DecisionRule):
         return decode_length_prior(p, mean_length=self._mean(p) * float(self.words_per_sentence),
                                    shape=float(self.shape), bias=float(self.bias), sizes=sizes)
 
-    def _with(self, **changes) -> "LengthPriorRule":
+    def _with(self, **changes) -> LengthPriorRule:
         params = self.get_params(deep=False)
         params.update(changes)
         return LengthPriorRule(**params)
@@ -372,7 +390,7 @@ class LengthPriorRule(DecisionRule):
                 for bias in self.biases:
                     yield self._with(shape=float(shape), bias=float(bias), scale=scale), None
 
-    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> "LengthPriorRule":
+    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> LengthPriorRule:
         changes = {}
         if self.mean_length is None:
             changes["mean_length"] = float(mean_length)
@@ -423,7 +441,7 @@ class SegmentCountRule(DecisionRule):
         self.mean_length = mean_length
         self.shape = shape
 
-    def check(self) -> "SegmentCountRule":
+    def check(self) -> SegmentCountRule:
         if self.segments is not None and self.mean_length is not None:
             raise SegvizError("give the number of segments or the mean segment length, not both")
         self.check_declared_params()
@@ -473,7 +491,7 @@ class SegmentCountRule(DecisionRule):
         return tune_rule(rule, probabilities, reference, groups=groups, metric=metric, units=units, mu=mu,
                          sizes=sizes)
 
-    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> "SegmentCountRule":
+    def with_mean_length(self, mean_length: float, words_per_sentence: float | None = None) -> SegmentCountRule:
         if self.segments is not None or self.mean_length is not None:
             return self
         return SegmentCountRule(mean_length=float(mean_length), shape=self.shape)

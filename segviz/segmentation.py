@@ -17,7 +17,7 @@ parameter (Section 6: ``1/mu`` = the mean reference segment length), and :func:`
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from scipy.special import expit

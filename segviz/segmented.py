@@ -8,8 +8,8 @@ boundary.  A decision rule given here (``rule``) replaces the model's own for ev
 """
 from __future__ import annotations
 
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import Generator, Iterator
 
 from .events import Progress, run_to_end
 from .segmentation import segment_starts, validate_masses

@@ -25,14 +25,15 @@ import copy
 import math
 import os
 import time
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from segviz import __version__
+from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
 from segviz.corpus import Corpus
 from segviz.errors import SegvizError
 from segviz.events import Progress
@@ -47,7 +48,6 @@ from segviz.features import (
 from segviz.features.question_columns import QuestionColumns
 from segviz.gap_scorer import GapScorer
 from segviz.induction import BoundaryModel, FeatureAdded, InductionFinished
-from segviz.bundle import member_digests, members_digest, read_bundle, write_bundle
 from segviz.lm.models import LanguageModels
 from segviz.model_protocol import AppliedDocument, InducedFeatures, SegmentationModel, TrainingLengths, as_corpus
 from segviz.model_schema import SEGMENTER_PARAMS, TEMPLATE_SETS, validate_model_document
@@ -174,7 +174,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
             return TEMPLATE_SETS[self.templates]
         return tuple(self.templates)
 
-    def check_params(self) -> "Segmenter":
+    def check_params(self) -> Segmenter:
         """Validate the hyperparameters (as :meth:`fit` does first), so a caller can refuse bad values before
         reading any data; returns ``self``.  Every problem is one :class:`SegvizError`."""
         try:
@@ -228,7 +228,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
         return any(f.kind == "relevance" for f in self.features_)
 
     # ------------------------------------------------------------------ training
-    def fit(self, train, heldout=None, lms=None, *, relevance=None, heldout_relevance=None) -> "Segmenter":
+    def fit(self, train, heldout=None, lms=None, *, relevance=None, heldout_relevance=None) -> Segmenter:
         """Induce the model on ``train`` and tune the decision rule on ``heldout`` (see :meth:`fit_iter`)."""
         for _ in self.fit_iter(train, heldout, lms, relevance=relevance, heldout_relevance=heldout_relevance):
             pass
@@ -460,7 +460,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
                                SEGMENTER_NAME, self, sizes=document_sizes(document.sentences()))
 
     def with_tuned_rule(self, rule: DecisionRule, heldout, *, relevance: np.ndarray | None = None,
-                        tuning_metric: str | None = None, tuning_units: str | None = None) -> "Segmenter":
+                        tuning_metric: str | None = None, tuning_units: str | None = None) -> Segmenter:
         """A copy of this fitted segmenter deciding with ``rule`` tuned on ``heldout`` (a corpus with a reference),
         as ``fit`` tunes its own (``tuning_metric``, ``tuning_units``; either given here is the copy's own).  ``rule``
         becomes the copy's ``rule`` parameter, so a later re-tuning (:meth:`tuned_rule`) starts from it."""
@@ -478,7 +478,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
         return out
 
     # ------------------------------------------------------------------ the model protocol's accessors
-    def segmenters(self) -> dict[str, "Segmenter"]:
+    def segmenters(self) -> dict[str, Segmenter]:
         """The segmenters inside this model by name: this one."""
         return {SEGMENTER_NAME: self}
 
@@ -509,7 +509,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
         info = getattr(self, "info_", None)
         return {SEGMENTER_NAME: info if isinstance(info, dict) else {}}
 
-    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> "Segmenter":
+    def with_rule(self, rule: DecisionRule, *, expert: str | None = None) -> Segmenter:
         """A copy of this fitted segmenter that decides with ``rule`` (its expected segment length, where the
         rule leaves it open, the training mean).  ``expert`` may only name this segmenter."""
         self._check_fitted()
@@ -531,7 +531,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
         w = self.weights_
         return [(self.features_[j], float(w[j])) for j in sorted(row.indices.tolist())]
 
-    def truncated(self, rounds: int, *, heldout=None, heldout_relevance: np.ndarray | None = None) -> "Segmenter":
+    def truncated(self, rounds: int, *, heldout=None, heldout_relevance: np.ndarray | None = None) -> Segmenter:
         """The model as it stood after ``rounds`` induction rounds (that round's weights, from ``history_``);
         the decision rule re-tuned on ``heldout`` when given, else kept."""
         self._check_fitted()
@@ -616,13 +616,13 @@ class Segmenter(ParamsMixin, SegmentationModel):
         return write_bundle(path, "segmenter", documents, arrays, parents=parents)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, *, lms=None) -> "Segmenter":
+    def load(cls, path: str | os.PathLike, *, lms=None) -> Segmenter:
         """Read a model saved by :meth:`save` (one file), validating every field before use; errors name the
         file and the field."""
         return cls.from_bundle(read_bundle(path, kind="segmenter"), lms=lms)
 
     @classmethod
-    def from_bundle(cls, bundle, prefix: str = "", *, lms=None) -> "Segmenter":
+    def from_bundle(cls, bundle, prefix: str = "", *, lms=None) -> Segmenter:
         """The segmenter stored under ``prefix/`` of a read :class:`~segviz.bundle.Bundle` (:meth:`bundle_parts`),
         with its language models, checked against the digest it recorded."""
         base = f"{prefix}/" if prefix else ""
@@ -643,7 +643,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
         return cls._from_document(d, source=source, lms=lms, scorer=scorer)
 
     @classmethod
-    def _from_document(cls, d: dict, *, source: str, lms, scorer=None) -> "Segmenter":
+    def _from_document(cls, d: dict, *, source: str, lms, scorer=None) -> Segmenter:
         values = validate_model_document(d, source=source, template_sets=tuple(TEMPLATE_SETS),
                                          known_params=cls._param_names())
         features = values["features"]
@@ -668,7 +668,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
 
     @classmethod
     def from_weights(cls, features: Sequence[FeatureSpec], lambdas: Sequence[float], *, prior: float,
-                     mu: float, rule: DecisionRule | None = None, lms=None) -> "Segmenter":
+                     mu: float, rule: DecisionRule | None = None, lms=None) -> Segmenter:
         """A fitted segmenter from explicit features and weights (for tests and hand-built models); ``rule``
         defaults to the threshold rule at alpha 0.5, epsilon 1."""
         if len(features) != len(lambdas):

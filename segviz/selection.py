@@ -24,8 +24,9 @@ test scores from data none of the candidates saw.
 """
 from __future__ import annotations
 
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,7 @@ class Selection:
     baselines: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, model: Segmenter, name: str, heldout) -> "Selection":
+    def of(cls, model: Segmenter, name: str, heldout) -> Selection:
         """One fitted model scored as :func:`select_iter` scores its candidates (a configuration named, not
         searched), with the baselines beside it."""
         return cls(model, name, {name: _candidate_row(model, heldout)}, baseline_scores(heldout))

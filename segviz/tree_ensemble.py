@@ -44,7 +44,7 @@ class TreeEnsemble:
     value: np.ndarray
 
     @classmethod
-    def from_sklearn(cls, classifier) -> "TreeEnsemble":
+    def from_sklearn(cls, classifier) -> TreeEnsemble:
         """The trees of a fitted binary ``sklearn.ensemble.HistGradientBoostingClassifier`` (numerical
         measurements only)."""
         predictors = getattr(classifier, "_predictors", None)
@@ -71,7 +71,7 @@ class TreeEnsemble:
                    *columns).check()
 
     # ------------------------------------------------------------------ checking
-    def check(self, source: str = "tree ensemble") -> "TreeEnsemble":
+    def check(self, source: str = "tree ensemble") -> TreeEnsemble:
         """Refuse arrays that could not be walked safely: shapes, indices, children after parents, finite numbers."""
         def fail(what: str):
             raise SegvizError(f"{source}: {what}")
@@ -137,7 +137,7 @@ class TreeEnsemble:
                  "value": self.value})
 
     @classmethod
-    def from_parts(cls, document: Any, arrays: dict[str, Any], *, source: str) -> "TreeEnsemble":
+    def from_parts(cls, document: Any, arrays: dict[str, Any], *, source: str) -> TreeEnsemble:
         """The ensemble of :meth:`to_parts`, every field validated (a damaged or crafted file is refused by name)."""
         if not isinstance(document, dict):
             raise SegvizError(f"{source}: the trees' document must be an object")

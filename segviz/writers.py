@@ -39,9 +39,9 @@ import io
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .errors import SegvizError
 from .persist import atomic_write_text

@@ -84,7 +84,7 @@ def window(qtbot, app_settings, monkeypatch, no_leaked_workers):
 def shown_corpus(window):
     """The corpus the window shows, parsed here as its engine parsed it (the window holds only its outline): what
     tests compare the engine's numbers with."""
-    from segviz.service.tasks import read_corpus_task
     from segviz.events import run_to_end
+    from segviz.service.tasks import read_corpus_task
 
     return run_to_end(read_corpus_task(list(window.state.corpus_paths), **window.files.read_options))

@@ -72,7 +72,7 @@ def wiki727k_from_wiki300(path: Path) -> tuple[str, list[list[str]]]:
     level 2, every third one level 3) and its segments as sentence lists."""
     segments = choi_segments(path)
     title, segments[0] = segments[0][0], segments[0][1:]
-    lines = [f"========,1,preface."]
+    lines = ["========,1,preface."]
     for k, seg in enumerate(segments):
         if k:
             lines.append(f"========,{3 if k % 3 == 0 else 2},Section {k} of {title}.")

@@ -12,13 +12,19 @@ import numpy as np
 import pytest
 
 from segviz import Segmenter, read_corpus
-from segviz.models import load_model
+from segviz.errors import SegvizError
 from segviz.events import Progress
-from segviz.service.apply_job import (ApplyJob, IndexParts, ModelCurve, applied_from_json, applied_to_json,
-                                      index_part_messages)
+from segviz.models import load_model
+from segviz.service.apply_job import (
+    ApplyJob,
+    IndexParts,
+    ModelCurve,
+    applied_from_json,
+    applied_to_json,
+    index_part_messages,
+)
 from segviz.service.child_process import decode_array, encode_array
 from segviz.service.tasks import apply_model_task, shown_relevance_task
-from segviz.errors import SegvizError
 from tests.drive import events_and_value
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,16 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtGui import QFont, QFontMetrics  # noqa: E402
 
-from segviz.app.block_view import (AXIS_TOPS, TITLE_FONT_PX, TITLE_GAP_PX, TitleLabels,  # noqa: E402
-                                   axis_top, curve_height, short_titles, title_label_text)
+from segviz.app.block_view import (  # noqa: E402
+    AXIS_TOPS,
+    TITLE_FONT_PX,
+    TITLE_GAP_PX,
+    TitleLabels,
+    axis_top,
+    curve_height,
+    short_titles,
+    title_label_text,
+)
 from segviz.app.plot_svg import Note  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
 

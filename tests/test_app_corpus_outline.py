@@ -8,8 +8,8 @@ import random
 import pytest
 
 from segviz import read_corpus
-from segviz.service.corpus_outline import CHUNK, OutlineReceiver, SentenceTexts, outline_messages, outline_of
 from segviz.segmented import reference_titles
+from segviz.service.corpus_outline import CHUNK, OutlineReceiver, SentenceTexts, outline_messages, outline_of
 from tests.conftest import ROOT
 
 BOOK = """The Book of Tests

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from segviz import read_corpus
+from segviz.errors import SegvizError
 from segviz.service.apply_job import ApplyJob
 from segviz.service.engine_child import Inbox
 from segviz.service.engine_process import EngineProcess
 from segviz.service.peers_job import PeersJob
 from segviz.service.training_job import TrainingFinished, TrainingJob
-from segviz.errors import SegvizError
 from tests.drive import events_and_value
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
+from segviz.events import run_to_end
+from segviz.models import load_model
 from segviz.service import parallel_apply, tasks
 from segviz.service.parallel_apply import split_documents
 from segviz.service.tasks import apply_model_task
-from segviz.events import run_to_end
-from segviz.models import load_model
 from tests.conftest import ROOT
 
 CHOI_DIR = ROOT / "sample_corpora" / "choi"

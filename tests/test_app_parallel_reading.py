@@ -9,10 +9,10 @@ import threading
 
 import pytest
 
-from segviz.service import forked_worker, parallel_reading
-from segviz.service.tasks import read_corpus_task
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
+from segviz.service import forked_worker, parallel_reading
+from segviz.service.tasks import read_corpus_task
 from tests.conftest import ROOT
 
 CHOI_DIR = ROOT / "sample_corpora" / "choi"

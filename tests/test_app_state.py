@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segviz.service.corpus_outline import outline_of
 from segviz.app.state import MODEL_ROW, SessionState
 from segviz.corpus import Corpus, Document
-from segviz.segmentation import boundaries_to_masses
 from segviz.decode import decode
 from segviz.metrics import score_row
+from segviz.segmentation import boundaries_to_masses
+from segviz.service.corpus_outline import outline_of
 
 
 def tiny_corpus(masses=(3, 5, 2, 4, 6)):
@@ -102,9 +102,9 @@ def test_document_lookup():
 def test_peer_masses_run_each_source_file_on_its_own():
     from pathlib import Path
 
-    from segviz.service.tasks import peers_task
     from segviz.corpus import read_corpus
     from segviz.peers import segment_with
+    from segviz.service.tasks import peers_task
 
     corpus = read_corpus(Path(__file__).resolve().parents[1] / "sample_corpora" / "choi")
     files = corpus.by_file()
@@ -184,9 +184,9 @@ def test_each_document_is_decided_by_the_rule_of_the_segmenter_that_answers_for_
     its segmenter's rule on its own probabilities, a document edge is always a boundary, and moving the shown
     rule decides again only the documents of that segmenter."""
     from segviz import LengthPriorRule, Segmenter, ThresholdRule
-    from segviz.service.plan import PlanUnit
     from segviz.routing import ExpertRouter
     from segviz.segmentation import boundaries_to_masses
+    from segviz.service.plan import PlanUnit
 
     state = SessionState()
     state.set_corpus(tiny_corpus((10, 10, 10, 10, 10, 10)))
@@ -281,8 +281,8 @@ def test_decisions_prepared_in_the_background_give_the_same_hypothesis_and_no_so
     greedy pass runs again when the probabilities are set (on 10^6 sentences they held the window 150 ms)."""
     from segviz import LengthPriorRule, Segmenter, ThresholdRule, rules
     from segviz.app.state import prepare_decisions
-    from segviz.service.plan import PlanUnit
     from segviz.routing import ExpertRouter
+    from segviz.service.plan import PlanUnit
 
     short = Segmenter.from_weights([], [], prior=0.3, mu=0.2, rule=ThresholdRule(alpha=0.4, epsilon=3))
     long = Segmenter.from_weights([], [], prior=0.05, mu=0.05, rule=LengthPriorRule(shape=2.0, bias=0.0))

@@ -12,7 +12,6 @@ import platform
 import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,11 +20,18 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
-from segviz.service.child_process import child_command, decode_array, encode_array
-from segviz.service.training_job import (CurveUpdate, LanguageModelsReady, RelevanceReady, TrainingFinished,
-                                     TrainingJob, split_for_training, training_events)
 from segviz.errors import SegvizError
 from segviz.events import Progress
+from segviz.service.child_process import child_command, decode_array, encode_array
+from segviz.service.training_job import (
+    CurveUpdate,
+    LanguageModelsReady,
+    RelevanceReady,
+    TrainingFinished,
+    TrainingJob,
+    split_for_training,
+    training_events,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOI = ROOT / "sample_corpora" / "choi"
@@ -354,8 +360,8 @@ def test_closing_the_peers_job_ends_its_child(tmp_path):
 def test_a_live_training_stops_the_trigger_models_iis_sooner_unless_told(tmp_path):
     """The window's training fits its language models with a looser IIS stop (LIVE_LM_PARAMS: the first feature
     comes sooner); settings given to the job win, and the job's line to the engine carries them."""
-    from segviz.service.training_job import LIVE_LM_PARAMS
     from segviz.lm.models import LanguageModels
+    from segviz.service.training_job import LIVE_LM_PARAMS
 
     corpus = read_corpus(CHOI)
     assert LIVE_LM_PARAMS["tol"] > LanguageModels().tol

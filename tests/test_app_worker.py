@@ -10,10 +10,10 @@ pytest.importorskip("pytestqt")
 
 from segviz import FeatureAdded, Segmenter, ThresholdRule  # noqa: E402
 from segviz.app import training_control  # noqa: E402
-from segviz.service.training_job import CurveUpdate, RelevanceReady, TrainingFinished, heldout_documents  # noqa: E402
 from segviz.app.worker import GeneratorWorker  # noqa: E402
 from segviz.events import Progress  # noqa: E402
 from segviz.features import Window, WordQuestion  # noqa: E402
+from segviz.service.training_job import CurveUpdate, RelevanceReady, TrainingFinished, heldout_documents  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, shown_corpus, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,8 +188,7 @@ def test_worker_errors_become_dialogs(loaded, qtbot, monkeypatch):
 
 def test_generator_worker_signals_in_order(qtbot, no_leaked_workers):
     def gen():
-        for i in range(3):
-            yield i
+        yield from range(3)
         return "done"
 
     worker = GeneratorWorker(gen)

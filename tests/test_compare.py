@@ -11,11 +11,11 @@ from segviz.baselines import BASELINES
 from segviz.cli import main
 from segviz.corpus import Corpus, Document, read_corpus
 from segviz.errors import SegvizError
+from segviz.evaluation import compare_segmenters
 from segviz.events import Progress
 from segviz.metrics import p_k
 from segviz.model_protocol import AppliedDocument, SegmentationModel, stream_masses
 from segviz.peers.c99 import C99
-from segviz.evaluation import compare_segmenters
 from segviz.rules import SegmentCountRule, ThresholdRule
 from segviz.segmenter import Segmenter
 from tests.drive import events_and_value

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from segviz.corpus import Corpus, detect_format, read_corpus, tokenize, write_choi
+from segviz.errors import SegvizError
 from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 from segviz.segmentation import masses_to_indicator as boundary_indicator
-from segviz.errors import SegvizError
 
 
 def test_tokenize_lowercases_and_splits_punctuation():

@@ -8,9 +8,9 @@ import pytest
 
 from segviz import metrics
 from segviz.decode import check_probabilities, decode
+from segviz.errors import SegvizError
 from segviz.rules import ThresholdRule
 from segviz.segmentation import boundaries_to_masses as positions_to_masses
-from segviz.errors import SegvizError
 
 
 def _slow_decode(p, alpha, eps):
@@ -38,7 +38,9 @@ def test_tie_rule_keeps_higher_peak():
 
 def _slow_p_mu(ref_masses, hyp_masses, mu):
     n = sum(ref_masses)
-    lab = lambda m: np.repeat(np.arange(len(m)), m)
+    def lab(m):
+        return np.repeat(np.arange(len(m)), m)
+
     r, h = lab(ref_masses), lab(hyp_masses)
     num = den = 0.0
     for i in range(n):

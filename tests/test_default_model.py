@@ -14,8 +14,8 @@ from segviz.corpus import Corpus, read_corpus
 from segviz.default_model import CHAPTERS_PARAMS
 from segviz.metrics import p_k
 from segviz.model_protocol import SegmentationModel, stream_masses
-from segviz.paths import DEFAULT_MODEL, SOURCE_ROOT, bundled, default_model
 from segviz.models import load_model
+from segviz.paths import DEFAULT_MODEL, SOURCE_ROOT, bundled, default_model
 from segviz.routing import ExpertRouter
 from segviz.rules import DecisionRule
 

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from segviz import read_corpus
+from segviz.errors import SegvizError
 from segviz.service import child_process
 from segviz.service.apply_job import ApplyJob
 from segviz.service.child_process import encode_array
-from segviz.service.peers_job import PeersJob
 from segviz.service.corpus_outline import outline_messages, outline_of
+from segviz.service.peers_job import PeersJob
 from segviz.service.read_job import ReadJob
 from segviz.service.training_job import TrainingJob
-from segviz.errors import SegvizError
 from tests.conftest import ROOT
 from tests.drive import events_and_value
 

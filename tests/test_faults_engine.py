@@ -320,10 +320,10 @@ def test_a_member_is_never_unpacked_beyond_its_declared_size(tmp_path):
     checksum (or the CRC) refuses it; nothing beyond the declared size is held."""
     import zipfile
 
+    import numpy as np
+
     from segviz.bundle import read_bundle
     from segviz.errors import SegvizError
-
-    import numpy as np
 
     data = _npy("<f8", (4,), np.arange(4.0).tobytes())
     path = _write_bundle(tmp_path / "a.segviz", {"x.npy": data}, compress=False)

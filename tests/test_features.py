@@ -46,7 +46,9 @@ def _slow_answer(spec: FeatureSpec, sentences, relevance, b: int) -> bool:
         return spec.low < r <= spec.high
     if spec.kind == "cohesion":
         k = spec.window.end
-        content = lambda idx: {t for i in idx for t in sentences[i] if t not in default_stopwords() and t.isalpha()}
+        def content(idx):
+            return {t for i in idx for t in sentences[i] if t not in default_stopwords() and t.isalpha()}
+
         L = content([s for s in range(b - k, b) if 0 <= s < n])
         R = content([s for s in range(b, b + k) if 0 <= s < n])
         c = len(L & R) / np.sqrt(len(L) * len(R)) if L and R else 0.0

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from segviz import Corpus, Segmenter, read_corpus
-from segviz.models import load_model
+from segviz import Corpus, read_corpus
 from segviz.features import parallel, tfidf
 from segviz.features.candidates import evaluate_features
 from segviz.features.context import FeatureContext
+from segviz.models import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_corpora" / "reuters_sample.sgm"

@@ -12,8 +12,13 @@ import pytest
 from segviz import read_corpus
 from segviz.cli import main
 from segviz.errors import SegvizError
-from segviz.general_lm import (GENERAL_LM_LABEL, MODEL_LM_LABEL, general_language_models, general_lm_path,
-                               language_models_for)
+from segviz.general_lm import (
+    GENERAL_LM_LABEL,
+    MODEL_LM_LABEL,
+    general_language_models,
+    general_lm_path,
+    language_models_for,
+)
 from segviz.general_lm_recipe import prune_trigram
 from segviz.lm import LanguageModels, TrigramLM
 

@@ -39,8 +39,8 @@ def _sentences():
 
 
 def run(name: str) -> dict:
-    from segviz.lm.trigram import TrigramLM
     from segviz.lm.triggers import TriggerLM
+    from segviz.lm.trigram import TrigramLM
 
     s = _sentences()
     prior = TrigramLM(vocab_size=5000).fit(s[:1600])

@@ -6,10 +6,10 @@ import pytest
 
 from segviz.errors import SegvizError
 from segviz.lm._scan import cooccurrence_scan
-from segviz.lm.trigram import TrigramLM
 from segviz.lm.iis import _iis_deltas, iis_buckets
 from segviz.lm.pairs import average_mutual_information, top_pairs_by_ami
 from segviz.lm.triggers import TriggerLM
+from segviz.lm.trigram import TrigramLM
 
 WINDOW = 7
 

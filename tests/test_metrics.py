@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -10,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from segviz.baselines import all_masses, none_masses
-from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 from segviz.errors import SegvizError
 from segviz.metrics import boundary_prf, default_k, default_mu, p_k, p_mu, score_row, window_diff
+from segviz.segmentation import boundaries_to_masses, masses_to_boundaries
 
 # ------------------------------------------------------------------ brute-force O(n^2) references
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from segviz import ExpertRouter, LengthPriorRule, Segmenter, SegmentationModel, ThresholdRule, load_model, read_corpus
+from segviz import ExpertRouter, LengthPriorRule, SegmentationModel, Segmenter, ThresholdRule, load_model, read_corpus
 from segviz.model_protocol import stream_masses
 from segviz.segmented import segment_documents
 

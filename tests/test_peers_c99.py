@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from segviz.errors import SegvizError
 from segviz.peers import PEERS, segment_with
-from segviz.peers.c99 import (C99, choose_splits, cosine_matrix, divisive_clustering, rank_transform,
-                              smooth_choi)
+from segviz.peers.c99 import C99, choose_splits, cosine_matrix, divisive_clustering, rank_transform, smooth_choi
 
 
 def _rank_bruteforce(sim, mask):

@@ -8,9 +8,24 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from segviz.app.plot_svg import (Axis, Band, Figure, Fill, HLine, LegendEntry, Markers, Panel, Polyline, Segments,
-                                 Stroke, VLine, clip_to_x_range, merge_vertical_segments, svg_document,
-                                 thin_to_columns)
+from segviz.app.plot_svg import (
+    Axis,
+    Band,
+    Figure,
+    Fill,
+    HLine,
+    LegendEntry,
+    Markers,
+    Panel,
+    Polyline,
+    Segments,
+    Stroke,
+    VLine,
+    clip_to_x_range,
+    merge_vertical_segments,
+    svg_document,
+    thin_to_columns,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 # a panel 200 x 100 px at (50, 10) showing x in [0, 10] and y in [0, 1]: x_px = 50 + 20 x, y_px = 110 - 100 y

@@ -20,8 +20,6 @@ from segviz.rules import LengthPriorRule, ThresholdRule
 from tests.drive import events_and_value
 
 
-
-
 def _fake_wiki(root: Path, n: int = 300, seed: int = 0) -> Path:
     """wiki_test_1..n.ref: a title line, then 3 sections of 6-9 sentences with their own vocabulary."""
     rng = np.random.default_rng(seed)

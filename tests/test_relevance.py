@@ -78,11 +78,10 @@ def test_profile_counts_brute_force(lms):
 def test_relevance_in_chunks_is_the_whole_stream_relevance():
     """Scored a chunk at a time, each chunk after the sentences that fill the trigger cache, relevance is the whole
     stream's (to rounding): what the app's background job shows at 10^6 sentences without the stream's arrays."""
-    from segviz.general_lm import general_language_models
-    from segviz.relevance import cache_prefix, sentence_relevance, sentence_relevance_chunks
-
     from segviz import read_corpus
+    from segviz.general_lm import general_language_models
     from segviz.paths import bundled
+    from segviz.relevance import cache_prefix, sentence_relevance, sentence_relevance_chunks
 
     lms = general_language_models()
     sentences = read_corpus(bundled("sample_corpora", "reuters_sample.sgm")).sentences()[:900]

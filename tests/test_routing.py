@@ -17,12 +17,20 @@ from segviz.metrics import p_k
 from segviz.model_protocol import AppliedDocument, SegmentationModel, stream_masses
 from segviz.models import load_model
 from segviz.paths import bundled, default_model
-from segviz.routing import (DEFAULT_THRESHOLDS, Check, ExpertRouter, Route, expected_segment_length, gauge_windows,
-                            route_choices, routed_scores)
-from segviz.tuning import best_on_grid
+from segviz.routing import (
+    DEFAULT_THRESHOLDS,
+    Check,
+    ExpertRouter,
+    Route,
+    expected_segment_length,
+    gauge_windows,
+    route_choices,
+    routed_scores,
+)
 from segviz.rules import SegmentCountRule, ThresholdRule
 from segviz.segmented import segment_documents
 from segviz.segmenter import Segmenter
+from segviz.tuning import best_on_grid
 
 SAMPLE = bundled("sample_corpora")
 CHOI = SAMPLE / "choi"

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from segviz import metrics
+from segviz.bundle import read_bundle, write_bundle
 from segviz.cli import main
 from segviz.corpus import Corpus, read_corpus
 from segviz.errors import SegvizError
 from segviz.induction import FeatureAdded, InductionFinished
-from segviz.bundle import read_bundle, write_bundle
 from segviz.model_protocol import AppliedDocument, SegmentationModel, stream_masses
 from segviz.rules import LengthPriorRule, SegmentCountRule, ThresholdRule
 from segviz.segmenter import Segmenter

@@ -9,16 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from segviz import load_model, read_corpus
-from segviz.commands.train import PRESET_NAMES
-from segviz.errors import SegvizError
-from segviz.events import run_to_end
-from segviz import Segmenter
+from segviz import Segmenter, load_model, read_corpus
 from segviz.baselines import even_masses, none_masses
+from segviz.commands.train import PRESET_NAMES
+from segviz.documents import Corpus
+from segviz.errors import SegvizError
 from segviz.evaluation import macro_average, model_segmenter
+from segviz.events import run_to_end
 from segviz.induction import FeatureAdded
 from segviz.metrics import score_row
-from segviz.documents import Corpus
 from segviz.selection import AUTO_PRESETS, PRESETS, Selection, crossfit_scores, heldout_scores, select_iter
 
 ROOT = Path(__file__).resolve().parents[1]

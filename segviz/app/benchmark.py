@@ -104,7 +104,7 @@ class _Repaints(QObject):
 class Benchmark(QObject):
     """Drives ``window`` through the script and writes the JSON to ``out`` when the event loop has ended."""
 
-    _pending: list["Benchmark"] = []
+    _pending: list[Benchmark] = []
 
     def __init__(self, window, out: str, *, status: dict, train: int | None = None):
         super().__init__(window)

@@ -55,9 +55,9 @@ def _load_engine() -> None:
     corpus opening); done here it costs well under a second before the window appears."""
     import numpy as np
 
-    from ..service import peers_job, tasks, training_job  # noqa: F401 - Qt-free; they import the engine
     from ..decode import greedy_order_keep
     from ..readers.sentences import split_sentences
+    from ..service import peers_job, tasks, training_job  # noqa: F401 - Qt-free; they import the engine
 
     greedy_order_keep(np.array([0.9, 0.2, 0.7]), 2)
     split_sentences("One. Two.")   # the sentence splitter's imports (syntok, regex), used by most readers
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         signals.restore()
 
 
-def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
+def _run(args: argparse.Namespace, signals: _SignalsClose) -> int:
     headless = args.screenshot is not None or args.benchmark is not None or \
         getattr(args, "export_segments", None) is not None
     # whether Qt's platform can start is asked of a child while the engine loads: Qt aborts where it cannot
@@ -96,10 +96,10 @@ def _run(args: argparse.Namespace, signals: "_SignalsClose") -> int:
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:  # the engine works without Qt; only the app needs it
         raise SegvizError(f"the desktop app needs PySide6 ({exc})") from None
+    from ..service.temp_dirs import owned_temporary_directory
     from .file_actions import SAMPLE_CORPUS, save_image
     from .gui_gc import collect_on_gui_thread
     from .main_window import MainWindow
-    from ..service.temp_dirs import owned_temporary_directory
 
     corpus = list(args.corpus or [])
     model, screenshot, benchmark, train, block = args.model, args.screenshot, args.benchmark, args.train, args.block

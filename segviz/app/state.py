@@ -154,7 +154,7 @@ class SessionState:
 
     # -- corpus ---------------------------------------------------------------------------------------------
     def set_corpus(self, corpus: CorpusOutline, path: str | None = None, *, paths=(), has_reference: bool = True,
-                   prepared: "PreparedCorpus | None" = None) -> None:
+                   prepared: PreparedCorpus | None = None) -> None:
         """Replace the corpus (its outline, :mod:`segviz.service.corpus_outline`); the model's probabilities, peers and
         relevance of the old corpus are dropped.
 
@@ -209,7 +209,7 @@ class SessionState:
 
     # -- model output ---------------------------------------------------------------------------------------
     def set_probabilities(self, probabilities, relevance=None, profile=None, *, units=None,
-                          metrics: bool = True, decisions: "DecisionPreparation | None" = None) -> None:
+                          metrics: bool = True, decisions: DecisionPreparation | None = None) -> None:
         """Boundary probabilities for positions 1..n-1 (index b-1 holds position b).
 
         ``units`` (:class:`PlanUnit` s covering the stream in order) say which segmenter answered for each

@@ -13,9 +13,9 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from ..errors import SegvizError
-from .panels import plural
 from ..service.general_relevance import TASK as GENERAL_RELEVANCE
 from ..service.training_job import CurveUpdate, RelevanceReady, TrainingFinished, TrainingJob, is_round_event
+from .panels import plural
 from .worker import GeneratorWorker
 
 TASK = "training"

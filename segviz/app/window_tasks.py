@@ -15,7 +15,6 @@ import numpy as np
 from ..events import Progress
 from ..persist import atomic_write_bytes, atomic_write_text
 
-
 # -- the decision rule ----------------------------------------------------------------------------------------
 
 def tune_task(rule, probabilities: np.ndarray, reference_masses: Sequence[int], sizes=None):

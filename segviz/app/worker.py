@@ -39,7 +39,7 @@ class GeneratorWorker(QThread):
     """
 
     #: every worker ever created and still alive (tests fail when one is left running)
-    instances: "weakref.WeakSet[GeneratorWorker]" = weakref.WeakSet()
+    instances: weakref.WeakSet[GeneratorWorker] = weakref.WeakSet()
 
     yielded = Signal(object)
     returned = Signal(object)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import Callable
+from collections.abc import Callable
 
 # the largest integer option segviz accepts (a count beyond this is a typo, and would only exhaust memory): one
 # source, shared with the estimators and the model schema

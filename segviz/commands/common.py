@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Iterable, Iterator, Sequence, TypeVar
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar
 
 from ..events import Progress
 from ..printable import printable
@@ -131,7 +132,6 @@ def read_input(paths, **params):
     sentences, else one line of error; then what was read on stderr (:func:`.reading.report_reading`)."""
     from ..corpus import read_corpus
     from ..errors import SegvizError
-
     from .reading import report_reading
 
     corpus = read_corpus(paths, **params)

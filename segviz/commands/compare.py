@@ -17,8 +17,8 @@ from pathlib import Path
 from ..baselines import BASELINES
 from ..evaluation import compare_segmenters
 from ..paths import default_model
-from ..printable import printable
 from ..peers import PEERS
+from ..printable import printable
 from .arguments import names_list, seed
 from .common import format_table, load_model, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params

@@ -8,12 +8,12 @@ from ..errors import SegvizError
 from ..limits import MAX_LM_VOCABULARY, MAX_TRIGGER_WINDOW
 from ..printable import printable
 from .arguments import float_range, int_range, positive_float, positive_int
-
-#: the most words --vocab and --trigger-vocab may ask for (the three markers <unk> <s> </s> take ids too)
-MAX_VOCAB_WORDS = MAX_LM_VOCABULARY - 3
 from .common import check_output, load_language_models, print_json, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 from .scheduler import add_scheduler_argument, train_on_cluster
+
+#: the most words --vocab and --trigger-vocab may ask for (the three markers <unk> <s> </s> take ids too)
+MAX_VOCAB_WORDS = MAX_LM_VOCABULARY - 3
 
 #: the widest relevance profile (sentences each side of a boundary) the command draws
 MAX_PROFILE_OFFSET = 10000

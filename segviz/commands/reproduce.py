@@ -17,11 +17,11 @@ import re
 import sys
 from pathlib import Path
 
+from .. import results as result_files
 from ..errors import SegvizError
 from ..evaluation import table_rows
 from ..paths import SOURCE_ROOT
 from ..persist import atomic_write_json, atomic_write_text, check_output_path
-from .. import results as result_files
 from .arguments import names_list, seed
 from .common import feature_lines, print_json, render_table, run_with_progress
 from .train import add_training_arguments, segmenter_params

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from ..errors import SegvizError
 from ..limits import MAX_FEATURES, MAX_L2, MAX_LM_VOCABULARY
-from .arguments import (family_names, float_range, int_range, non_negative_int, positive_int,
-                        segmenter_param)
+from .arguments import family_names, float_range, int_range, non_negative_int, positive_int, segmenter_param
 from .common import check_output, feature_lines, load_language_models, read_input, run_with_progress
 from .reading import add_reader_arguments, reader_params
 

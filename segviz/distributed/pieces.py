@@ -19,9 +19,9 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 from ..errors import SegvizError
 from ..printable import portable

@@ -25,9 +25,9 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Generator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Generator, Sequence
 
 from ..documents import FileReading
 from ..domain import Coverage
@@ -262,7 +262,7 @@ class _Output:
         self._sentences = 0
         self._titled = False
 
-    def __enter__(self) -> "_Output":
+    def __enter__(self) -> _Output:
         if self.to_file:
             self._handle = self._stack.enter_context(atomic_output(self.path))
         if self.rendering.depends_on_titles:

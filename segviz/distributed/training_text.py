@@ -12,7 +12,7 @@ change the pairs at the cut-off.  Encoding the stream and Improved Iterative Sca
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import SegvizError
 from ..lm.ngram_counts import (

@@ -10,7 +10,8 @@ anywhere else.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -91,7 +92,7 @@ class FeatureContext:
             "signal", "paragraph_score"))}
 
     @classmethod
-    def from_corpus(cls, corpus: "Corpus", *, relevance=None) -> "FeatureContext":
+    def from_corpus(cls, corpus: Corpus, *, relevance=None) -> FeatureContext:
         """The context of a corpus's stream: its sentences, texts, source groups and paragraph starts.
 
         Paragraph starts come from each document's ``paragraph_starts`` (one flag per sentence) where the reader

@@ -8,8 +8,8 @@ is an :class:`IntervalFamily`: it lists its :class:`~segviz.features.questions.I
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp

@@ -19,7 +19,7 @@ documents.  Chosen on the ``chapters`` protocol's training and held-out books (d
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

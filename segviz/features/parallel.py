@@ -29,9 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from segviz.features import tfidf
-from segviz.forking import die_with_parent, fork_is_safe
 from segviz.features.context import FeatureContext
 from segviz.features.questions import IntervalQuestion, Window, signal_named
+from segviz.forking import die_with_parent, fork_is_safe
 
 __all__ = ["KIND_COST", "SignalWorker", "start_worker"]
 
@@ -110,7 +110,7 @@ class SignalWorker:
     def has_share(self) -> bool:
         return bool(self.pairs) or self.tfidf_fraction > 0
 
-    def start(self) -> "SignalWorker":
+    def start(self) -> SignalWorker:
         if not self.has_share or not fork_is_safe():   # another thread may hold what the child would need
             return self
         if self.tfidf_windows and self.tfidf_fraction < 1.0:   # counted once, before the fork, for both shares

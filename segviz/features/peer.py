@@ -11,7 +11,7 @@ peer question answers "no" there.  One run of the peers gives every peer signal;
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

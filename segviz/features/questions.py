@@ -17,8 +17,9 @@ on none of them; ``import segviz.features`` imports every family and so register
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +81,7 @@ class Window:
         return {"unit": self.unit, "start": self.start, "end": self.end}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Window":
+    def from_dict(cls, d: dict) -> Window:
         return cls(str(d["unit"]), int(d["start"]), int(d["end"]))
 
 
@@ -115,7 +116,7 @@ class FeatureSpec:
         raise NotImplementedError
 
     @staticmethod
-    def from_dict(d: dict) -> "FeatureSpec":
+    def from_dict(d: dict) -> FeatureSpec:
         """A question from its JSON form (:meth:`to_dict`), including the forms saved by earlier versions.
 
         Interval questions carry ``low``/``high``; everything else is a word question."""
@@ -182,7 +183,7 @@ class WordQuestion(FeatureSpec):
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "WordQuestion":
+    def from_dict(cls, d: dict) -> WordQuestion:
         return cls(kind=str(d["kind"]), word=d.get("word"), window=Window.from_dict(d["window"]),
                    not_window=Window.from_dict(d["not_window"]) if d.get("not_window") else None)
 
@@ -317,7 +318,7 @@ class IntervalQuestion(FeatureSpec):
                 "low": _float_to_json(self.low), "high": _float_to_json(self.high)}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "IntervalQuestion":
+    def from_dict(cls, d: dict) -> IntervalQuestion:
         # Models saved before signals had names stored the peer signal in "word" and named relevance and
         # cohesion questions by their kind alone.
         name = d.get("signal") or d.get("word") or d.get("kind")

@@ -5,11 +5,23 @@ the selected ones.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from segviz.errors import SegvizError
-from segviz.features import (cohesion, dialogue, names, novelty, paragraph_score, paragraphs, peer, position,
-                             relevance, shape, tfidf, transitions)
+from segviz.features import (
+    cohesion,
+    dialogue,
+    names,
+    novelty,
+    paragraph_score,
+    paragraphs,
+    peer,
+    position,
+    relevance,
+    shape,
+    tfidf,
+    transitions,
+)
 from segviz.features.family import Family
 from segviz.features.vocabulary import VocabularyFamily
 

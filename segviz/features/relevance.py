@@ -11,7 +11,7 @@ the sentences just before a boundary are predicted well by the segment they clos
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -7,9 +7,9 @@ sparse product of the word-by-sentence incidence with a band of the window's off
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from itertools import chain, repeat
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp

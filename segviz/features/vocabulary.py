@@ -11,8 +11,8 @@ stream by default), so this family supplies nearly all the candidates.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

@@ -2,8 +2,8 @@
 
 See ``docs/language_models.md`` for conventions, measurements and choices.
 """
-from .models import FORMAT, VERSION, LanguageModels
 from .iis import IISIteration
+from .models import FORMAT, VERSION, LanguageModels
 from .pairs import average_mutual_information
 from .triggers import TriggerLM
 from .trigram import BOS, EOS, UNK, TokenStream, TrigramLM

@@ -14,8 +14,8 @@ anything corrupt or foreign.  No pickle anywhere.
 from __future__ import annotations
 
 import time
+from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Generator, Sequence
 
 import numpy as np
 
@@ -70,7 +70,7 @@ class LanguageModels:
             "acceleration", "heldout_fraction", "refit_prior")}
 
     @classmethod
-    def from_fitted(cls, trigram: TrigramLM, trigger: TriggerLM, *, info: dict | None = None) -> "LanguageModels":
+    def from_fitted(cls, trigram: TrigramLM, trigger: TriggerLM, *, info: dict | None = None) -> LanguageModels:
         """Wrap a fitted trigram and a trigger model fitted over it (what :meth:`load` and :meth:`fit` produce)."""
         trigram._check_fitted()
         trigger._check_fitted()
@@ -86,7 +86,7 @@ class LanguageModels:
         if not hasattr(self, "trigram_"):
             raise SegvizError("these language models are not fitted yet; call fit() first")
 
-    def fit(self, sentences: Sequence[Sequence[str]]) -> "LanguageModels":
+    def fit(self, sentences: Sequence[Sequence[str]]) -> LanguageModels:
         """Train both models on ``sentences`` (tokenised); returns ``self``."""
         for _ in self.fit_iter(sentences):
             pass
@@ -150,7 +150,7 @@ class LanguageModels:
         return {f"{prefix}/models": meta}, arrays
 
     @classmethod
-    def from_bundle(cls, bundle: Bundle, prefix: str = "lm") -> "LanguageModels":
+    def from_bundle(cls, bundle: Bundle, prefix: str = "lm") -> LanguageModels:
         """Rebuild (and validate) the models stored under ``prefix/`` of a :class:`~segviz.bundle.Bundle`."""
         meta = bundle.document(f"{prefix}/models")
         return cls._from_parts(meta, bundle.arrays_under(f"{prefix}/trigram"),
@@ -162,7 +162,7 @@ class LanguageModels:
         return write_bundle(path, "language-models", documents, arrays, parents=parents)
 
     @classmethod
-    def load(cls, path: str | Path) -> "LanguageModels":
+    def load(cls, path: str | Path) -> LanguageModels:
         """Read models saved by :meth:`save` (one file), validated before use."""
         path = Path(path)
         if path.is_dir():
@@ -175,7 +175,7 @@ class LanguageModels:
         return cls.from_bundle(read_bundle(path, kind="language-models"))
 
     @classmethod
-    def _from_parts(cls, meta: dict, trigram_arrays: dict, trigger_arrays: dict, *, source: str) -> "LanguageModels":
+    def _from_parts(cls, meta: dict, trigram_arrays: dict, trigger_arrays: dict, *, source: str) -> LanguageModels:
         if meta.get("format") != FORMAT:
             raise SegvizError(f"{source}: not a {FORMAT} description (format field is {meta.get('format')!r})")
         if meta.get("version") != VERSION:

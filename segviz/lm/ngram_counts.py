@@ -13,8 +13,8 @@ N-grams are keyed as in :mod:`segviz.lm.trigram`: ids of :data:`ID_BITS` bits pa
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 

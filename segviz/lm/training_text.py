@@ -11,7 +11,8 @@ so both train the same model.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import numpy as np
 

@@ -17,8 +17,8 @@ Improved Iterative Scaling with a Gaussian prior, over-relaxation and the stoppi
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Generator
 
 import numpy as np
 
@@ -251,7 +251,7 @@ class TriggerLM:
         self.weights_ = np.zeros(self.sources_.size)
 
     # ------------------------------------------------------------------ training
-    def fit(self, sentences, *, prior: TrigramLM, heldout=None) -> "TriggerLM":
+    def fit(self, sentences, *, prior: TrigramLM, heldout=None) -> TriggerLM:
         """Select pairs and fit the weights (consumes :meth:`fit_iter`)."""
         gen = self.fit_iter(sentences, prior=prior, heldout=heldout)
         while True:
@@ -260,14 +260,14 @@ class TriggerLM:
             except StopIteration as stop:
                 return stop.value
 
-    def fit_iter(self, sentences, *, prior: TrigramLM, heldout=None) -> Generator[object, None, "TriggerLM"]:
+    def fit_iter(self, sentences, *, prior: TrigramLM, heldout=None) -> Generator[object, None, TriggerLM]:
         """Generator form of :meth:`fit`: yields :class:`Progress` and :class:`IISIteration`; returns self."""
         sentences = _validate_sentences(sentences)
         held = _validate_sentences(heldout) if heldout is not None else []
         return (yield from self.fit_text_iter(SentenceText(sentences + held), len(sentences), prior=prior))
 
     def fit_text_iter(self, text: TrainingText, train_stop: int, *, prior: TrigramLM
-                      ) -> Generator[object, None, "TriggerLM"]:
+                      ) -> Generator[object, None, TriggerLM]:
         """:meth:`fit_iter` on the sentences ``0:train_stop`` of ``text`` (:mod:`segviz.lm.training_text`), the rest
         held out; the cross-fitted priors' counts and the pairs' co-occurrence counts are taken where the text's
         work runs."""
@@ -387,7 +387,7 @@ class TriggerLM:
 
     @classmethod
     def from_saved(cls, meta: dict, arrays: dict[str, np.ndarray], prior: TrigramLM, *,
-                   source: str = "model") -> "TriggerLM":
+                   source: str = "model") -> TriggerLM:
         # types before values, every number range-checked after conversion (segviz.params): a string or a
         # 4,000-digit integer where a number belongs is refused, never converted
         fields = checked_fields(meta, _SAVED_FIELDS, source=f"{source}: trigger model", optional=_SAVED_DEFAULTS)

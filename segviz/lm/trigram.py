@@ -40,9 +40,9 @@ sorted int64 keys (21 bits per id) and looked up with :func:`numpy.searchsorted`
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -264,14 +264,14 @@ class TrigramLM:
         if not 0 < float(self.min_leftover) < 0.5:
             raise SegvizError(f"min_leftover must be in (0, 0.5), got {self.min_leftover!r}")
 
-    def fit(self, sentences: Sequence[Sequence[str]]) -> "TrigramLM":
+    def fit(self, sentences: Sequence[Sequence[str]]) -> TrigramLM:
         """Count uni/bi/trigrams of ``sentences`` (a stream of tokenised sentences) and build the Katz model."""
         self._check_params()
         sentences = _validate_sentences(sentences)
         self.set_vocabulary(count_words(sentences))
         return self.fit_counts(count_stream(self.encode_unfitted(sentences), len(self.vocab_), BOS_ID))
 
-    def set_vocabulary(self, freq) -> "TrigramLM":
+    def set_vocabulary(self, freq) -> TrigramLM:
         """Keep the ``vocab_size`` most frequent words of the word counts ``freq`` (ties alphabetically) after the
         three specials; :class:`SegvizError` when there is no token to count."""
         self._check_params()
@@ -287,7 +287,7 @@ class TrigramLM:
         """``sentences`` encoded in the vocabulary chosen by :meth:`set_vocabulary` (before the model is built)."""
         return encode_stream(sentences, self.word_index_)
 
-    def fit_counts(self, counts: NgramCounts) -> "TrigramLM":
+    def fit_counts(self, counts: NgramCounts) -> TrigramLM:
         """Build the Katz model from n-gram counts in this model's vocabulary (:meth:`set_vocabulary`): the counts
         of the training text, counted at once or merged from parts (:mod:`segviz.lm.ngram_counts`)."""
         if counts.n_ids != len(self.vocab_):
@@ -464,7 +464,7 @@ class TrigramLM:
         }
 
     @classmethod
-    def from_saved(cls, meta: dict, arrays: dict[str, np.ndarray], *, source: str = "model") -> "TrigramLM":
+    def from_saved(cls, meta: dict, arrays: dict[str, np.ndarray], *, source: str = "model") -> TrigramLM:
         """Rebuild from :meth:`get_meta` / :meth:`get_arrays` output, validating shapes and dtypes."""
         # types before values, every number range-checked after conversion (segviz.params): a 4,000-digit
         # integer or a string where a number belongs is refused, never converted

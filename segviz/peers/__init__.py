@@ -5,7 +5,7 @@ documents and metrics (``segviz compare``).  Each peer maps tokenised sentences 
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import SegvizError
 from ._text import default_stopwords, token_words

@@ -7,9 +7,9 @@ only need to decide which tokens count as *words*.  The stopword list is our own
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from ..errors import SegvizError
 

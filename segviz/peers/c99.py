@@ -34,8 +34,8 @@ sets an explicit limit as well.  Times on whole books are in docs/peers.md.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,7 +51,7 @@ __all__ = ["C99", "preload_stemmer", "cosine_matrix", "rank_transform", "divisiv
 @lru_cache(maxsize=1)
 def _porter():
     try:
-        from nltk.stem.porter import PorterStemmer   # pure Python, no data download
+        from nltk.stem.porter import PorterStemmer  # pure Python, no data download
     except ImportError as exc:  # pragma: no cover - nltk is a declared dependency
         raise SegvizError("C99 with stem=True needs nltk (pip install nltk), or pass stem=False") from exc
     stemmer = PorterStemmer()
@@ -515,7 +515,7 @@ class C99:
             raise SegvizError(f"C99: {n} sentences need {need / 2**30:.1f} GiB (n x n prefix sums), more than the "
                               f"{have / 2**30:.1f} GiB available; segment the text in parts")
 
-    def fit(self, sentences: Sequence[Sequence[str]]) -> "C99":
+    def fit(self, sentences: Sequence[Sequence[str]]) -> C99:
         sents = validate_sentences(sentences, who="C99")
         n = len(sents)
         self._check(n)

@@ -24,7 +24,7 @@ candidate gaps.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -168,7 +168,7 @@ class TextTiling:
         if self.placement not in ("hearst", "nltk"):
             raise SegvizError(f"TextTiling: placement must be 'hearst' or 'nltk', got {self.placement!r}")
 
-    def fit(self, sentences: Sequence[Sequence[str]]) -> "TextTiling":
+    def fit(self, sentences: Sequence[Sequence[str]]) -> TextTiling:
         self._check_params()
         sents = validate_sentences(sentences, who="TextTiling")
         stop = resolve_stopwords(self.stopwords)

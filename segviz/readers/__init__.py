@@ -9,7 +9,7 @@ and the app can say what was decided.
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..documents import Corpus, Document, FileReading
 from ..errors import SegvizError

@@ -89,8 +89,8 @@ from __future__ import annotations
 import re
 import statistics
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .back_matter import back_matter_start, is_appendix
 
@@ -503,7 +503,7 @@ def _numeral_series(cands: list[_Candidate], stripped: Sequence[str]) -> set[int
     return accepted
 
 
-def numbered_paragraph_starts(lines: Sequence[str], layout: "BookLayout") -> int:
+def numbered_paragraph_starts(lines: Sequence[str], layout: BookLayout) -> int:
     """How many of the layout's sections open with a numbered heading (a chapter word, a numbered paper, a numeral
     of a series) that starts a paragraph of its own (after a blank line or a line left out): the evidence a text
     is a book.  Named sections and Markdown headings are no such evidence (a wiki article has dozens), and

@@ -9,8 +9,8 @@ one feature window the size of a book.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..documents import Document, HeadingLine, tokenize
 from ..errors import SegvizError

@@ -28,8 +28,16 @@ from ..domain import Coverage
 from ..errors import SegvizError
 from ..events import Progress
 from ..routing import Route
-from .child_process import (MALFORMED, check_count, check_profile, check_relevance, decode_array, encode_array,
-                            send_progress, serve_guarded)
+from .child_process import (
+    MALFORMED,
+    check_count,
+    check_profile,
+    check_relevance,
+    decode_array,
+    encode_array,
+    send_progress,
+    serve_guarded,
+)
 from .engine_cache import shared_corpus, shared_lms, shared_model
 from .engine_models import LanguageModelFiles, model_source
 from .engine_process import EngineProcess, EngineRequest

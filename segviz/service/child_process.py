@@ -33,7 +33,6 @@ import numpy as np
 from ..errors import SegvizError
 from ..events import Progress
 
-
 #: the child's niceness: the window the user is looking at comes first
 CHILD_NICENESS = 5
 #: the longest message a child may send (the largest real one, a 100,000-feature model's round, is ~30 MB): a

@@ -42,7 +42,7 @@ class SentenceTexts(Sequence):
         self._starts: list[int] = [0]          # first sentence of each chunk, and the total at the end
 
     @classmethod
-    def of(cls, texts: Sequence[str]) -> "SentenceTexts":
+    def of(cls, texts: Sequence[str]) -> SentenceTexts:
         out = cls()
         for lo in range(0, len(texts), CHUNK):
             out.append(texts[lo:lo + CHUNK])

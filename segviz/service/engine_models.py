@@ -26,7 +26,7 @@ class LanguageModelFiles:
     gone) are saved once, on the calling worker thread, into the engine's working directory."""
 
     def __init__(self):
-        self._paths: "weakref.WeakKeyDictionary[object, str]" = weakref.WeakKeyDictionary()
+        self._paths: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
 

@@ -27,8 +27,7 @@ from collections.abc import Callable, Generator
 from ..errors import SegvizError
 from ..events import Progress
 from . import child_process
-from .child_process import (ChildProcess, dumps, error_text, parse_message, progress_from_message,
-                            terminate_and_wait)
+from .child_process import ChildProcess, dumps, error_text, parse_message, progress_from_message, terminate_and_wait
 from .temp_dirs import owned_temporary_directory
 
 __all__ = ["EngineProcess", "Channel", "EngineRequest", "ENDED"]
@@ -48,7 +47,7 @@ class EngineProcess:
         self._child = ChildProcess(what, self._closed.is_set)
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
-        self._channels: dict[int, "Channel"] = {}
+        self._channels: dict[int, Channel] = {}
         self._next_id = 1
         self._reader: threading.Thread | None = None
         self._workdir: tempfile.TemporaryDirectory | None = None
@@ -77,7 +76,7 @@ class EngineProcess:
         process = self._child.process
         return process is not None and process.poll() is None
 
-    def channel(self, what: str, cancelled: Callable[[], bool]) -> "Channel":
+    def channel(self, what: str, cancelled: Callable[[], bool]) -> Channel:
         """A new job's channel (not started: :meth:`Channel.start` starts the engine if need be)."""
         with self._state_lock:
             number = self._next_id
@@ -334,7 +333,7 @@ class EngineRequest:
 
     what = "the engine process"
 
-    def __init__(self, engine: "EngineProcess | None"):
+    def __init__(self, engine: EngineProcess | None):
         self.engine = engine
         self._cancel = threading.Event()
         self._child: Channel | None = None
@@ -352,7 +351,7 @@ class EngineRequest:
             raise SegvizError(missing)
         self.read_options = dict(read_options or {})
 
-    def _request(self, config: Callable[["EngineProcess"], dict], *, starting: str | None = None,
+    def _request(self, config: Callable[[EngineProcess], dict], *, starting: str | None = None,
                  accept: Callable[[dict], bool] | None = None) -> Generator[Progress, None, dict | None]:
         """Send ``config(engine)`` (built once the engine runs: it may use its working directory), yield the
         progress, return the result message (None when closed first); ``accept`` takes the job's messages that

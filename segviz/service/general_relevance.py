@@ -11,9 +11,8 @@ need not load the language models at all.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Generator
 
 import numpy as np
 
@@ -22,8 +21,15 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..general_lm import GENERAL_LM_LABEL, general_language_models
 from ..relevance import relevance_profile
-from .child_process import (MALFORMED, check_profile, check_relevance, decode_array, encode_array, send_progress,
-                            serve_guarded)
+from .child_process import (
+    MALFORMED,
+    check_profile,
+    check_relevance,
+    decode_array,
+    encode_array,
+    send_progress,
+    serve_guarded,
+)
 from .engine_cache import shared_corpus
 from .engine_process import EngineProcess, EngineRequest
 from .tasks import relevance_in_chunks

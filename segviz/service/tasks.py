@@ -21,13 +21,13 @@ from ..errors import SegvizError
 from ..events import Progress
 from ..peers import PEERS, segment_with
 from ..readers.source import expand_paths
-from .forked_worker import MIN_WAIT_S, PATIENCE, ForkedWorker, can_fork
+from ..relevance import RELEVANCE_CHUNK, relevance_profile, sentence_relevance_chunks
+from ..rules import document_sizes
 from .child_process import decode_array, encode_array
+from .forked_worker import MIN_WAIT_S, PATIENCE, ForkedWorker, can_fork
 from .parallel_apply import document_from_message, document_message, split_documents
 from .parallel_reading import read_files
 from .plan import PlanUnit
-from ..relevance import RELEVANCE_CHUNK, relevance_profile, sentence_relevance_chunks
-from ..rules import document_sizes
 
 #: peers see at most this many sentences at once (C99 builds an n x n similarity matrix)
 PEER_CHUNK = 1500

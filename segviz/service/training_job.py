@@ -41,8 +41,17 @@ from ..lm.models import LanguageModels
 from ..model_schema import validate_model_document
 from ..relevance import relevance_profile, sentence_relevance
 from ..segmenter import Segmenter
-from .child_process import (MALFORMED, check_probabilities, check_profile, check_relevance, decode_array,
-                            encode_array, progress_from_message, progress_message, serve_guarded)
+from .child_process import (
+    MALFORMED,
+    check_probabilities,
+    check_profile,
+    check_relevance,
+    decode_array,
+    encode_array,
+    progress_from_message,
+    progress_message,
+    serve_guarded,
+)
 from .engine_cache import remember_lms, shared_corpus
 from .engine_memory import returning_freed_memory
 from .engine_models import LanguageModelFiles
