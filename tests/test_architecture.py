@@ -264,3 +264,13 @@ def test_the_class_test_detector_sees_each_way_of_asking():
     ]
     for source in fine:
         assert not class_tests(source, classes), source
+
+
+def test_the_architecture_page_names_every_module():
+    """Every module of segviz is named on docs/architecture.md (in backticks: its file, its path, or its stem in a
+    list of its package's modules), so the page is a map of all of it."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = {part for ticked in re.findall(r"`([^`]+)`", doc) for part in re.split(r"[\s,/]+", ticked)}
+    missing = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "segviz").rglob("*.py"))
+               if path.stem not in ("__init__", "__main__") and not {path.stem, path.name} & named]
+    assert not missing, f"modules docs/architecture.md does not name: {missing}"
