@@ -156,6 +156,9 @@ class FileReading:
         what, how = self.format, "detected" if self.detected else "as asked"
         if self.read_with_headings:
             what, how = "a book", "as asked" if self.headings_decision == HEADINGS_ASKED else "detected"
+        elif self.headings_decision == HEADINGS_ASKED:
+            # asked to read a book and found no chapter heading: "as text (as asked)" said the opposite of the ask
+            what, how = "a book", "as asked, no chapter headings found"
         ref = (f"{self.reference_boundaries} reference boundar{'y' if self.reference_boundaries == 1 else 'ies'}"
                if self.has_reference else "no reference boundaries (unlabelled)")
         return (f"read {self.path} as {what} ({how}): {_plural(self.documents, 'document')}, "

@@ -55,7 +55,7 @@ def test_slider_updates_ticks_and_metrics_to_engine_values(window, qtbot):
         row = score_row(read_corpus(CHOI).masses(), boundaries_to_masses(expected, n))
         for _, key, _ in METRIC_COLUMNS:
             shown = window.decision.metric_text(MODEL_ROW, key)
-            want = str(int(row[key])) if key == "hypothesis_segments" else f"{row[key]:.3f}"
+            want = f"{int(row[key]):,}" if key == "hypothesis_segments" else f"{row[key]:.3f}"
             assert shown == want, key
         # the view's alpha line and spin box follow the model without echoing
         assert window.block_view.alpha_line.value() == pytest.approx(alpha)

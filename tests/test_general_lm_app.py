@@ -12,12 +12,16 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from segviz import read_corpus  # noqa: E402
-from segviz.service.engine_process import EngineProcess  # noqa: E402
-from segviz.service.general_relevance import (GeneralRelevanceJob, general_relevance_task,  # noqa: E402
-                                          relevance_from_json, relevance_to_json)
 from segviz.errors import SegvizError  # noqa: E402
 from segviz.general_lm import GENERAL_LM_LABEL, MODEL_LM_LABEL, general_language_models  # noqa: E402
 from segviz.relevance import sentence_relevance  # noqa: E402
+from segviz.service.engine_process import EngineProcess  # noqa: E402
+from segviz.service.general_relevance import (  # noqa: E402
+    GeneralRelevanceJob,
+    general_relevance_task,
+    relevance_from_json,
+    relevance_to_json,
+)
 from tests.app_fixtures import app_settings, no_leaked_workers, shown_corpus, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +90,7 @@ def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qt
     assert all(s.lms_ is None for s in state.opened_model.segmenters().values())
     assert state.relevance is not None and state.relevance.shape == (state.n_sentences,)
     assert state.relevance_source == GENERAL_LM_LABEL and state.relevance_profile
-    assert GENERAL_LM_LABEL in window.block_view.rel_flat_label.textItem.toPlainText()
+    assert GENERAL_LM_LABEL in window.block_view.relevance_note()
     assert GENERAL_LM_LABEL in window.profile.getPlotItem().titleLabel.text
     # a model with its own language models replaces them, and the window says whose they are
     with qtbot.waitSignal(window.modelApplied, timeout=120000):
@@ -94,7 +98,7 @@ def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qt
     qtbot.waitUntil(lambda: not window.busy, timeout=120000)
     assert state.relevance_source is None
     np.testing.assert_allclose(state.relevance, sentence_relevance(state.segmenter.lms_, shown_corpus(window).sentences()))
-    assert MODEL_LM_LABEL in window.block_view.rel_flat_label.textItem.toPlainText()
+    assert MODEL_LM_LABEL in window.block_view.relevance_note()
 
 
 def test_training_cancels_the_general_relevance_it_replaces(window, qtbot, monkeypatch):

@@ -113,17 +113,20 @@ def density_profile(positions: np.ndarray, lo: float, hi: float, bins: int, *, s
     return edges, counts / max((hi - lo) / bins, 1e-9)
 
 
-def minmax_envelope(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bin centres and the min and max of ``values[lo:hi]`` per bin (an envelope that keeps every extreme)."""
+def bin_spread(values: np.ndarray, lo: int, hi: int, bins: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Bin centres and, per bin of ``values[lo:hi]``, the minimum, maximum, mean and standard deviation: what a
+    zoomed-out trace draws per pixel column (the extremes of a noisy trace fill every column from bottom to top;
+    its mean and spread do not).  O(hi - lo), a few passes of numpy's reductions."""
     part = np.asarray(values[lo:hi], dtype=np.float64)
     bins = max(1, min(int(bins), part.size))
-    starts = np.linspace(0, part.size, bins + 1).astype(np.int64)[:-1]
-    starts = np.unique(starts)
-    lows = np.minimum.reduceat(part, starts)
-    highs = np.maximum.reduceat(part, starts)
+    starts = np.unique(np.linspace(0, part.size, bins + 1).astype(np.int64)[:-1])
     ends = np.append(starts[1:], part.size)
-    centres = lo + 0.5 * (starts + ends)
-    return centres, lows, highs
+    counts = ends - starts
+    means = np.add.reduceat(part, starts) / counts
+    spread = np.sqrt(np.maximum(np.add.reduceat(part * part, starts) / counts - means * means, 0.0))
+    return (lo + 0.5 * (starts + ends), np.minimum.reduceat(part, starts), np.maximum.reduceat(part, starts),
+            means, spread)
 
 
 def bin_means(values: np.ndarray, lo: int, hi: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -562,7 +565,8 @@ class BlockView(QWidget):
         self.plot.addItem(self.curve)
         self._curve_binned = False   # zoomed out, the curve is the mean probability per pixel column
         self.zoom_note = pg.TextItem("zoomed out: the curve is the mean P(boundary) per pixel column, each row the "
-                                     "density of its boundaries", color="#757575", anchor=(0, 0))
+                                     "density of its boundaries, the relevance its mean, spread and range",
+                                     color="#757575", anchor=(0, 0))
         self.zoom_note.setParentItem(self.plot.vb)   # pinned to the view's corner, not to data
         self.zoom_note.setPos(8, 2)
         self.zoom_note.setVisible(False)
@@ -620,14 +624,16 @@ class BlockView(QWidget):
         self.rel_curve = pg.PlotCurveItem(*NO_STEPS, stepMode="center", fillLevel=0,
                                           pen=pg.mkPen("#5e35b1", width=1), brush=pg.mkBrush(94, 53, 177, 70))
         self.rel_plot.addItem(self.rel_curve)
-        # zoomed out: one vertical bar from the minimum to the maximum per pixel column
-        self.rel_envelope = pg.PlotCurveItem(pen=pg.mkPen("#5e35b1", width=2), connect="pairs")
-        self.rel_plot.addItem(self.rel_envelope)
-        self.rel_flat_label = pg.TextItem("relevance is 0 everywhere: the trigger model learned no weights "
-                                          "(too little training text)", color="#9e9e9e", anchor=(0, 0))
-        self.rel_flat_label.setParentItem(self.rel_plot.vb)   # pinned to the view's corner, not to data
-        self.rel_flat_label.setPos(8, 4)
-        self.rel_flat_label.setVisible(False)
+        # zoomed out, per pixel column: a faint bar from the minimum to the maximum, a stronger one over the mean
+        # plus or minus one standard deviation, and the mean as a line (the extremes alone filled every column: a
+        # solid block)
+        self.rel_envelope = pg.PlotCurveItem(pen=pg.mkPen(94, 53, 177, 45, width=1), connect="pairs")
+        self.rel_spread = pg.PlotCurveItem(pen=pg.mkPen(94, 53, 177, 120, width=1), connect="pairs")
+        self.rel_mean = pg.PlotCurveItem(pen=pg.mkPen("#311b92", width=1))
+        for item in (self.rel_envelope, self.rel_spread, self.rel_mean):
+            self.rel_plot.addItem(item)
+        # where R comes from, in the plot's title row above the trace: inside the view it was drawn over the bars
+        self.rel_plot.setTitle(" ", size="8pt", color="#757575", justify="left")
         self.rel_ref = TickRow(self.rel_plot, REF_COLOR, -1e3, 1e3, width=1, style=Qt.DashLine, density=False)
         self.graphics.ci.layout.setRowStretchFactor(1, 4)
         for plot in (self.overview, self.plot, self.rel_plot):
@@ -763,22 +769,29 @@ class BlockView(QWidget):
         rel = self.session.state.relevance
         if rel is None:
             self.rel_curve.setData(*NO_STEPS)
-            self.rel_envelope.setData([], [])
+            self._clear_relevance_aggregate()
             self.rel_ref.draw(lo, hi, pixels)
             return
         i = int(max(0, np.floor(lo)))
         j = int(min(len(rel), np.ceil(hi)))
         if j <= i:
             self.rel_curve.setData(*NO_STEPS)
-            self.rel_envelope.setData([], [])
+            self._clear_relevance_aggregate()
         elif (j - i) * 2 <= pixels:
-            self.rel_envelope.setData([], [])
+            self._clear_relevance_aggregate()
             self.rel_curve.setData(np.arange(i, j + 1, dtype=np.float64), rel[i:j])
         else:
             self.rel_curve.setData(*NO_STEPS)
-            x, low, high = minmax_envelope(rel, i, j, pixels / 2)
-            self.rel_envelope.setData(np.repeat(x, 2), np.column_stack([low, high]).ravel())
+            x, low, high, mean, spread = bin_spread(rel, i, j, pixels / DENSITY_BIN_PX)
+            bars = np.repeat(x, 2)
+            self.rel_envelope.setData(bars, np.column_stack([low, high]).ravel())
+            self.rel_spread.setData(bars, np.column_stack([mean - spread, mean + spread]).ravel())
+            self.rel_mean.setData(x, mean)
         self.rel_ref.draw(lo, hi, pixels)
+
+    def _clear_relevance_aggregate(self) -> None:
+        for item in (self.rel_envelope, self.rel_spread, self.rel_mean):
+            item.setData([], [])
 
     def _draw_highlight(self, lo: float, hi: float) -> None:
         p = self._highlight
@@ -801,6 +814,9 @@ class BlockView(QWidget):
     def refresh_corpus(self) -> None:
         state = self.session.state
         n = state.n_sentences
+        # the marks of a position belong to the corpus they were made on
+        self.selected.setVisible(False)
+        self.cursor.setVisible(False)
         self.ref_row.set(state.reference_boundaries)
         self.rel_ref.set(state.reference_boundaries)
         if state.has_reference:
@@ -861,8 +877,8 @@ class BlockView(QWidget):
         # the relevance plot stays in the layout (hiding it re-laid out and repainted every plot, axes and all);
         # without relevance it says what would fill it
         if rel is None:
-            self.rel_flat_label.setText("relevance R (Section 3.3) appears with a model's language models")
-            self.rel_flat_label.setVisible(state.n_sentences > 0)
+            self._set_relevance_note("relevance R (Section 3.3) appears with a model's language models"
+                                     if state.n_sentences > 0 else "")
             self.rel_plot.setYRange(-0.05, 0.05, padding=0)
         else:
             finite = rel[np.isfinite(rel)]
@@ -870,9 +886,8 @@ class BlockView(QWidget):
             # which language models the trace comes from (the model's, or the bundled general-English ones); a
             # trigger model with no weights (too little text to learn any) gives R = 0 everywhere: say so
             source = state.relevance_source or MODEL_LM_LABEL
-            self.rel_flat_label.setText(f"relevance is 0 everywhere ({source}): the trigger model learned no "
-                                        "weights (too little training text)" if flat else f"R from {source}")
-            self.rel_flat_label.setVisible(True)
+            self._set_relevance_note(f"relevance is 0 everywhere ({source}): the trigger model learned no "
+                                     "weights (too little training text)" if flat else f"R from {source}")
             if flat:
                 self.rel_plot.setYRange(-0.05, 0.05, padding=0)
             else:
@@ -881,6 +896,16 @@ class BlockView(QWidget):
                 self.rel_plot.setYRange(min(lo, 0) - pad, max(hi, 0) + pad, padding=0)
         lo, hi, pixels = self._visible_span()
         self._draw_relevance(lo, hi, pixels)
+
+    def _set_relevance_note(self, text: str) -> None:
+        """What the relevance plot's title row says (never empty: the row keeps its height, so the plot below it
+        does not move when the trace arrives)."""
+        if text != self.relevance_note():
+            self.rel_plot.setTitle(text or " ", size="8pt", color="#757575", justify="left")
+
+    def relevance_note(self) -> str:
+        """The text above the relevance trace ("R from the bundled general-English LMs", or why there is none)."""
+        return self.rel_plot.titleLabel.text.strip()
 
     def refresh_hypothesis(self) -> None:
         state = self.session.state

@@ -25,7 +25,7 @@ from ..events import Progress
 from ..paths import bundled
 from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
-from ..readers.source import expand_paths
+from ..readers.source import expand_paths, left_out_of_folders
 from .plot_svg import svg_document
 from ..service.read_job import ReadJob
 from .state import prepare_corpus
@@ -82,13 +82,15 @@ def remembered_options(value) -> dict:
 
 
 def open_corpus_task(job: ReadJob, *, seed: int = 0):
-    """The corpus's outline from the engine (:class:`~segviz.service.read_job.ReadJob`) and what the window derives
-    from it (:func:`~segviz.app.state.prepare_corpus`: baselines and their metrics); None when closed first."""
+    """The corpus's outline from the engine (:class:`~segviz.service.read_job.ReadJob`), what the window derives
+    from it (:func:`~segviz.app.state.prepare_corpus`: baselines and their metrics) and what the folders among its
+    paths hold that was not read (:func:`segviz.readers.source.left_out_of_folders`: a listing, here rather than on
+    the window's thread); None when closed first."""
     outline = yield from job.events()
     if outline is None:
         return None
     yield Progress("preparing the corpus", 0, 1)
-    return outline, prepare_corpus(outline, seed=seed)
+    return outline, prepare_corpus(outline, seed=seed), left_out_of_folders(job.paths)
 
 
 def as_list(value) -> list[str]:
@@ -171,9 +173,10 @@ class FileActions:
         def done(result):
             if result is None:   # closed first
                 return
-            outline, prepared = result
+            outline, prepared, left_out = result
             self.read_options = dict(read_options)
             win.install_corpus(outline, paths, label, prepared=prepared)
+            win.say_left_out(left_out)
             for path in paths:
                 self.add_recent(path, read_options)
 

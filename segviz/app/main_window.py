@@ -269,9 +269,12 @@ class MainWindow(QMainWindow):
         self.block_size_spin.setValue(self.block_view.block_size)
         bar.addWidget(self.block_size_spin)
         bar.addSeparator()
-        bar.addWidget(QLabel(" document "))
+        # the reference's segments, numbered: a document is a source unit (a file, a JSONL object), as the status
+        # bar and the rule panel count them; a Choi file is one document of many segments
+        bar.addWidget(QLabel(" segment "))
         self.doc_spin = QSpinBox()
         self.doc_spin.setObjectName("docSpin")
+        self.doc_spin.setToolTip("Go to the start of reference segment N (it follows navigation)")
         self.doc_spin.setMinimum(1)
         self.doc_spin.setKeyboardTracking(False)
         bar.addWidget(self.doc_spin)
@@ -441,6 +444,17 @@ class MainWindow(QMainWindow):
     #: what the status bar says of the corpus shown; what is said of the model follows it (show_model_status)
     corpus_summary = ""
 
+    def say_left_out(self, left_out) -> None:
+        """Add to the status bar what the opened folders held that was not read (``(name, why)`` pairs): a README
+        or a subfolder was left out without a word."""
+        if not left_out:
+            return
+        names = ", ".join(name for name, _ in left_out[:4]) + (", …" if len(left_out) > 4 else "")
+        self.corpus_summary += f"  ·  not read: {names}"
+        self.info_label.setText(self.corpus_summary)
+        why = "\n".join(f"not read: {name} ({reason})" for name, reason in left_out[:50])
+        self.info_label.setToolTip("\n".join(t for t in (self.info_label.toolTip(), why) if t))
+
     def show_model_status(self, note: str) -> None:
         """The status bar: the corpus summary, then ``note`` on the model (applying, applied, training)."""
         self.info_label.setText(f"{self.corpus_summary}  ·  {note}" if self.corpus_summary else note)
@@ -459,7 +473,11 @@ class MainWindow(QMainWindow):
         self.opening = None
         self.state.set_corpus(corpus, label, paths=paths, prepared=prepared)
         self.corpusLoaded.emit(label)
-        if (self.state.segmenter is None and self.default_model is not None
+        pending = self.model_control.take_pending()   # a model opened while this corpus was read
+        if pending is not None:
+            if not self.apply_model(*pending):
+                self.compute_peers()
+        elif (self.state.segmenter is None and self.default_model is not None
                 and not self.background.is_running("load-model")):
             # no model open: segment with the bundled default model (trained on a mix of domains), so that any
             # corpus shows a segmentation beside its reference and the peers; Train replaces it
@@ -672,12 +690,25 @@ def peer_task(name: str) -> str:
 
 
 class PageKeysStayInWidget(QObject):
-    """PgUp/PgDn go to the focused input widget (a page of α or of a number), not to the block shortcuts."""
+    """The keys of a focused input widget (the α slider, a number box): PgUp/PgDn page that widget, not the blocks;
+    and the window's own Ctrl shortcuts reach the window (a number box's line edit takes Ctrl+E as "end of line",
+    so *Export plot* did nothing while one had the focus)."""
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
-        if event.type() == QEvent.ShortcutOverride and event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
+        if event.type() != QEvent.ShortcutOverride:
+            return False
+        if event.key() in (Qt.Key_PageUp, Qt.Key_PageDown):
             event.accept()
+            return False
+        if event.modifiers() & Qt.ControlModifier and self._window_shortcut(QKeySequence(event.keyCombination())):
+            event.ignore()   # not the widget's: the shortcut goes to the window's action
+            return True
         return False
+
+    def _window_shortcut(self, keys: QKeySequence) -> bool:
+        window = self.parent()
+        return window is not None and any(action.shortcut() == keys and action.isEnabled()
+                                          for action in window.findChildren(QAction))
 
 
 def _flag(value) -> bool:

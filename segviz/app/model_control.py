@@ -98,6 +98,13 @@ class ModelControl:
         shown model stays)."""
         win = self.window
         state = win.state
+        if state.corpus is None and win.opening is not None and win.background.is_running("open"):
+            # a corpus is being read: the model waits for it (applied meanwhile in the engine, on the same reading),
+            # and the panels show none of its experts until the one that answers for that corpus is known (they
+            # showed a router's last expert, the chapters expert's rule, then switched)
+            self.pending = (model, path)
+            self._apply_early(model, path)
+            return True
         if state.corpus is None:
             # no text to choose for yet: a router shows its last expert (the one for the longest segments) until
             # one is open
@@ -294,10 +301,23 @@ class ModelControl:
             else:
                 outcome(kind, value)
 
+    #: a model opened while a corpus was being read: ``(model, path)``, applied when the corpus is shown
+    pending: tuple | None = None
+
+    def take_pending(self) -> tuple | None:
+        """The model waiting for the corpus being read (:attr:`pending`), once."""
+        pending, self.pending = self.pending, None
+        return pending
+
     def forget_early(self) -> None:
-        """The corpus the early apply was reading for will not be installed (its reading failed)."""
+        """The corpus the early apply was reading for will not be installed (its reading failed): a model that
+        waited for it is shown without a corpus, as one opened without any."""
         self._early = None
         self.window.background.cancel(EARLY_APPLY)
+        self.window.opening = None
+        pending = self.take_pending()
+        if pending is not None:
+            self.apply_model(*pending)
 
     # -- feature columns ----------------------------------------------------------------------------------------
     def _set_columns(self, segmenter, corpus, columns, missing=()) -> None:

@@ -34,6 +34,16 @@ METRIC_COLUMNS = (   # header, score_row key, higher is better (None: not ranked
     ("F", "f1", True),
     ("segs", "hypothesis_segments", None),
 )
+#: the metrics table's column of segment counts
+SEGMENTS_COLUMN = [c[1] for c in METRIC_COLUMNS].index("hypothesis_segments")
+
+
+def segment_count_text(count: int) -> str:
+    """A segment count as the metrics table shows it: whole up to 99,999, in thousands above ("236.4k"; the tool
+    tip has every digit), so that the column stays narrow beside the scores."""
+    return f"{count:,}" if count < 100_000 else f"{count / 1000:.1f}k"
+
+
 METRIC_TIPS = ("P_mu (Section 5): probability that two sentences a mean segment length apart are correctly "
                "classified as same/different segment; higher is better",
                "P_k (Beeferman et al. 1999): error rate with k = half the mean segment length; lower is better",
@@ -212,6 +222,8 @@ class DecisionPanel(QWidget):
         for j, tip in enumerate(METRIC_TIPS):
             self.table.horizontalHeaderItem(j).setToolTip(tip)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        # the segment count as wide as its text: stretched like the scores, six digits were cut to "236…"
+        self.table.horizontalHeader().setSectionResizeMode(SEGMENTS_COLUMN, QHeaderView.ResizeToContents)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
@@ -402,7 +414,7 @@ class DecisionPanel(QWidget):
                 if value is None:
                     text = "-"
                 elif key == "hypothesis_segments":
-                    text = str(int(value))
+                    text = segment_count_text(int(value))
                 else:
                     text = "nan" if isinstance(value, float) and math.isnan(value) else f"{value:.3f}"
                 item = self.table.item(i, j)
@@ -411,6 +423,8 @@ class DecisionPanel(QWidget):
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                     self.table.setItem(i, j, item)
                 item.setText(text)
+                item.setToolTip(f"{int(value):,} segments" if key == "hypothesis_segments" and value is not None
+                                else "")
                 is_best = value is not None and key in best and value == best[key]
                 item.setFont(bold if is_best else QFont())
 

@@ -160,6 +160,27 @@ def expand_paths(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list
     return files
 
 
+def left_out_of_folders(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> list[tuple[str, str]]:
+    """What :func:`expand_paths` does not read of the folders among ``paths``, with why: ``(name, why)`` for each
+    README or licence note and each subfolder (a folder is read one level deep), in natural order, so that a caller
+    can say so rather than leave them out without a word (hidden files are not listed: never meant to be read)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[tuple[str, str]] = []
+    for p in paths:
+        folder = Path(os.fspath(p))
+        if any(ch in str(folder) for ch in "*?[") or not folder.is_dir():
+            continue
+        for entry in natural_sorted(folder.iterdir()):
+            if entry.name.startswith("."):
+                continue   # hidden: never meant to be read (editor and system files)
+            if entry.is_dir():
+                out.append((entry.name + "/", "a folder: only the files directly in the one opened are read"))
+            elif entry.name.lower().startswith(_NOT_CORPUS_PREFIXES):
+                out.append((entry.name, "a README or licence note, not text to segment"))
+    return out
+
+
 def natural_sorted(paths: Iterable[Path]) -> list[Path]:
     """Sort so that ``2.ref`` comes before ``10.ref``."""
     return sorted(paths, key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(p))])
