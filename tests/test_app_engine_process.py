@@ -133,3 +133,54 @@ def test_a_malformed_frame_is_refused_by_the_engine(engine):
     with pytest.raises(SegvizError, match="refused"):
         while time.monotonic() < deadline:
             channel.receive()
+
+
+def _gone(pid: int) -> bool:
+    """The process ``pid`` has ended (and been reaped, or is a zombie: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
+def test_an_engine_closed_without_waiting_ends_and_is_waited_for_elsewhere(engine, tmp_path):
+    """The window's close tells the engine to end and returns (the kernel freeing a large engine held the window a
+    good part of a second); wait_closed waits for the end, after which neither the process nor its directory is
+    left."""
+    events_and_value(PeersJob(["texttiling"], [CHOI], engine=engine).events())
+    pid, workdir = engine.pid, engine.workdir
+    assert pid is not None and Path(workdir).is_dir()
+    engine.close(wait=False)
+    assert engine.closed
+    assert engine.wait_closed(30)
+    assert _gone(pid) and not Path(workdir).exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
+def test_a_forked_worker_ends_with_the_thread_that_forked_it():
+    """A forked worker of an engine job ends when the job's thread does, however that thread ends (the engine
+    killed by the window's close ends every thread at once): it never outlives its engine, holding its pipes."""
+    import subprocess
+    import sys
+
+    script = (
+        "import threading, time\n"
+        "from segviz.forking import mark_quiet\n"
+        "from segviz.service.forked_worker import ForkedWorker\n"
+        "mark_quiet()   # this thread only waits (as the engine's command reader does)\n"
+        "pids = []\n"
+        "def job():\n"
+        "    worker = ForkedWorker(lambda send: time.sleep(600))\n"
+        "    pids.append(worker.pid)\n"
+        "thread = threading.Thread(target=job)\n"
+        "thread.start(); thread.join()\n"
+        "print(pids[0], flush=True)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    worker = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 60
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(worker)

@@ -1,8 +1,9 @@
 """``segviz gui CORPUS... [--model M] --benchmark OUT.json``: a scripted session with its latencies.
 
-The script (run offscreen by :mod:`segviz.app.launch`): open the corpus and wait for the model's curve; drag α
-through 30 values, change ε 10 times, move through 20 blocks, jump to 10 documents, zoom out to the whole stream
-and back (5 times), export a PNG -- all while the work that follows the curve (the relevance trace, the shown
+The script (run offscreen by :mod:`segviz.app.launch`): open the corpus and wait for the model's curve; set α
+to 30 values, change ε 10 times, move through 20 blocks, jump to 10 segments, zoom out to the whole stream and
+back (5 times), drag the α line with the mouse (10 moves) and let it go, export a PNG at a block, then zoomed out
+to the whole stream a PNG and an SVG -- all while the work that follows the curve (the relevance trace, the shown
 peers, the feature columns) goes on in the background, as a user would --; then wait until every background job
 the window started is done and on screen; then start training, let 3 features arrive and close the window during
 the 4th (``--train 0``: close there).
@@ -10,7 +11,10 @@ the 4th (``--train 0``: close there).
 What is measured:
 
 * ``max_gap_ms``: a 10 ms QTimer runs for the whole session, the open included; the largest interval between
-  two of its ticks is the longest time the event loop could not react.
+  two of its ticks is the longest time the event loop could not react.  ``max_own_gap_ms``: the most CPU time
+  the GUI thread itself used between two ticks (each of ``long_gaps`` has its own): a long gap with little of it
+  was the thread kept waiting, by the machine's other work or by a thread of the window holding the
+  interpreter.
 * each interaction's latency, from the action until its result is on screen: the state has changed and the
   window has then processed a repaint (the time is taken in a zero-timer after the next ``UpdateRequest``).
 * ``open_to_segmentation_s``: from the start until the model's curve and ticks are on screen (the state has its
@@ -19,8 +23,9 @@ What is measured:
   language models, the bundled general-English ones score the corpus in the background after the curve);
   ``background_done_s``: until no background job is left (the trace, the shown peers and the feature columns
   are all shown).
-* ``close_exit_s``: from asking the window to close until the event loop has ended with no worker left (the
-  process then exits).
+* ``close_exit_s``: from asking the window to close until the event loop has ended with no worker left;
+  ``close_engine_gone_s``: until the engine process (and so its forked workers) has ended too (the process then
+  exits).
 * ``peak_tree_rss_mb``: the largest sum of the resident memory of the window and every process under it (its
   engine and the engine's forked workers), sampled every 0.1 s from the open to the close by a process of its own
   (:mod:`segviz.app.tree_memory`; ``peak_tree_at_s`` when, ``peak_tree_shares_mb`` each process's share then;
@@ -54,6 +59,11 @@ EPSILONS = 10
 BLOCKS = 20
 DOCUMENTS = 10
 ZOOMS = 5
+#: the α line dragged by the mouse: this many moves of this much α each, then let go
+DRAG_MOVES = 10
+DRAG_STEP = 0.02
+#: the plot exported as a PNG at a block, then zoomed out to the whole stream as a PNG and as an SVG
+EXPORTS = (("png", "block.png", False), ("png_zoomed", "all.png", True), ("svg_zoomed", "all.svg", True))
 FEATURES_BEFORE_CLOSE = 3
 #: gaps longer than this are listed in the report with what the script was doing
 LONG_GAP_MS = 50.0
@@ -115,13 +125,16 @@ class Benchmark(QObject):
         self.t0 = time.perf_counter()
         self.last_tick = self.t0
         self.max_gap_ms = 0.0
+        self.last_cpu = time.thread_time()
+        self.max_own_gap_ms = 0.0   # the most CPU time the GUI thread spent between two ticks
         self.first_gap_ms: float | None = None
         self.max_gap_after_first_ms = 0.0
         self.gap_during = {"open": 0.0, "interaction": 0.0, "training": 0.0}
         self.phase = "open"
         self.doing = "opening"             # what the script was doing (for the list of long gaps)
         self.long_gaps: list[tuple] = []
-        self.samples: dict[str, list[float]] = {k: [] for k in ("alpha", "epsilon", "block", "document", "zoom")}
+        self.samples: dict[str, list[float]] = {k: [] for k in ("alpha", "epsilon", "block", "document", "zoom",
+                                                                "drag", "release")}
         self.results: dict = {}
         self.steps: list = []
         self.notes: list[str] = []
@@ -144,6 +157,12 @@ class Benchmark(QObject):
         now = time.perf_counter()
         gap = (now - self.last_tick) * 1000.0
         self.last_tick = now
+        # the GUI thread's own CPU time in the gap: a gap with little of it was the thread waiting (for a core the
+        # machine's other work had, or for the interpreter), one with much of it was the window's own work
+        cpu = time.thread_time()
+        own = (cpu - self.last_cpu) * 1000.0
+        self.last_cpu = cpu
+        self.max_own_gap_ms = max(self.max_own_gap_ms, own)
         self.max_gap_ms = max(self.max_gap_ms, gap)
         self.gap_during[self.phase] = max(self.gap_during[self.phase], gap)
         if self.first_gap_ms is None:
@@ -151,7 +170,7 @@ class Benchmark(QObject):
         else:
             self.max_gap_after_first_ms = max(self.max_gap_after_first_ms, gap)
         if gap > LONG_GAP_MS:
-            self.long_gaps.append((round(gap, 1), round(now - self.t0, 2), self.doing))
+            self.long_gaps.append((round(gap, 1), round(now - self.t0, 2), self.doing, round(own, 1)))
         if "relevance_on_screen_s" not in self.results and self.window.state.relevance is not None:
             # the relevance trace (the model's LMs, or the general-English ones in the background) is drawn when
             # the state has it (a tick runs between event-loop passes, after the repaint that drew it)
@@ -208,8 +227,45 @@ class Benchmark(QObject):
         for _ in range(ZOOMS):
             steps.append(("zoom", bv.zoom_all, None))
             steps.append(("zoom", lambda: bv.set_block(bv.block), None))
+        steps += self._drag_steps()
         self.steps = steps
         QTimer.singleShot(0, self._next_step)
+
+    def _drag_steps(self) -> list:
+        """The α line dragged with the mouse as a user drags it: pressed, moved in :data:`DRAG_MOVES` steps, let go
+        (``drag`` each move, ``release`` the letting go: the axis fits the new α then)."""
+        from PySide6.QtCore import QPointF, Qt
+        from PySide6.QtTest import QTest
+
+        bv = self.window.block_view
+        view, vb = bv.graphics, bv.plot.vb
+        state = self.window.state
+        if state.rule_setting("alpha") is None:
+            return []   # the shown rule has no α line
+
+        def at(alpha: float):
+            lo, hi = vb.viewRange()[0]
+            return view.mapFromScene(vb.mapViewToScene(QPointF(lo + 0.2 * (hi - lo), alpha)))
+
+        where = {}
+
+        def press():
+            where["alpha"] = float(bv.alpha_line.value())
+            where["step"] = -DRAG_STEP if where["alpha"] > 0.5 else DRAG_STEP   # towards the middle: it moves
+            QTest.mousePress(view.viewport(), Qt.LeftButton, Qt.NoModifier, at(where["alpha"]))
+
+        def move(k: int):
+            QTest.mouseMove(view.viewport(), at(where["alpha"] + k * where["step"]))
+
+        def release():
+            QTest.mouseRelease(view.viewport(), Qt.LeftButton, Qt.NoModifier,
+                               at(where["alpha"] + DRAG_MOVES * where["step"]))
+            self.results["alpha_dragged"] = [round(where["alpha"], 3), round(float(bv.alpha_line.value()), 3)]
+
+        steps = [("drag", press, None)]
+        steps += [("drag", lambda k=k: move(k), None) for k in range(1, DRAG_MOVES + 1)]
+        steps.append(("release", release, None))
+        return steps
 
     def _next_step(self) -> None:
         if not self.steps:
@@ -240,10 +296,18 @@ class Benchmark(QObject):
                 QTimer.singleShot(0, check)
         QTimer.singleShot(0, check)
 
-    def _export(self) -> None:
-        self.doing = "export"
-        path = str(Path(self.export_dir.name) / "block.png")
-        start = time.perf_counter()
+    def _export(self, exports=EXPORTS) -> None:
+        """Each of :data:`EXPORTS` in turn: ``export_KIND_ms`` until the file is written, ``export_KIND_gui_ms`` the
+        window's thread in the call (a picture of the view, or a snapshot of what it draws; the rest is done in the
+        background)."""
+        if not exports:
+            self._exports_done()
+            return
+        (kind, name, zoomed), rest = exports[0], exports[1:]
+        self.doing = f"export {kind}"
+        if zoomed:
+            self.window.block_view.zoom_all()
+        path = str(Path(self.export_dir.name) / name)
         done = {"ok": False}
 
         def exported(p):
@@ -251,12 +315,20 @@ class Benchmark(QObject):
                 done["ok"] = True
 
         self.window.exported.connect(exported)
+        start = time.perf_counter()
         self.window.export_plot(path)
-        self._wait(lambda: done["ok"], lambda: self._exported(start, path), timeout_s=120, what="export")
+        self.results[f"export_{kind}_gui_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
 
-    def _exported(self, start: float, path: str) -> None:
-        self.results["export_png_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
-        self.results["export_png_bytes"] = Path(path).stat().st_size if Path(path).exists() else None
+        def written():
+            self.results[f"export_{kind}_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+            self.results[f"export_{kind}_bytes"] = Path(path).stat().st_size if Path(path).exists() else None
+            self.window.exported.disconnect(exported)
+            QTimer.singleShot(0, lambda: self._export(rest))
+
+        self._wait(lambda: done["ok"], written, timeout_s=120, what=f"export {kind}")
+
+    def _exports_done(self) -> None:
+        self.window.block_view.set_block(0)
         # everything the window started for this corpus and model (the relevance trace, the shown peers, the
         # feature columns) done and on screen before anything is measured as finished
         self.doing = "background"
@@ -347,6 +419,17 @@ class Benchmark(QObject):
                 QTimer.singleShot(interval_ms, poll)
         QTimer.singleShot(0, poll)
 
+    def loop_ended(self) -> None:
+        """The event loop has ended (the window closed, no worker left)."""
+        self.loop_ended_at = time.perf_counter()
+
+    loop_ended_at: float | None = None
+
+    def engine_gone(self) -> None:
+        """The window's engine (and its forked workers) has ended: the session's processes are all gone."""
+        if self.closed_at is not None:
+            self.results["close_engine_gone_s"] = round(time.perf_counter() - self.closed_at, 3)
+
     # -- the report -----------------------------------------------------------------------------------------
     def report(self) -> dict:
         now = time.perf_counter()
@@ -358,12 +441,17 @@ class Benchmark(QObject):
             "relevance_on_screen_s": self.results.get("relevance_on_screen_s"),
             "background_done_s": self.results.get("background_done_s"),
             "max_gap_ms": round(self.max_gap_ms, 1),
+            "max_own_gap_ms": round(self.max_own_gap_ms, 1),
             "alpha_ms": summary(self.samples["alpha"]),
             "epsilon_ms": summary(self.samples["epsilon"]),
             "block_ms": summary(self.samples["block"]),
             "document_ms": summary(self.samples["document"]),
             "zoom_ms": summary(self.samples["zoom"]),
-            "close_exit_s": None if self.closed_at is None else round(now - self.closed_at, 3),
+            "drag_ms": summary(self.samples["drag"]),
+            "release_ms": summary(self.samples["release"]),
+            "alpha_dragged": self.results.get("alpha_dragged"),   # the α line's value at the press, at the release
+            "close_exit_s": None if self.closed_at is None else round((self.loop_ended_at or now) - self.closed_at, 3),
+            "close_engine_gone_s": self.results.get("close_engine_gone_s"),
             "peak_tree_rss_mb": tree.get("peak_tree_rss_mb"),
             "peak_tree_at_s": tree.get("peak_at_s"),
             "peak_tree_pss_mb": tree.get("peak_tree_pss_mb"),
@@ -377,12 +465,13 @@ class Benchmark(QObject):
             "training_round_handler_ms": summary(self.round_handler_ms),       # the curve pass
             "training_round_table_pass_ms": summary(self.table_pass_ms),      # the table-row and metrics pass
             "features_shown": len(self.window.state.rounds) if self.window is not None else None,
-            "export_png_ms": self.results.get("export_png_ms"),
+            **{key: value for key, value in self.results.items() if key.startswith("export_")},
             "first_feature_s": self.results.get("first_feature_s"),
             "three_features_s": self.results.get("three_features_s"),
             "training_started_s": self.results.get("training_started_s"),
             "training_language_models": self.results.get("training_language_models"),
-            "long_gaps": sorted(self.long_gaps, reverse=True)[:12],   # (ms, seconds into the run, doing)
+            # (ms, seconds into the run, doing, the GUI thread's CPU ms in it)
+            "long_gaps": sorted(self.long_gaps, reverse=True)[:12],
             "notes": self.notes,
         }
         return out

@@ -20,6 +20,8 @@ from .platform_check import start_platform_check
 
 #: how long a closed window waits for background steps before the process exits regardless
 EXIT_GRACE_S = 1.5
+#: how long the process waits, after its event loop, for the engine it told to end (it is killed after 1 s)
+ENGINE_EXIT_S = 3.0
 #: the interpreter's thread switch interval while the window runs (the default is 5 ms).  Every Qt call from
 #: Python releases and re-takes the GIL; with a worker thread running Python, each re-take waited up to the whole
 #: interval, so a repaint making dozens of such calls stretched by hundreds of milliseconds (the convoy effect)
@@ -217,6 +219,14 @@ def _run(args: argparse.Namespace, signals: _SignalsClose) -> int:
         window.after_first_paint(lambda: window.when_idle(shoot))
     app.exec()
     if driver is not None:
+        driver.loop_ended()
+    # the engine was told to end when the window closed: the process leaves after it (and its forked workers,
+    # which end with it), never before, so that nothing of the session outlives it
+    engine = getattr(window, "_engine", None)
+    if engine is not None:
+        engine.wait_closed(ENGINE_EXIT_S)
+    if driver is not None:
+        driver.engine_gone()
         driver.finish()
     _finish(tmp)
     return status["code"]

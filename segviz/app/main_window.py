@@ -676,7 +676,9 @@ class MainWindow(QMainWindow):
             return
         event.accept()
         if self._engine is not None:
-            self._engine.close()
+            # told to end now; its end (the kernel returning its memory) is awaited off this thread, which the
+            # wait held for up to a second at 10^6 sentences (launch.py waits for it once the event loop is over)
+            self._engine.close(wait=False)
         self.closed.emit()
 
     def _background_done(self) -> None:

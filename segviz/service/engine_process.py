@@ -171,9 +171,13 @@ class EngineProcess:
         with self._state_lock:
             self._channels.pop(number, None)
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
         """End the engine and every job on it (any thread; a running job's channel reports the end as a cancel
-        when its own job was cancelled, as an error otherwise)."""
+        when its own job was cancelled, as an error otherwise).
+
+        ``wait=False`` (the window's close): the engine is told to end at once (its input closed, SIGTERM) and the
+        wait for its end -- the kernel freeing a gigabyte or two takes a good part of a second -- happens on a
+        thread of its own, so the caller's thread is not held; :meth:`wait_closed` waits for it."""
         self._closed.set()
         process = self._child.process
         if process is not None:
@@ -181,6 +185,14 @@ class EngineProcess:
                 process.stdin.close()
             except (OSError, ValueError):
                 pass
+            if not wait:
+                try:
+                    process.terminate()
+                except OSError:
+                    pass
+                self._closer = threading.Thread(target=self.close, name="engine-close", daemon=True)
+                self._closer.start()
+                return
             terminate_and_wait(process)
             # the reply reader sees the end of the pipe now; its stream is closed only once it has let go of it
             if self._reader is not None and self._reader is not threading.current_thread():
@@ -192,6 +204,17 @@ class EngineProcess:
         if self._workdir is not None:
             self._workdir.cleanup()
             self._workdir = None
+
+    _closer: threading.Thread | None = None
+
+    def wait_closed(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for an engine closed with ``wait=False`` to have ended; True once it has
+        (or when it was never started)."""
+        closer = self._closer
+        if closer is not None:
+            closer.join(timeout)
+            return not closer.is_alive()
+        return True
 
 
 class Channel:
