@@ -105,8 +105,8 @@ class ExternalSampler:
         return round(self.peak, 1)
 
 
-def run(label: str, corpus: list[Path], out_dir: Path, model: Path | None = None, train: int | None = None
-        ) -> dict:
+def run(label: str, corpus: list[Path], out_dir: Path, model: Path | None = None, train: int | None = None,
+        close_at: str | None = None) -> dict:
     out = out_dir / f"{label}.json"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     load = os.getloadavg()[0]
@@ -114,6 +114,7 @@ def run(label: str, corpus: list[Path], out_dir: Path, model: Path | None = None
     t0 = time.perf_counter()
     extra = ["--model", str(model)] if model is not None else []
     extra += ["--train", str(train)] if train is not None else []
+    extra += ["--close-at", close_at] if close_at is not None else []
     proc = subprocess.Popen([sys.executable, "-m", "segviz", "gui", *map(str, corpus), *extra, "--benchmark",
                              str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = ExternalSampler(proc.pid)
@@ -165,6 +166,13 @@ def show(label: str, r: dict) -> None:
                       for k in ("png", "png_zoomed", "svg_zoomed")))
 
 
+def show_close(label: str, r: dict) -> None:
+    print(f"{label}: in that state at {r['state_reached_s']} s, closed in {r['closed_in']}: the event loop ended "
+          f"{r['close_exit_s']} s after the close, the engine {r['close_engine_gone_s']} s; processes left "
+          f"{r['_processes_left']}, temporary directories left {r['_temporary_directories_left']}; longest gap "
+          f"{r['max_gap_ms']} ms; notes {r['notes']} (load average {r['_load_average']} -> {r['_load_average_end']})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reuters", action="store_true", help="also reut2-000..013 (70,539 sentences)")
@@ -176,6 +184,9 @@ def main() -> None:
                         help="also these files, read together (e.g. the four files of build_large_corpus.py --files 4)")
     parser.add_argument("--no-sample", action="store_true", help="leave out the bundled sample")
     parser.add_argument("--train", type=int, default=None, help="the script's training step (0: none)")
+    parser.add_argument("--close-at", nargs="+", default=None, metavar="STATE",
+                        help="instead of the script, close the window in each of these states (reading, applying, "
+                             "relevance, peers, training), one run each, and time the close")
     args = parser.parse_args()
     out_dir = args.out or Path(tempfile.mkdtemp(prefix="segviz-bench-app-"))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -192,7 +203,12 @@ def main() -> None:
     for label, corpus in runs:
         for i in range(max(args.repeat, 1)):
             name = label if args.repeat <= 1 else f"{label}-run{i + 1}"
-            show(name, run(name, corpus, out_dir, args.model, args.train))
+            if args.close_at:
+                for state in args.close_at:
+                    show_close(f"{name}-close-{state}", run(f"{name}-close-{state}", corpus, out_dir, args.model,
+                                                            args.train, state))
+            else:
+                show(name, run(name, corpus, out_dir, args.model, args.train))
     print(f"\nJSON in {out_dir}")
 
 

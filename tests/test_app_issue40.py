@@ -246,3 +246,51 @@ def test_a_book_asked_for_that_has_no_headings_says_so(window, qtbot, tmp_path):
     opened(window, qtbot, str(text), **reading_options("book"))
     said = window.info_label.text()
     assert "as a book (as asked, no chapter headings found)" in said and "as text" not in said
+
+
+@pytest.mark.parametrize("state", ["reading", "applying", "relevance", "peers", "training"])
+def test_a_close_in_any_state_ends_everything_by_the_normal_path(window, qtbot, state):
+    """Closed while it reads, applies, scores relevance, runs a peer or trains, the window closes by its normal
+    path (the ``closed`` signal, no forced exit), and once its engine's end has been waited for, no process the
+    engine forked and no temporary directory of it is left."""
+    import os
+
+    running = window.background.is_running
+    in_state = {
+        "reading": lambda: running("open"),
+        "applying": lambda: window.state.corpus is not None and window.state.probabilities is None
+        and (running("apply") or running("apply-early")),
+        "relevance": lambda: running("relevance (general LMs)"),
+        "peers": lambda: running("peers:texttiling"),
+        "training": lambda: window.training.running,
+    }[state]
+    window.training.params = dict(lm_params=dict(vocab_size=2000, n_triggers=500, trigger_vocab=500, max_iter=2))
+    window.toggle_peer("texttiling", True)
+    if state == "training":
+        with qtbot.waitSignal(window.curveShown, timeout=300000):
+            assert window.open_corpus(str(SAMPLE))
+        assert window.start_training(5) is not None
+    else:
+        assert window.open_corpus(str(SAMPLE))
+    qtbot.waitUntil(lambda: in_state() and window._engine is not None and window._engine.pid is not None
+                    and window._engine.workdir is not None, timeout=300000)
+    from segviz.app.tree_memory import descendants
+
+    engine = window._engine
+    pid, workdir = engine.pid, engine.workdir
+    tree = descendants(pid)   # the engine and whatever it has forked now
+    with qtbot.waitSignal(window.closed, timeout=300000):
+        window.close()
+    assert engine.wait_closed(60)
+    assert not Path(workdir).exists()
+    assert not [p for p in tree if Path(f"/proc/{p}").exists() and _not_a_zombie(p)]
+    with pytest.raises(ProcessLookupError):
+        os.killpg(pid, 0)   # the engine led a process group of its own, and nothing of it is left
+
+
+def _not_a_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False

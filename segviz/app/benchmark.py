@@ -62,6 +62,8 @@ ZOOMS = 5
 #: the α line dragged by the mouse: this many moves of this much α each, then let go
 DRAG_MOVES = 10
 DRAG_STEP = 0.02
+#: how long ``--close-at`` lets the window be in its state (``segviz.commands.gui.CLOSE_STATES``) before closing
+IN_STATE_S = 2.0
 #: the plot exported as a PNG at a block, then zoomed out to the whole stream as a PNG and as an SVG
 EXPORTS = (("png", "block.png", False), ("png_zoomed", "all.png", True), ("svg_zoomed", "all.svg", True))
 FEATURES_BEFORE_CLOSE = 3
@@ -116,9 +118,10 @@ class Benchmark(QObject):
 
     _pending: list[Benchmark] = []
 
-    def __init__(self, window, out: str, *, status: dict, train: int | None = None):
+    def __init__(self, window, out: str, *, status: dict, train: int | None = None, close_at: str | None = None):
         super().__init__(window)
         self.train = train   # the training step's features (None: the script's own number; 0: no training step)
+        self.close_at = close_at   # close as soon as the window is in this state (CLOSE_STATES), nothing else
         self.window = window
         self.out = str(out)
         self.status = status
@@ -179,6 +182,9 @@ class Benchmark(QObject):
     # -- the script -----------------------------------------------------------------------------------------
     def start(self) -> None:
         self.ticker.start()
+        if self.close_at is not None:
+            self._close_in(self.close_at)
+            return
         started = self.t0
         self._wait(self._segmented, lambda: self._repainted("open", started, then=self._opened), timeout_s=3600,
                    what="segmentation")
@@ -186,6 +192,46 @@ class Benchmark(QObject):
     def abandon(self) -> None:
         self.notes.append("the corpus could not be opened")
         self.steps = []
+
+    def _in_state(self, state: str) -> bool:
+        """Whether the window is in ``state`` (one of ``segviz gui --close-at``'s)."""
+        win = self.window
+        running = win.background.is_running
+        if state == "reading":
+            return running("open")
+        if state == "applying":
+            return (win.state.corpus is not None and win.state.probabilities is None
+                    and (running("apply") or running("apply-early")))
+        if state == "relevance":
+            return running("relevance (general LMs)")
+        if state == "peers":
+            return any(name.startswith("peers:") for name in win.background.current)
+        return win.training.running
+
+    def _close_in(self, state: str) -> None:
+        """``--close-at``: close the window :data:`IN_STATE_S` after it is first in ``state`` (the engine well into
+        that work), and time the close; training is started as soon as the curve is shown."""
+        self.doing = f"waiting for {state}"
+        if state == "training":
+            def train():
+                self.window.features.reuse_lms.setChecked(self.window.features.reuse_lms.isEnabled())
+                if self.window.start_training(self.window.features.n_features.value()) is None:
+                    self.notes.append(f"training did not start: {self.window.last_error}")
+            self._wait(self._segmented, train, timeout_s=3600, what="segmentation")
+
+        def reached():
+            self.results["state_reached_s"] = round(time.perf_counter() - self.t0, 3)
+            self.doing = f"in {state}"
+
+            def close():
+                if self._in_state(state):
+                    self.results["closed_in"] = state
+                else:
+                    self.notes.append(f"no longer {state} when closing")
+                self._close()
+            QTimer.singleShot(int(IN_STATE_S * 1000), close)
+
+        self._wait(lambda: self._in_state(state), reached, timeout_s=3600, what=state, interval_ms=5)
 
     def _segmented(self) -> bool:
         """The model's curve is in the state (the view draws it as the state changes)."""
@@ -472,6 +518,8 @@ class Benchmark(QObject):
             "training_language_models": self.results.get("training_language_models"),
             # (ms, seconds into the run, doing, the GUI thread's CPU ms in it)
             "long_gaps": sorted(self.long_gaps, reverse=True)[:12],
+            "closed_in": self.results.get("closed_in"),
+            "state_reached_s": self.results.get("state_reached_s"),
             "notes": self.notes,
         }
         return out

@@ -156,7 +156,8 @@ def _run(args: argparse.Namespace, signals: _SignalsClose) -> int:
         from .benchmark import Benchmark
 
         # the script has its own training step: --train sets its features, and 0 leaves it out
-        driver = Benchmark(window, benchmark, status=status, train=train)
+        driver = Benchmark(window, benchmark, status=status, train=train,
+                           close_at=getattr(args, "close_at", None))
         train = None
         window.corpusFailed.connect(lambda _m: driver.abandon())
         driver.start()

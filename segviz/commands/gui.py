@@ -48,6 +48,10 @@ def count_int(text: str) -> int:
     return _int_from(text, 0)
 
 
+#: the states ``--close-at`` closes the window in (segviz.app.benchmark)
+CLOSE_STATES = ("reading", "applying", "relevance", "peers", "training")
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "gui",
@@ -79,6 +83,9 @@ def register(subparsers) -> None:
     out.add_argument("--benchmark", metavar="OUT.json",
                      help="open the corpus offscreen, script a session (alpha, epsilon, blocks, documents, zoom, "
                           "export, training, closing) and write its timings as JSON")
+    p.add_argument("--close-at", choices=CLOSE_STATES, default=None, metavar="STATE",
+                   help="with --benchmark: close the window as soon as it is in STATE (one of "
+                        f"{', '.join(CLOSE_STATES)}) and time the close, instead of the scripted session")
     p.add_argument("--export-segments", metavar="OUT.jsonl",
                    help="headless: write the segmentation the window shows, in `segviz segment`'s format (by OUT's "
                         "extension: .jsonl, .csv, .txt or .ref), once the model is applied, then exit")
@@ -134,6 +141,8 @@ def run_gui(args: argparse.Namespace) -> int:
     elif args.train == 0:
         raise SegvizError("--train 0 only means something with --benchmark (leave out its training step); "
                           "to train, give a number of features")
+    if getattr(args, "close_at", None) is not None and args.benchmark is None:
+        raise SegvizError("--close-at times a close in a benchmark run: give --benchmark OUT.json too")
     if args.export_segments is not None:
         if args.benchmark is not None:
             raise SegvizError("--export-segments and --benchmark are two different runs; give one")

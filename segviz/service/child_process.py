@@ -21,6 +21,7 @@ import base64
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -270,6 +271,30 @@ def _say(send: Callable[[dict], None], message: dict) -> None:
         pass
 
 
+#: how long :func:`end_process_group` waits for the processes the engine forked to be gone after the engine
+GROUP_GONE_S = 3.0
+
+
+def end_process_group(process: subprocess.Popen) -> None:
+    """End ``process`` and every process it forked (it leads a process group of its own, :class:`ChildProcess`)
+    at once -- SIGKILL: nothing in them is worth a clean exit --, and return once none of them is left (at most
+    :data:`GROUP_GONE_S` for the forked ones, which the init process reaps).  A forked worker killed with its
+    engine's thread (``forking.die_with_parent``) could still be there, ending, when the window had exited."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        terminate_and_wait(process)
+        return
+    process.wait()
+    deadline = time.monotonic() + GROUP_GONE_S
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)   # anyone of the group still there (a zombie counts until it is reaped)
+        except (ProcessLookupError, PermissionError, OSError):
+            return
+        time.sleep(0.01)
+
+
 def terminate_and_wait(process: subprocess.Popen) -> None:
     """End ``process`` if it still runs: SIGTERM, a second to go, then SIGKILL; returns once it has ended."""
     if process.poll() is None:
@@ -306,8 +331,10 @@ class ChildProcess:
         with self._lock:
             if self.cancelled():
                 return False
+            # a process group of its own: the window's close ends it and every process it forked at once
+            # (end_process_group); it ignores Ctrl-C anyway, which now reaches only the window
             self.process = subprocess.Popen(child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            cwd=workdir, env=env, close_fds=True)
+                                            cwd=workdir, env=env, close_fds=True, start_new_session=True)
         return True
 
     def terminate(self) -> None:

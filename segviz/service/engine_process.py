@@ -27,7 +27,8 @@ from collections.abc import Callable, Generator
 from ..errors import SegvizError
 from ..events import Progress
 from . import child_process
-from .child_process import ChildProcess, dumps, error_text, parse_message, progress_from_message, terminate_and_wait
+from .child_process import (ChildProcess, dumps, end_process_group, error_text, parse_message,
+                            progress_from_message)
 from .temp_dirs import owned_temporary_directory
 
 __all__ = ["EngineProcess", "Channel", "EngineRequest", "ENDED"]
@@ -175,9 +176,10 @@ class EngineProcess:
         """End the engine and every job on it (any thread; a running job's channel reports the end as a cancel
         when its own job was cancelled, as an error otherwise).
 
-        ``wait=False`` (the window's close): the engine is told to end at once (its input closed, SIGTERM) and the
-        wait for its end -- the kernel freeing a gigabyte or two takes a good part of a second -- happens on a
-        thread of its own, so the caller's thread is not held; :meth:`wait_closed` waits for it."""
+        The engine and every process it forked are killed at once (:func:`child_process.end_process_group`).
+        ``wait=False`` (the window's close): that, and the wait for their end -- the kernel freeing a gigabyte or
+        two takes a good part of a second --, happen on a thread of its own, so the caller's thread is not held;
+        :meth:`wait_closed` waits for it."""
         self._closed.set()
         process = self._child.process
         if process is not None:
@@ -186,14 +188,10 @@ class EngineProcess:
             except (OSError, ValueError):
                 pass
             if not wait:
-                try:
-                    process.terminate()
-                except OSError:
-                    pass
                 self._closer = threading.Thread(target=self.close, name="engine-close", daemon=True)
                 self._closer.start()
                 return
-            terminate_and_wait(process)
+            end_process_group(process)
             # the reply reader sees the end of the pipe now; its stream is closed only once it has let go of it
             if self._reader is not None and self._reader is not threading.current_thread():
                 self._reader.join()
