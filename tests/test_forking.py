@@ -6,55 +6,56 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
-import time
+from pathlib import Path
 
 import pytest
 
-from segviz.forking import fork_is_safe, mark_quiet
-from segviz.service.forked_worker import ForkedWorker, can_fork
-
+ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available here")
 
 
-def _thread_waiting_on(event: threading.Event, *, quiet: bool = False) -> threading.Thread:
-    thread = threading.Thread(target=event.wait, daemon=True)
-    if quiet:
-        mark_quiet(thread)
-    thread.start()
-    return thread
+# Each check runs in a fresh interpreter: this test process may hold other tests' idle threads (Dask keeps its IO loop
+# and offload threads for the life of a process), and those rightly forbid a fork here.
+_THREADS_SCRIPT = textwrap.dedent("""
+    import threading, time
+    from segviz.forking import fork_is_safe, mark_quiet
+    from segviz.service.forked_worker import ForkedWorker, can_fork
 
+    def waiting(event, quiet=False):
+        thread = threading.Thread(target=event.wait, daemon=True)
+        if quiet:
+            mark_quiet(thread)
+        thread.start()
+        return thread
 
-def test_a_busy_thread_forbids_a_fork_until_it_ends():
-    assert fork_is_safe()
+    assert fork_is_safe(), "a fresh interpreter forbids a fork"
     release = threading.Event()
-    busy = _thread_waiting_on(release)
-    try:
-        assert not fork_is_safe()
-        assert not can_fork()
-        worker = ForkedWorker(lambda send: send({"done": True}))
-        assert worker.pid is None, "a worker was forked beside a busy thread"
-        assert worker.results(lambda i, obj: obj, started=0.0) == []   # nothing came: the caller does it all
-    finally:
-        release.set()
-        busy.join()
-    assert fork_is_safe()
+    busy = waiting(release)
+    assert not fork_is_safe() and not can_fork()
+    worker = ForkedWorker(lambda send: send({"done": True}))
+    assert worker.pid is None, "a worker was forked beside a busy thread"
+    assert worker.results(lambda i, obj: obj, started=0.0) == []   # nothing came: the caller does it all
+    release.set()
+    busy.join()
+    assert fork_is_safe(), "the thread has ended"
 
-
-def test_a_quiet_thread_does_not_count():
     release = threading.Event()
-    quiet = _thread_waiting_on(release, quiet=True)
-    try:
-        assert fork_is_safe()
-        worker = ForkedWorker(lambda send: send({"done": True}))
-        try:
-            assert worker.pid is not None
-            assert worker.results(lambda i, obj: obj, started=time.monotonic()) == [{"done": True}]
-        finally:
-            worker.end()
-    finally:
-        release.set()
-        quiet.join()
+    quiet = waiting(release, quiet=True)
+    assert fork_is_safe(), "a quiet thread does not count"
+    worker = ForkedWorker(lambda send: send({"done": True}))
+    assert worker.pid is not None
+    assert worker.results(lambda i, obj: obj, started=time.monotonic()) == [{"done": True}]
+    worker.end()
+    release.set()
+    quiet.join()
+    print("ok")
+""")
+
+
+def test_a_busy_thread_forbids_a_fork_and_a_quiet_one_does_not():
+    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.split() == ["ok"], done.stderr[-3000:]
 
 
 # An import in flight on another thread holds that module's import lock; a child forked then inherits the lock as
