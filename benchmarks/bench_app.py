@@ -12,6 +12,8 @@ features arrive and closes the window during the 4th.  A 10 ms timer records the
     python benchmarks/bench_app.py --repeat 2 --model resources/sample_model.segviz   # each run twice, that model
     python benchmarks/build_large_corpus.py /tmp/m4 --files 4                          # 4 files of 250,000
     python benchmarks/bench_app.py --files /tmp/m4-?.ref --train 0 --no-sample         # 10^6 sentences
+    xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/bench_app.py --platform xcb ...   # a real X window
+    python benchmarks/bench_app.py --files /tmp/m4-?.ref --no-sample --close-at reading applying relevance peers training
 
 While each run goes on, this script samples the resident memory of the app's whole process tree from ``/proc``
 itself (every process whose parent chain leads to the app, found by scanning every ``/proc/PID/stat``: a method of
@@ -106,9 +108,9 @@ class ExternalSampler:
 
 
 def run(label: str, corpus: list[Path], out_dir: Path, model: Path | None = None, train: int | None = None,
-        close_at: str | None = None) -> dict:
+        close_at: str | None = None, platform: str = "offscreen") -> dict:
     out = out_dir / f"{label}.json"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env = dict(os.environ, QT_QPA_PLATFORM=platform)
     load = os.getloadavg()[0]
     temp = set(glob.glob(os.path.join(tempfile.gettempdir(), "segviz-*")))
     t0 = time.perf_counter()
@@ -184,6 +186,9 @@ def main() -> None:
                         help="also these files, read together (e.g. the four files of build_large_corpus.py --files 4)")
     parser.add_argument("--no-sample", action="store_true", help="leave out the bundled sample")
     parser.add_argument("--train", type=int, default=None, help="the script's training step (0: none)")
+    parser.add_argument("--platform", default="offscreen",
+                        help="Qt's platform for the app (xcb: a real X window, e.g. under xvfb-run -a -s "
+                             "'-screen 0 1600x1000x24'; default offscreen)")
     parser.add_argument("--close-at", nargs="+", default=None, metavar="STATE",
                         help="instead of the script, close the window in each of these states (reading, applying, "
                              "relevance, peers, training), one run each, and time the close")
@@ -206,9 +211,9 @@ def main() -> None:
             if args.close_at:
                 for state in args.close_at:
                     show_close(f"{name}-close-{state}", run(f"{name}-close-{state}", corpus, out_dir, args.model,
-                                                            args.train, state))
+                                                            args.train, state, args.platform))
             else:
-                show(name, run(name, corpus, out_dir, args.model, args.train))
+                show(name, run(name, corpus, out_dir, args.model, args.train, platform=args.platform))
     print(f"\nJSON in {out_dir}")
 
 

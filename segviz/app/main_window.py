@@ -599,7 +599,7 @@ class MainWindow(QMainWindow):
     def compute_peers(self, names=None) -> None:
         """Run the wanted peer segmenters over the stream in the background (C99 is quadratic per piece), each in a
         job of its own: its row appears when it is done, and hiding it cancels only it."""
-        if self.state.corpus is None:
+        if self.state.corpus is None or self.background.closing:
             return
         known = peer_names()
         names = [n for n in (names if names is not None else sorted(self._wanted_peers)) if n in known]
@@ -656,9 +656,11 @@ class MainWindow(QMainWindow):
         """The window's engine process, shared by every background job (:mod:`segviz.service.engine_process`); a new
         one when the last has ended (closed, or crashed: the next job starts afresh instead of failing)."""
         engine = self._engine
+        if self.background.closing and engine is not None:
+            return engine   # the one being closed: the process waits for its end (nothing starts on it)
         if engine is None or engine.closed or (engine.started and not engine.running):
-            if engine is not None:
-                engine.close()
+            if engine is not None and not engine.closed:
+                engine.close(wait=False)   # it died: what is left of it is ended off this thread
             self._engine = engine = EngineProcess()
         return engine
 

@@ -39,9 +39,12 @@ SEGMENTS_COLUMN = [c[1] for c in METRIC_COLUMNS].index("hypothesis_segments")
 
 
 def segment_count_text(count: int) -> str:
-    """A segment count as the metrics table shows it: whole up to 99,999, in thousands above ("236.4k"; the tool
-    tip has every digit), so that the column stays narrow beside the scores."""
-    return f"{count:,}" if count < 100_000 else f"{count / 1000:.1f}k"
+    """A segment count as the metrics table shows it: whole up to 99,999, in thousands above ("236.4k") and in
+    millions from a million ("1.00M"; the tool tip has every digit), so that the column stays narrow beside the
+    scores."""
+    if count < 100_000:
+        return f"{count:,}"
+    return f"{count / 1000:.1f}k" if count < 999_950 else f"{count / 1_000_000:.2f}M"
 
 
 METRIC_TIPS = ("P_mu (Section 5): probability that two sentences a mean segment length apart are correctly "

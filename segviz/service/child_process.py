@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import SegvizError
 from ..events import Progress
+from ..forking import become_subreaper
 
 #: the child's niceness: the window the user is looking at comes first
 CHILD_NICENESS = 5
@@ -289,6 +290,13 @@ def end_process_group(process: subprocess.Popen) -> None:
     deadline = time.monotonic() + GROUP_GONE_S
     while time.monotonic() < deadline:
         try:
+            # the engine's forked workers are this process's children now (ChildProcess.start made it their
+            # subreaper): reaped here, at once
+            while os.waitpid(-process.pid, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        try:
             os.killpg(process.pid, 0)   # anyone of the group still there (a zombie counts until it is reaped)
         except (ProcessLookupError, PermissionError, OSError):
             return
@@ -332,7 +340,9 @@ class ChildProcess:
             if self.cancelled():
                 return False
             # a process group of its own: the window's close ends it and every process it forked at once
-            # (end_process_group); it ignores Ctrl-C anyway, which now reaches only the window
+            # (end_process_group); it ignores Ctrl-C anyway, which now reaches only the window.  The processes it
+            # forks come to this one when it is killed, to be reaped at once (the init process took a second)
+            become_subreaper()
             self.process = subprocess.Popen(child_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             cwd=workdir, env=env, close_fds=True, start_new_session=True)
         return True
