@@ -53,6 +53,7 @@ def applied_here(model, corpus):
     return replace(applied, relevance=relevance, profile=profile)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [SAMPLE_MODEL, LM_MODEL], ids=["default", "with-lms"])
 def test_the_child_gives_what_a_thread_gives(sample, model):
     if not Path(model).is_file():
@@ -121,6 +122,7 @@ def test_arrays_cross_in_their_own_type():
         decode_array(encode_array(np.arange(3), "<i4"))          # not a float64 array
 
 
+@pytest.mark.slow
 def test_a_missing_model_or_corpus_is_one_message(tmp_path):
     with pytest.raises(SegvizError):
         events_and_value(ApplyJob(tmp_path / "none.segviz", [SAMPLE]).events())
@@ -180,6 +182,7 @@ pytest.importorskip("pytestqt")
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
 
 
+@pytest.mark.slow
 def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(window, qtbot, monkeypatch, sample):
     from segviz.app import model_control
 
@@ -205,6 +208,7 @@ def test_a_model_opened_with_its_corpus_is_applied_while_the_corpus_is_read(wind
     assert window.model_control.columns is not None and "columns" not in started
 
 
+@pytest.mark.slow
 def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monkeypatch):
     with qtbot.waitSignal(window.corpusLoaded, timeout=300000):
         window.open_corpus(str(SAMPLE))
@@ -223,6 +227,7 @@ def test_a_model_applied_to_a_shown_corpus_runs_in_the_child(window, qtbot, monk
     assert len(jobs) == 1 and jobs[0].paths == [os.path.abspath(SAMPLE)]
 
 
+@pytest.mark.slow
 def test_a_corpus_changed_on_disk_is_refused_and_the_view_stays(window, qtbot, tmp_path):
     path = tmp_path / "c.sgm"
     path.write_bytes(SAMPLE.read_bytes())
@@ -276,6 +281,7 @@ def test_a_corpus_that_fails_to_read_stops_the_model_started_beside_it(window, q
     assert window.state.segmenter is not None          # the model itself is open, waiting for a corpus
 
 
+@pytest.mark.slow
 def test_the_engine_is_the_only_reader_and_its_directory_ends_with_the_window(window, qtbot, monkeypatch):
     """The window never parses a corpus: it holds the engine's outline (no tokens), and the engine's working
     directory, private to the user, goes with the window."""
@@ -299,6 +305,7 @@ def test_the_engine_is_the_only_reader_and_its_directory_ends_with_the_window(wi
     assert not workdir.exists()
 
 
+@pytest.mark.slow
 def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_new_corpus(window, qtbot, tmp_path):
     """The window shows the expert a router picks for the shown text, says why, and routes the next text anew."""
     from segviz import ThresholdRule
@@ -336,6 +343,7 @@ def test_a_router_is_applied_as_the_expert_it_chooses_and_chooses_again_for_a_ne
 
 # -- a model with no file of its own (trained in the window) is applied in the engine too ------------------------
 
+@pytest.mark.slow
 def test_a_model_without_a_file_crosses_as_json_with_its_language_models_file(sample, tmp_path):
     from segviz.service.engine_models import LanguageModelFiles
     from segviz.service.engine_process import EngineProcess
@@ -396,6 +404,7 @@ def test_a_malformed_columns_result_is_one_error(columns):
 MIXED = [ROOT / "sample_corpora" / "choi" / "3-11_0.ref", SAMPLE]   # the excerpts expert, then the mixed expert
 
 
+@pytest.mark.slow
 def test_the_columns_of_documents_another_segmenter_answered_come_from_a_later_job():
     """The apply sends the curve without answering the shown segmenter's questions where another segmenter
     answered (that was a stage of its own before the curve, 20-60 s at 10^6 sentences); a columns job for those
@@ -425,6 +434,7 @@ def test_the_columns_of_documents_another_segmenter_answered_come_from_a_later_j
         run_to_end(shown_columns_task(model, "mixed", corpus, [2]))
 
 
+@pytest.mark.slow
 def test_the_window_shows_the_curve_then_fills_the_columns_in_the_background(window, qtbot):
     if not SAMPLE_MODEL.is_file():
         pytest.skip("the default model is absent")

@@ -153,6 +153,7 @@ def axis_range(view) -> tuple[float, float]:
     return tuple(view.plot.vb.viewRange()[1])
 
 
+@pytest.mark.slow
 def test_the_axis_fits_a_low_curve_with_alpha_on_it_and_marks_what_is_above(window, qtbot):
     from segviz import LengthPriorRule, Segmenter, ThresholdRule
 

@@ -60,6 +60,7 @@ def test_the_engine_outlives_the_thread_of_the_job_that_started_it(engine):
     assert engine.pid == pid and engine.running and results[0][1] is not None
 
 
+@pytest.mark.slow
 def test_the_peers_and_a_training_run_on_the_same_engine(engine):
     corpus = read_corpus(ROOT / "sample_corpora" / "choi")
     _, masses = events_and_value(PeersJob(["texttiling"], [ROOT / "sample_corpora" / "choi"],

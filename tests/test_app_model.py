@@ -40,6 +40,7 @@ def apply_model(win, qtbot, path=MODEL):
     qtbot.waitUntil(lambda: not win.busy, timeout=300000)
 
 
+@pytest.mark.slow
 def test_bundled_model_applies_engine_probabilities(window, qtbot):
     open_corpus(window, qtbot)
     apply_model(window, qtbot)
@@ -65,6 +66,7 @@ def test_bundled_model_applies_engine_probabilities(window, qtbot):
     assert window.block_view.rel_plot.isVisible()
 
 
+@pytest.mark.slow
 def test_a_capped_weight_is_marked(window, qtbot):
     open_corpus(window, qtbot)
     apply_model(window, qtbot)
@@ -77,6 +79,7 @@ def test_a_capped_weight_is_marked(window, qtbot):
         assert text.endswith("(cap)") == (i in capped), (i, text)
 
 
+@pytest.mark.slow
 def test_a_model_in_an_old_layout_shows_dialog(window, qtbot, tmp_path):
     """A JSON model of an earlier version (a segmenter document naming an LM folder) is not read: one dialog,
     and the shown model stays."""
@@ -91,6 +94,7 @@ def test_a_model_in_an_old_layout_shows_dialog(window, qtbot, tmp_path):
     assert window.state.probabilities is before and window.state.segmenter is segmenter
 
 
+@pytest.mark.slow
 def test_a_model_whose_weights_give_no_curve_is_refused_whole(window, qtbot, tmp_path):
     """A model that loads but cannot be applied: a dialog, and the shown model, curve and metrics stay."""
     open_corpus(window, qtbot)
@@ -104,6 +108,7 @@ def test_a_model_whose_weights_give_no_curve_is_refused_whole(window, qtbot, tmp
     assert (window.state.probabilities, window.state.segmenter, window.state.metrics["model"]) == before
 
 
+@pytest.mark.slow
 def test_two_applies_do_not_race(window, qtbot):
     """The newer apply supersedes the older: the curve is the last model's, whatever finishes first."""
     open_corpus(window, qtbot)
@@ -117,6 +122,7 @@ def test_two_applies_do_not_race(window, qtbot):
     np.testing.assert_allclose(window.state.probabilities, second.boundary_probabilities(shown_corpus(window)))
 
 
+@pytest.mark.slow
 def test_live_training_step_pause_run(window, qtbot):
     """The real engine in the child: Step adds one feature, Pause stops at the next round, Run finishes."""
     window.training.params = dict(lm_params=SMALL_LM)
@@ -153,6 +159,7 @@ def test_live_training_step_pause_run(window, qtbot):
     assert "partly in-sample" in window.decision.reference_label.text()
 
 
+@pytest.mark.slow
 def test_stop_keeps_the_last_round_and_ends_the_job_not_the_engine(window, qtbot):
     window.training.params = dict(lm_params=SMALL_LM)
     open_corpus(window, qtbot, CHOI_DIR)
@@ -173,6 +180,7 @@ def test_stop_keeps_the_last_round_and_ends_the_job_not_the_engine(window, qtbot
     assert window.features.train_button.isEnabled()
 
 
+@pytest.mark.slow
 def test_a_model_trained_here_is_applied_in_the_engine_to_the_next_corpus(window, qtbot):
     """No thread does the engine's work: the model trained in the window crosses to the engine as its JSON with
     its language models' file, for the next corpus's curve and for the feature columns."""
@@ -201,6 +209,7 @@ def test_a_model_trained_here_is_applied_in_the_engine_to_the_next_corpus(window
     assert got.shape == want.shape and (got != want).nnz == 0
 
 
+@pytest.mark.slow
 def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent
@@ -236,6 +245,7 @@ def test_save_model_round_trip_and_drop_to_open(window, qtbot, tmp_path):
     assert not window.dialogs
 
 
+@pytest.mark.slow
 def test_tune_restores_a_loaded_models_heldout_values(window, qtbot):
     open_corpus(window, qtbot)
     apply_model(window, qtbot)
@@ -251,6 +261,7 @@ def run_gui(*args, timeout=300, **kwargs):
                           capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
+@pytest.mark.slow
 def test_headless_screenshot_subprocess(tmp_path):
     out = tmp_path / "shot.png"
     proc = run_gui(CHOI, "--model", MODEL, "--screenshot", out, "--size", "1200x800")
@@ -269,6 +280,7 @@ def test_headless_screenshot_subprocess(tmp_path):
     assert np.count_nonzero(pixels == curve) > 200
 
 
+@pytest.mark.slow
 def test_headless_screenshot_bad_corpus_fails_cleanly(tmp_path):
     bad = tmp_path / "bad.ref"
     bad.write_bytes(b"\x00\xff" * 100)
@@ -278,6 +290,7 @@ def test_headless_screenshot_bad_corpus_fails_cleanly(tmp_path):
     assert "bad.ref" in proc.stderr and not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.slow
 def test_headless_bad_model_fails_cleanly(tmp_path):
     bad = tmp_path / "bad.segviz"
     bad.write_text('{"format": "segviz-segmenter", "version": 1, "alpha": "NaN"}')
@@ -287,6 +300,7 @@ def test_headless_bad_model_fails_cleanly(tmp_path):
     assert "QThread" not in proc.stderr and not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.slow
 def test_model_without_corpus_opens_the_sample_with_that_model_only(tmp_path):
     """``segviz gui --model M``: the bundled sample corpus with M applied, not the bundled model too."""
     copy = tmp_path / "mine.segviz"

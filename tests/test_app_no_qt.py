@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import segviz
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +64,7 @@ def test_the_walk_finds_every_layer():
     assert len(modules) > 30
 
 
+@pytest.mark.slow
 def test_no_module_outside_the_app_imports_qt():
     proc = import_without_qt(modules_outside_the_app())
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -95,6 +98,7 @@ def test_the_engine_process_never_imports_the_window():
     assert any(n.startswith("segviz.service") for n in imported_modules(ROOT / "segviz" / "app" / "state.py"))
 
 
+@pytest.mark.slow
 def test_the_apps_engine_side_imports_no_qt():
     proc = import_without_qt(QT_FREE_APP_MODULES)
     assert proc.returncode == 0, proc.stdout + proc.stderr

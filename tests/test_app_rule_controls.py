@@ -36,6 +36,7 @@ def saved(tmp_path, name, rule) -> Path:
     return model.save(tmp_path / f"{name}.segviz")
 
 
+@pytest.mark.slow
 def test_a_separation_of_300_is_shown_as_300_and_moves_on_from_there(window, qtbot, tmp_path):  # noqa: F811
     open_corpus(window, qtbot)
     open_model(window, qtbot, saved(tmp_path, "eps300", ThresholdRule(alpha=0.3, epsilon=300)))
@@ -52,6 +53,7 @@ def test_a_separation_of_300_is_shown_as_300_and_moves_on_from_there(window, qtb
     assert state.epsilon == 301 and spin.value() == 301
 
 
+@pytest.mark.slow
 def test_a_length_prior_expecting_8000_sentences_is_shown_unclamped(window, qtbot, tmp_path):  # noqa: F811
     open_corpus(window, qtbot)
     open_model(window, qtbot, saved(tmp_path, "long", LengthPriorRule(mean_length=8000.0, shape=2.0, bias=0.0)))

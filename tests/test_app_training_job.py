@@ -151,6 +151,7 @@ def test_arrays_cross_as_exact_json():
         decode_array({"shape": [3], "f8": "not base64!"})
 
 
+@pytest.mark.slow
 def test_the_job_end_to_end_through_the_child(corpus):
     job = TrainingJob(corpus, [CHOI], n_features=3, lm_params=SMALL_LM)
     events = list(job.events())
@@ -171,6 +172,7 @@ def test_the_job_end_to_end_through_the_child(corpus):
     np.testing.assert_allclose(relevance, sentence_relevance(job.lms, corpus.sentences()), atol=1e-9)
 
 
+@pytest.mark.slow
 def test_pause_at_a_round_boundary_then_continue_and_cancel(corpus):
     """Not pulling is pausing: the child idles at the boundary; cancel keeps the last round and ends the child."""
     job = TrainingJob(corpus, [CHOI], n_features=50, lm_params=SMALL_LM)
@@ -205,6 +207,7 @@ def test_pause_at_a_round_boundary_then_continue_and_cancel(corpus):
         os.kill(pid, 0)
 
 
+@pytest.mark.slow
 def test_close_ends_the_child_mid_round(corpus):
     """Close while the child computes a round (it has reported that the round began): the job ends without
     finishing, and the child is gone, ended by a signal.  No clock is read: 50 features take the child minutes, so
@@ -265,6 +268,7 @@ def test_nothing_in_the_current_directory_shadows_the_child(tmp_path):
     assert reply["type"] == "error"   # it started, read the bad job line, and said so
 
 
+@pytest.mark.slow
 def test_no_secret_travels_in_argv(corpus):
     """The parent and the child share only their own pipes: nothing to authenticate, nothing in argv."""
     job = TrainingJob(corpus, [CHOI], n_features=1, lm_params=SMALL_LM)
@@ -277,6 +281,7 @@ def test_no_secret_travels_in_argv(corpus):
     assert [a for a in argv if a] == [os.fsencode(a) for a in child_command()]
 
 
+@pytest.mark.slow
 def test_training_on_given_language_models_skips_their_training(corpus):
     """"Keep the model's LMs": the child loads the parent's models and induces features on their relevance."""
     from segviz import Segmenter
@@ -298,6 +303,7 @@ def test_training_on_given_language_models_skips_their_training(corpus):
     np.testing.assert_array_equal(final.model.decide(final.probabilities), job.model.decide(final.probabilities))
 
 
+@pytest.mark.slow
 def test_peers_in_the_child_equal_the_engine_run(corpus):
     from segviz.service.peers_job import PeersJob
     from segviz.service.tasks import peers_task
@@ -323,6 +329,7 @@ def test_peers_in_the_child_equal_the_engine_run(corpus):
     assert got == want
 
 
+@pytest.mark.slow
 def test_closing_the_peers_job_ends_its_child(tmp_path):
     """Close while the child is computing (it has reported a piece of work): the job ends without a result and
     the child is gone.  No clock is read: the input is long enough (30,000 sentences, 20 pieces of C99) that the

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from segviz.app.panels import METRIC_COLUMNS, SLIDER_STEPS  # noqa: E402
 from segviz.app.state import MODEL_ROW  # noqa: E402
 from segviz.corpus import read_corpus  # noqa: E402
-from segviz.segmentation import boundaries_to_masses  # noqa: E402
 from segviz.decode import decode  # noqa: E402
 from segviz.metrics import score_row  # noqa: E402
+from segviz.segmentation import boundaries_to_masses  # noqa: E402
 from tests.app_fixtures import app_settings, no_leaked_workers, window  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def test_block_navigation_and_jumps(window, qtbot):
     starts = window.state.document_starts()
     window.doc_spin.setValue(len(starts))
     assert bv.block == int(starts[-1]) // 50
-    assert "document %d" % len(starts) in window.context.toPlainText()
+    assert f"document {len(starts)}" in window.context.toPlainText()
     window.sentence_spin.setValue(window.state.n_sentences - 1)
     assert bv.block == bv.n_blocks - 1
     assert int(window.settings.value("view/block_size")) == 50
@@ -280,6 +280,7 @@ def test_recent_files_and_settings_persist(window, qtbot, app_settings):
     assert other.recent_files()[0] == str(CHOI2)
 
 
+@pytest.mark.slow
 def test_peers_as_tick_rows_and_metrics(window, qtbot):
     load_with_probs(window, qtbot)
     state = window.state
@@ -355,6 +356,7 @@ def open_and_wait(win, qtbot, paths, **options):
     qtbot.waitUntil(lambda: not win.busy, timeout=300000)
 
 
+@pytest.mark.slow
 def test_several_files_open_together_and_enter_the_recent_list(window, qtbot):
     files = [CHOI, CHOI2]
     open_and_wait(window, qtbot, [str(f) for f in files])
@@ -364,6 +366,7 @@ def test_several_files_open_together_and_enter_the_recent_list(window, qtbot):
     assert "2 files" in window.info_label.text() and "choi" in window.info_label.text()
 
 
+@pytest.mark.slow
 def test_a_format_choice_reaches_the_readers(window, qtbot, tmp_path):
     text = tmp_path / "story.txt"
     text.write_text(PROSE)
@@ -374,6 +377,7 @@ def test_a_format_choice_reaches_the_readers(window, qtbot, tmp_path):
     assert window.files.read_options == {"format": "text"}
 
 
+@pytest.mark.slow
 def test_a_book_opens_with_its_chapters_and_reopens_as_a_book(window, qtbot, tmp_path, app_settings):
     from segviz.app.file_actions import reading_options
 
@@ -419,6 +423,7 @@ def test_a_book_opens_with_its_chapters_and_reopens_as_a_book(window, qtbot, tmp
     assert window.files.recent_options() == {"x": {}}
 
 
+@pytest.mark.slow
 def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtbot, tmp_path):
     """Prose without a reference: the bundled model segments it; no reference row, no metric, and why."""
     text = tmp_path / "story.txt"
@@ -446,6 +451,7 @@ def test_unlabelled_text_shows_the_curve_but_no_reference_or_metrics(window, qtb
     assert x is None or len(x) == 0
 
 
+@pytest.mark.slow
 def test_a_recent_file_that_is_gone_leaves_the_list(window, qtbot, tmp_path):
     gone = tmp_path / "gone.ref"
     gone.write_text(CHOI.read_text())
@@ -602,6 +608,7 @@ def test_extensionless_svg_from_the_dialog_is_written(window, qtbot, tmp_path, m
     assert (tmp_path / "plot.svg").read_text().lstrip().startswith("<?xml") and not window.dialogs
 
 
+@pytest.mark.slow
 def test_a_labelled_corpus_without_a_model_is_segmented_by_the_bundled_model(window, qtbot):
     """No model open: the bundled default model segments the corpus, scored beside its reference and the
     baselines; the probabilities are the engine's own for that model."""
@@ -629,8 +636,8 @@ def test_the_decision_panel_shows_and_moves_the_rule_in_use(window, qtbot):
     """A router whose experts decide by different rules: the panel shows the shown expert's rule (α, ε for the
     threshold rule; the length prior's settings for that one), each change decides again, and the metrics follow."""
     from segviz import LengthPriorRule, Segmenter, ThresholdRule
-    from segviz.service.plan import PlanUnit
     from segviz.routing import ExpertRouter
+    from segviz.service.plan import PlanUnit
 
     probs = load_with_probs(window, qtbot)
     state = window.state

@@ -77,6 +77,7 @@ def rows(win) -> int:
     return win.features.model.rowCount()
 
 
+@pytest.mark.slow
 def test_step_adds_exactly_one_row(loaded, qtbot):
     win = loaded
     # signals are armed before the work starts (a queued emission is only delivered to earlier connections)
@@ -104,6 +105,7 @@ def test_step_adds_exactly_one_row(loaded, qtbot):
     assert list(x) == [1, 2, 3, 4, 5] and list(y) == [-49.0, -48.0, -47.0, -46.0, -45.0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mid_round", [False, True], ids=["between-rounds", "mid-round"])
 def test_pause_stops_at_the_next_round_boundary(loaded, qtbot, monkeypatch, mid_round):
     """Pause never overshoots: at most the round being computed when it was pressed is added.
@@ -151,6 +153,7 @@ def test_pause_stops_at_the_next_round_boundary(loaded, qtbot, monkeypatch, mid_
     assert win.state.segmenter is not None and win.training_worker is None
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_running_worker(loaded, qtbot, monkeypatch):
     win = loaded
     monkeypatch.setattr(FakeJob, "forever", True)
@@ -164,6 +167,7 @@ def test_cancel_stops_a_running_worker(loaded, qtbot, monkeypatch):
     assert win.features.train_button.isEnabled()
 
 
+@pytest.mark.slow
 def test_closing_the_window_stops_training(loaded, qtbot, monkeypatch):
     win = loaded
     monkeypatch.setattr(FakeJob, "forever", True)
@@ -175,6 +179,7 @@ def test_closing_the_window_stops_training(loaded, qtbot, monkeypatch):
     assert not win.isVisible()
 
 
+@pytest.mark.slow
 def test_worker_errors_become_dialogs(loaded, qtbot, monkeypatch):
     win = loaded
     monkeypatch.setattr(FakeJob, "broken", True)
@@ -202,6 +207,7 @@ def test_generator_worker_signals_in_order(qtbot, no_leaked_workers):
     assert ended_at_return == [True]
 
 
+@pytest.mark.slow
 def test_feature_click_highlights_where_it_fires(loaded, qtbot):
     win = loaded
     with qtbot.waitSignal(win.trainingFinished, timeout=300000):

@@ -96,6 +96,7 @@ def test_engine_module_walk_finds_the_layers():
     assert not any(m.startswith("segviz.app") for m in mods)
 
 
+@pytest.mark.slow
 def test_engine_imports_no_qt():
     """The engine never imports Qt (napari's rule): importing every engine module leaves Qt unloaded."""
     code = (

@@ -116,6 +116,7 @@ def test_reuters_test_stories(model, shared_corpora):
     assert model.route(part).expert == "mixed"
 
 
+@pytest.mark.slow
 def test_wiki_test_articles(model, shared_corpora):
     from segviz.protocols import wiki_data
 
@@ -126,6 +127,7 @@ def test_wiki_test_articles(model, shared_corpora):
     assert sum(model.route(unit).expert == "sections" for unit in test.by_file()) >= 40
 
 
+@pytest.mark.slow
 def test_longform_test_streams(model, shared_corpora):
     from segviz.protocols import longform_data
 
@@ -149,6 +151,7 @@ def test_choi_test_documents_go_to_the_excerpts_expert_and_beat_c99(model, share
     assert ours < c99
 
 
+@pytest.mark.slow
 def test_no_choi_text_in_its_training(shared_corpora):
     """The Brown texts left out of the mix are exactly those Choi's sets 1 and 2 were cut from (news and learned)."""
     from segviz.default_model import choi_brown_texts
@@ -157,6 +160,7 @@ def test_no_choi_text_in_its_training(shared_corpora):
     assert left_out == {f"ca{i:02d}" for i in range(1, 45)} | {f"cj{i:02d}" for i in range(1, 81)}
 
 
+@pytest.mark.slow
 def test_its_choi_segments_share_no_sentence_with_choi_tests_or_longform_held_out_and_test(shared_corpora):
     """The set-4 segments it trains on are the choi-disjoint protocol's (no sentence of sets 1 or 2), minus every
     segment of a long-form held-out or test text, so neither Choi's nor the long-form scores see trained text."""
@@ -181,6 +185,7 @@ def test_its_choi_segments_share_no_sentence_with_choi_tests_or_longform_held_ou
     assert {w for w in trained_words if len(w) >= MATCH_MIN_WORDS}.isdisjoint(left_out_sentences)
 
 
+@pytest.mark.slow
 def test_choi_held_out_for_the_tuning_shares_no_sentence_with_the_training(shared_corpora):
     """``--choi-heldout-every K`` holds out whole source texts: set 4 cuts one text's opening at several lengths in
     several files, so a split by file would tune on sentences it trained on."""
@@ -193,6 +198,7 @@ def test_choi_held_out_for_the_tuning_shares_no_sentence_with_the_training(share
     assert not any(s in trained for d in held for s in d.sentences if len(s) >= 4)
 
 
+@pytest.mark.slow
 def test_the_excerpts_tuning_documents_share_no_sentence_with_training_or_choi_sets_1_and_2(shared_corpora):
     """The excerpts expert is tuned, and the router's Choi domain measured, on set-4 documents of held-out source
     texts: no sentence of them is trained on, none is in Choi's sets 1 (which shares its sentences with the test)

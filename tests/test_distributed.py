@@ -93,6 +93,7 @@ def _same_output(inputs, out_name: str, tmp_path: Path, capsys, scheduler: str, 
     return one.read_bytes()
 
 
+@pytest.mark.slow
 def test_jsonl_collection_is_the_one_machine_output_in_every_format(cluster, segments, tmp_path, capsys):
     source = _jsonl(tmp_path / "collection.jsonl", segments, 60)
     assert len(plan_partitions(plan_pieces([source], target_bytes=4096), target_bytes=4096)) > 10
@@ -116,11 +117,13 @@ def test_raw_prose_and_choi_files_are_the_one_machine_output(cluster, segments, 
     assert many == one
 
 
+@pytest.mark.slow
 def test_local_cluster_of_two_processes(segments, tmp_path, capsys):
     source = _jsonl(tmp_path / "collection.jsonl", segments, 30)
     _same_output([source], "local.jsonl", tmp_path, capsys, "local:2")
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_costs_a_retry_not_the_run(cluster, segments, tmp_path, capsys):
     source = _jsonl(tmp_path / "collection.jsonl", segments, 80)
     one = tmp_path / "one.jsonl"
@@ -150,6 +153,7 @@ def test_a_worker_killed_mid_run_costs_a_retry_not_the_run(cluster, segments, tm
     assert many.read_bytes() == one.read_bytes()
 
 
+@pytest.mark.slow
 def test_both_workers_take_partitions(cluster, segments, tmp_path):
     source = _jsonl(tmp_path / "collection.jsonl", segments, 60)
     model_path = default_model()
@@ -175,6 +179,7 @@ def test_a_bad_line_in_a_later_partition_is_reported_as_one_machine_does(cluster
         assert not out.exists()
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line_and_status_2(segments, tmp_path, capsys):
     source = _jsonl(tmp_path / "collection.jsonl", segments, 5)
     with socket.socket() as s:   # a port nothing listens on
@@ -208,6 +213,7 @@ def _same_models(a: LanguageModels, b: LanguageModels, test_sentences) -> None:
     assert abs(ea["trigger_perplexity"] - eb["trigger_perplexity"]) <= 1e-9
 
 
+@pytest.mark.slow
 def test_lm_counting_on_the_cluster_trains_the_one_machine_models(cluster, tmp_path, capsys):
     from segviz.distributed import cluster_text
 

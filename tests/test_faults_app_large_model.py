@@ -39,6 +39,7 @@ def peak_bytes(work) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_a_loaded_models_history_costs_memory_linear_in_its_features(large_model):
     state = SessionState()
     peak = peak_bytes(lambda: state.load_history(large_model))
@@ -71,6 +72,7 @@ def test_live_rounds_keep_one_weight_vector_not_one_per_round(large_model):
     assert state.current_weights() == ()
 
 
+@pytest.mark.slow
 def test_the_window_opens_a_100000_feature_model(window, qtbot, tmp_path, large_model):
     """End to end: saved, opened, applied in the engine's child; the table lists every feature."""
     path = tmp_path / "large.segviz"

@@ -47,6 +47,7 @@ def window_training(tmp_path) -> tuple[subprocess.Popen, Path]:
     return process, temporary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_closes_the_window_as_its_close_button_does(tmp_path, number):
     process, temporary = window_training(tmp_path)
@@ -57,6 +58,7 @@ def test_a_signal_closes_the_window_as_its_close_button_does(tmp_path, number):
     assert list(temporary.iterdir()) == []   # the engine's working directory, the training's language models in it: gone
 
 
+@pytest.mark.slow
 def test_the_next_window_removes_what_a_killed_one_left(tmp_path):
     process, temporary = window_training(tmp_path)
     process.kill()

@@ -483,6 +483,7 @@ def test_ctrl_c_before_the_command_starts_is_one_line(monkeypatch, capsys, where
 
 @pytest.mark.parametrize("argv", [["baselines", "{REF}"], ["baselines", "{REF}", "--json"],
                                   ["segment", "{REF}", "--quiet"], ["lm", "export-arpa", "{LM}", "-"]])
+@pytest.mark.slow
 def test_standard_output_that_cannot_be_written_is_one_line(argv, tiny_lm, tmp_path):
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")

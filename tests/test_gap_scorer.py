@@ -61,6 +61,7 @@ def test_measurements_of_a_book_do_not_depend_on_the_books_beside_it():
     assert not paragraph_start_gaps(both)[n_first - 1]
 
 
+@pytest.mark.slow
 def test_training_scores_are_cross_fitted():
     """A book's training score comes from trees that never saw it: changing its own labels leaves it alone."""
     corpus = _corpus(1, 6)
@@ -90,6 +91,7 @@ def test_too_few_books_are_refused_and_a_segmenter_then_does_not_ask():
     assert "paragraph-score" not in seg.info_["families"] and seg.scorer_ is None
 
 
+@pytest.mark.slow
 def test_a_segmenter_with_the_score_saves_and_loads_as_one_file(tmp_path):
     train, held = _corpus(3, 6), _corpus(4, 2)
     seg = Segmenter(families=("paragraphs", "paragraph-score"), n_features=4, l2=1.0).fit(train, held)
@@ -100,6 +102,7 @@ def test_a_segmenter_with_the_score_saves_and_loads_as_one_file(tmp_path):
     assert loaded.predict(held) == seg.predict(held)
 
 
+@pytest.mark.slow
 def test_a_model_whose_scorer_is_from_another_model_is_refused(tmp_path):
     import zipfile
 

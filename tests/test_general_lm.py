@@ -118,6 +118,7 @@ def test_train_on_little_text_uses_the_general_models(tmp_path, capsys):
     assert segmenter.lms_ is not None and segmenter.lms_.vocab_ == general_language_models().vocab_
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/corpora (the recipe's training text)")
 def test_the_recipe_keeps_test_text_out():
     from segviz.general_lm_recipe import general_lm_data

@@ -82,6 +82,7 @@ def test_a_malformed_relevance_result_is_one_error(change):
         relevance_from_json(message)
 
 
+@pytest.mark.slow
 def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qtbot):
     with qtbot.waitSignal(window.modelApplied, timeout=120000):
         assert window.open_corpus(str(CHOI))   # no model open: the bundled default model (no LMs) is applied
@@ -101,6 +102,7 @@ def test_default_model_shows_general_relevance_then_a_models_own_wins(window, qt
     assert MODEL_LM_LABEL in window.block_view.relevance_note()
 
 
+@pytest.mark.slow
 def test_training_cancels_the_general_relevance_it_replaces(window, qtbot, monkeypatch):
     """Train brings the trace of its own language models: a general-English relevance still being computed for the
     model shown before is cancelled (it would be dropped anyway, and it ran beside the language models' fitting)."""

@@ -25,6 +25,7 @@ def test_no_display_gives_clear_error():
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="DISPLAY semantics are X11/Wayland (Linux)")
 def test_screenshot_without_display_renders_offscreen(tmp_path, sample_dir):
     out = tmp_path / "shot.png"
@@ -97,6 +98,7 @@ _SUBREAPER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, PR_SET_CHILD_SUBREAPER")
 def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
     """`segviz gui --benchmark`: the scripted session runs, writes every key, and closing during training exits
@@ -128,6 +130,7 @@ def test_builtin_benchmark_on_the_sample_closes_cleanly(tmp_path):
     assert not list(temporary.iterdir())   # the engine's working directory went with the session
 
 
+@pytest.mark.slow
 def test_benchmark_can_leave_out_its_training_step(tmp_path):
     """`--train 0` with `--benchmark` (for corpora where training would take hours): the session runs to the
     export and closes, and says the step was left out; no training was timed."""
@@ -168,6 +171,7 @@ def test_a_window_opens_the_bundled_model_with_its_first_corpus():
     assert startup_model(None, None) is None
 
 
+@pytest.mark.slow
 def test_gui_reads_a_book_as_a_book_unless_told_otherwise(tmp_path):
     """``segviz gui book.txt`` reads a text that looks like a book by its chapters, as the command line does
     (``--export-segments`` writes what the window shows: titled segments); ``--no-headings`` reads it as plain

@@ -118,6 +118,7 @@ def _set(obj, path, value):
 _DELETE = object()
 
 
+@pytest.mark.slow
 @settings(**_examples(120), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_segmenter_documents_refuse_or_work(model_file, corpora, tmp_path, data):
@@ -135,6 +136,7 @@ def test_mutated_segmenter_documents_refuse_or_work(model_file, corpora, tmp_pat
     _works_or_refuses(out, corpora[2])
 
 
+@pytest.mark.slow
 @settings(**_examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_language_model_arrays_refuse_or_work(model_file, corpora, tmp_path, data):
@@ -373,6 +375,7 @@ def _start_saver(model_file: Path, target: Path, tag: str, mode: str) -> subproc
     return proc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_a_save_interrupted_at_any_moment_leaves_a_whole_model(model_file, tmp_path, sig):
     target = tmp_path / "m.segviz"
@@ -401,6 +404,7 @@ def test_a_save_interrupted_at_any_moment_leaves_a_whole_model(model_file, tmp_p
         assert all(name.startswith(".m.segviz.") and name.endswith(".tmp") for name in leftovers)
 
 
+@pytest.mark.slow
 def test_two_concurrent_writers_leave_one_whole_model(model_file, tmp_path):
     target = tmp_path / "m.segviz"
     for trial in range(3):

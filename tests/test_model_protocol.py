@@ -112,6 +112,7 @@ def _spans(rows):
     return [(r["document"], r["start"], r["end"]) for r in rows]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not NOVEL.is_file(), reason="needs ../shared/corpora/gutenberg_novels (a raw novel)")
 def test_cli_python_and_app_segment_alike(tmp_path):
     """segment -o x.jsonl, load_model().predict(read_corpus(...)) and gui --export-segments: the same segments
@@ -141,6 +142,7 @@ def test_cli_python_and_app_segment_alike(tmp_path):
     assert gui == cli
 
 
+@pytest.mark.slow
 def test_a_rule_that_measures_segments_in_words_segments_alike_everywhere(tmp_path):
     """A model whose length prior measures segments in words decides by each sentence's size: the command line,
     Python and the app (whose window holds no tokens, only the sizes its engine sends) give the same segments,
@@ -171,6 +173,7 @@ def test_a_rule_that_measures_segments_in_words_segments_alike_everywhere(tmp_pa
     assert [json.loads(line) for line in out.read_text().splitlines()] == cli
 
 
+@pytest.mark.slow
 def test_the_rule_options_replace_the_models_rule_and_say_so(tmp_path):
     out = tmp_path / "x.jsonl"
     proc = subprocess.run([sys.executable, "-m", "segviz", "segment", str(CHOI), str(SAMPLE), "-o", str(out),

@@ -397,6 +397,7 @@ def _digest(a, dtype):
 FROZEN = json.loads((DATA / "c99_frozen_d5df8b3.json").read_text())["inputs"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(FROZEN))
 def test_outputs_equal_the_frozen_dense_implementation(name):
     """Every variant (Choi's rules, global split, the uts rules, no stemming, known count) on the five Choi

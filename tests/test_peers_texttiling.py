@@ -71,6 +71,7 @@ def test_scores_and_flags_match_nltk_on_real_choi_documents():
         _assert_same_as_nltk(sentences, stopwords=sorted(default_stopwords()))
 
 
+@pytest.mark.slow
 def test_final_segmentation_matches_nltk_with_nltk_placement():
     """With NLTK's boundary placement our masses equal the segments NLTK returns (ties in snapping excluded:
     NLTK measures distance in characters, we in words)."""

@@ -162,6 +162,7 @@ def test_real_longform_split_is_disjoint(shared_corpora):
 
 # ------------------------------------------------------------------------------------- running one
 
+@pytest.mark.slow
 def test_run_protocol_end_to_end_scores_model_peers_and_baselines(tmp_path, capsys):
     data = _fake_wiki(tmp_path / "data")
     out = tmp_path / "out"

@@ -120,6 +120,7 @@ WHOLE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WHOLE))
 def test_whole_books_read_as_their_chapters(books_dir, name):
     segments, first_title, last_title = WHOLE[name]

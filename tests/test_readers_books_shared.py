@@ -53,6 +53,7 @@ def test_differences_from_the_manifest_are_explained():
 
 # reading 175 books whole (sentences split) takes two minutes alone, longer on a busy machine: more than the
 # suite's default timeout, which guards against a hang, not against this much work
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_chapter_counts_titles_and_no_heading_left_in_the_text(books):
     wrong: list[str] = []

@@ -75,6 +75,7 @@ def test_profile_counts_brute_force(lms):
         sentence_relevance(object(), [["a"]])
 
 
+@pytest.mark.slow
 def test_relevance_in_chunks_is_the_whole_stream_relevance():
     """Scored a chunk at a time, each chunk after the sentences that fill the trigger cache, relevance is the whole
     stream's (to rounding): what the app's background job shows at 10^6 sentences without the stream's arrays."""

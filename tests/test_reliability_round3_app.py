@@ -194,6 +194,7 @@ def test_no_job_thread_ends_in_a_traceback_when_cancelled(monkeypatch):
     assert failures == [] and written == [{"id": 2, "type": "ended"}]
 
 
+@pytest.mark.slow
 def test_a_refused_corpus_in_a_headless_window_is_one_line(tmp_path):
     """End to end: the reading and the apply job of one corpus the engine refuses, the apply job cancelled when
     the reading's error arrives.  Whichever comes first, one line and status 2, never a JobCancelled traceback."""
@@ -213,6 +214,7 @@ def test_the_engine_process_ignores_ctrl_c():
     assert "signal.signal(signal.SIGINT, signal.SIG_IGN)" in child_process.child_command()[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups (POSIX)")
 def test_ctrl_c_to_the_process_group_of_a_training_window_is_quiet_and_130(tmp_path):
     temporary = tmp_path / "tmp"

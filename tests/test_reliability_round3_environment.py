@@ -59,6 +59,7 @@ def test_a_platform_that_cannot_start_is_one_line_and_status_2(tmp_path, env):
     assert "QT_QPA_PLATFORM=offscreen" in proc.stderr   # what to do
 
 
+@pytest.mark.slow
 @linux
 def test_a_headless_run_whose_display_has_no_server_renders_offscreen(tmp_path):
     pytest.importorskip("PySide6")
@@ -131,6 +132,7 @@ def test_the_simulation_makes_numba_refuse_to_compile(tmp_path):
 @pytest.mark.parametrize("args", [["--version"], ["baselines", str(CHOI / "3-11_0.ref")],
                                   ["segment", str(CHOI / "3-11_0.ref"), "-o", "-", "--quiet"]],
                          ids=["version", "baselines", "segment"])
+@pytest.mark.slow
 def test_without_a_writable_home_or_package_numba_caches_in_a_private_directory(tmp_path, args):
     env = _no_write_env(tmp_path)
     proc = subprocess.run([sys.executable, "-c", NO_WRITE, *args], env=env, cwd=tmp_path, capture_output=True,

@@ -307,6 +307,7 @@ def _peak_kb(stderr: str) -> int:
     return int(stderr.rsplit("PEAK", 1)[1].split()[0])
 
 
+@pytest.mark.slow
 def test_an_unused_uint8_member_is_counted_as_loaded_and_refused_under_1_gb(tmp_path):
     """A 7 MB model with an unused 512 MiB uint8 member (deflated to almost nothing, 7 MB of noise beside it so
     that the declared sizes pass) used to load it as int64: 4.9 GB, exit 0.  The budget counts loaded bytes."""
@@ -491,6 +492,7 @@ def _one_word_lines(path: Path, size: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_64_mib_of_one_word_sentences_is_refused_up_front_under_1_gb(tmp_path):
     """64 MiB of one-word lines (inside the 64 MiB file limit) ran 212 s to 7.3 GB and out of memory; the line
     limit refuses it before the text is laid out."""
@@ -526,6 +528,7 @@ def test_a_file_beyond_the_sentence_limit_is_refused_before_its_sentences_are_to
     assert main(["inspect", str(path), "--format", "lines"]) == 0
 
 
+@pytest.mark.slow
 def test_segmenting_one_word_sentences_takes_memory_linear_in_the_sentences(tmp_path):
     """The bound docs/reliability.md states: the default model segments a file of n one-word sentences (the
     worst case measured) in about 0.3 GB + 1.3 GB per million sentences (2.7 GB at the 2,000,000-sentence limit).

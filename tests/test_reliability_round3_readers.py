@@ -127,6 +127,7 @@ def test_three_numbered_chapters_each_opening_a_paragraph_still_make_a_book(tmp_
     assert reading.read_as_book and len(reading.headings) == 3
 
 
+@pytest.mark.slow
 def test_real_books_concatenated_read_as_both(shared_corpora, tmp_path):
     novels = shared_corpora / "gutenberg_novels"
     one, two = novels / "84_frankenstein.txt", novels / "35_the-time-machine.txt"

@@ -71,6 +71,7 @@ def test_printable_shows_every_control_character_and_keeps_text():
 
 # ------------------------------------------------------------------------------------------ names in messages
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_a_missing_file_with_a_hostile_name_is_one_escaped_line(tmp_path, kind):
     proc = _run(["inspect", HOSTILE[kind]], cwd=tmp_path, text=True)
@@ -80,6 +81,7 @@ def test_a_missing_file_with_a_hostile_name_is_one_escaped_line(tmp_path, kind):
     assert printable(HOSTILE[kind]) in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_a_hostile_name_read_is_shown_escaped_in_notes_and_reports(tmp_path, kind):
     (tmp_path / HOSTILE[kind]).write_text(TEXT)
@@ -129,6 +131,7 @@ def test_a_name_that_is_not_utf8_is_one_escaped_name_in_messages_and_inspect(tmp
     assert report["files"][0]["path"].endswith("caf\\xe9-\\xff.txt")
 
 
+@pytest.mark.slow
 def test_a_heldout_file_whose_name_is_not_utf8_goes_into_the_model(tmp_path):
     raw = os.fsencode(tmp_path) + b"/held\xff.ref"
     try:
@@ -145,6 +148,7 @@ def test_a_heldout_file_whose_name_is_not_utf8_goes_into_the_model(tmp_path):
     load_model(tmp_path / "m.segviz")
 
 
+@pytest.mark.slow
 def test_gui_exports_a_name_that_is_not_utf8(tmp_path):
     pytest.importorskip("PySide6")
     source = _non_utf8_file(tmp_path)
@@ -161,6 +165,7 @@ CLOSED_ERROR = "segviz: error: cannot write to standard output (it is closed)\n"
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["inspect", "--help"],
                                   ["inspect", str(CHOI / "3-11_0.ref")], ["baselines", str(CHOI / "3-11_0.ref")]])
+@pytest.mark.slow
 def test_a_closed_standard_output_is_one_line_and_status_2(tmp_path, args):
     proc = _run(args, cwd=tmp_path, text=True, stdout=subprocess.DEVNULL, close_fds=True,
                 preexec_fn=lambda: os.close(1))
@@ -169,6 +174,7 @@ def test_a_closed_standard_output_is_one_line_and_status_2(tmp_path, args):
     assert proc.stderr.count("segviz: error:") == 1
 
 
+@pytest.mark.slow
 def test_a_command_that_writes_only_a_file_works_with_standard_output_closed(tmp_path):
     proc = _run(["segment", str(CHOI / "3-11_0.ref"), "-o", "out.ref", "--quiet"], cwd=tmp_path, text=True,
                 stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
@@ -176,6 +182,7 @@ def test_a_command_that_writes_only_a_file_works_with_standard_output_closed(tmp
     assert (tmp_path / "out.ref").read_text().startswith("==========")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["segment", "--help"]])
 def test_help_and_version_to_a_full_device_are_one_line_and_status_2(tmp_path, args):
     if not Path("/dev/full").exists():
@@ -186,6 +193,7 @@ def test_help_and_version_to_a_full_device_are_one_line_and_status_2(tmp_path, a
     assert proc.stderr == "segviz: error: cannot write to standard output (No space left on device)\n"
 
 
+@pytest.mark.slow
 def test_a_closed_standard_error_loses_the_messages_not_the_command(tmp_path):
     proc = _run(["segment", str(CHOI / "3-11_0.ref"), "-o", "out.ref"], cwd=tmp_path, text=True,
                 stderr=subprocess.DEVNULL, preexec_fn=lambda: os.close(2))

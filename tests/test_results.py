@@ -245,6 +245,7 @@ def _segments(root: Path, names: list[str]) -> list:
     return sentences
 
 
+@pytest.mark.slow
 def test_choi_disjoint_tunes_on_documents_sharing_under_1_percent_with_test_set_2(shared_corpora):
     """The committed result's tuning_files (set-4 segments, FILE#segN) share < 1 % of the distinct 5+ word
     sentences of Choi's test set 2 (Choi's tuning set 1 shares 1,279 of 1,297)."""
@@ -259,6 +260,7 @@ def test_choi_disjoint_tunes_on_documents_sharing_under_1_percent_with_test_set_
     assert len(distinct & {_words(s) for s in set1.sentences()}) == 1279   # what the protocol tuned on before
 
 
+@pytest.mark.slow
 def test_choi_disjoint_split_trains_and_tunes_on_disjoint_set_4_text(shared_corpora):
     from segviz.protocols import choi_data
 
@@ -271,6 +273,7 @@ def test_choi_disjoint_split_trains_and_tunes_on_disjoint_set_4_text(shared_corp
     assert sorted(split.notes["tuning_files"]) == split.notes["tuning_files"]
 
 
+@pytest.mark.slow
 def test_a_protocol_run_writes_its_result_file_and_a_check_finds_a_changed_cell(tmp_path, capsys):
     """`reproduce wiki --out DIR` writes DIR/wiki.json; `--check` of the same run exits 0, of an altered file 1."""
     from tests.test_protocols import _fake_wiki

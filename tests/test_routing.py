@@ -98,6 +98,7 @@ def test_route_choices_routed_scores_and_the_threshold_choice_against_brute_forc
             assert chosen == longest[len(longest) // 2]
 
 
+@pytest.mark.slow
 def test_fit_finds_the_thresholds_that_route_each_domain_to_its_expert():
     """Three constant experts (q = 0.5, 0.1, 0.01) on documents of three lengths: the short ones are segmented
     best by the first, the long ones by the last; coordinate-wise tuning finds a setting that gives each domain

@@ -238,6 +238,7 @@ def test_relevance_model_needs_lms(sample):
         Segmenter.from_weights([f], [1.0], prior=0.2, mu=0.1, rule=ThresholdRule(alpha=2.0))
 
 
+@pytest.mark.slow
 def test_cli_train_segment_evaluate(sample, tmp_path, capsys):
     model = tmp_path / "model.segviz"
     rc = main(["train", str(SAMPLE), "--heldout", str(SAMPLE), "--families", "vocabulary,cohesion", "--features",

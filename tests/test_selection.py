@@ -55,6 +55,7 @@ def test_the_configuration_best_on_both_metrics_is_kept():
         assert selection.baselines[unit_name]["p_k"] == pytest.approx(macro_average(rows)["p_k"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("other", ["natural-pmu", "natural-words", "natural-words-pmu"])
 def test_configurations_that_differ_only_in_tuning_share_one_fit(other):
     """natural and natural-pmu (or a length-prior rule in words, which induction never sees) induce the same
@@ -86,6 +87,7 @@ def test_configurations_that_differ_only_in_tuning_share_one_fit(other):
     assert crossfit_scores(fresh, held)["p_k"] == pytest.approx(selection.scores[other]["p_k"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["natural", "natural-pmu", "natural-words-pmu"])
 def test_crossfit_scores_are_those_of_rules_tuned_without_the_document(preset, tmp_path):
     """Leave-one-out (as many folds as documents), each document's rule tuned by the model itself on a corpus of
@@ -143,6 +145,7 @@ def test_selection_needs_heldout_data_and_known_presets():
         run_to_end(select_iter(train, train, presets=("nonsense",)))
 
 
+@pytest.mark.slow
 def test_train_chooses_prints_and_stores_its_choice(tmp_path):
     out = tmp_path / "m.segviz"
     proc = subprocess.run([sys.executable, "-m", "segviz", "train", *map(str, CHOI[:3]), "--heldout",

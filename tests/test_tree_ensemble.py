@@ -52,6 +52,7 @@ def _damaged(change):
     (lambda d, a: a.__setitem__("missing_left", np.full_like(a["missing_left"], 2)), "missing_left"),
     (lambda d, a: a.pop("value"), "value"),
 ])
+@pytest.mark.slow
 def test_damaged_trees_are_refused_with_one_line(change, message):
     document, arrays = _damaged(change)
     with pytest.raises(SegvizError, match=message) as caught:
