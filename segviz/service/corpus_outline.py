@@ -211,7 +211,7 @@ class OutlineReceiver:
         self._masses: list[int] = []
         self._units: list[UnitOutline] = []
         self._texts = SentenceTexts()
-        self._sizes: list[int] = []
+        self._sizes: list[np.ndarray] = []
 
     def _malformed(self, detail: str) -> SegvizError:
         return SegvizError(f"{self.what}: malformed corpus outline ({detail})")
@@ -256,7 +256,9 @@ class OutlineReceiver:
                     or not all(_is_count(x) and x <= MAX_SENTENCE_SIZE for x in sizes):
                 raise self._malformed("sentence sizes")
             self._texts.append(texts)
-            self._sizes.extend(sizes)
+            # an array per message: one conversion of a million ints at the end held the window's interpreter
+            # (the GUI thread waited for it) for some 50 ms
+            self._sizes.append(np.asarray(sizes, dtype=np.int32))
         if len(self._names) > self._head["documents"] or len(self._units) > self._head["units"] \
                 or len(self._texts) > self._head["sentences"]:
             raise self._malformed("more parts than its head announced")
@@ -290,6 +292,7 @@ class OutlineReceiver:
         if sum(self._masses) != n or sum(u.size for u in self._units) != n:
             raise self._malformed("its documents or units do not cover its sentences")
         return CorpusOutline(head["name"], tuple(self._names), tuple(self._masses), tuple(self._units),
-                             head["has_reference"], self._texts, np.asarray(self._sizes, dtype=np.int32),
+                             head["has_reference"], self._texts,
+                             np.concatenate(self._sizes) if self._sizes else np.zeros(0, dtype=np.int32),
                              head["summary"], head["readings_summary"],
                              tuple(head["reading_paths"]), head["book_headings"])
