@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -304,12 +304,12 @@ class Corpus:
 
     # -------------------------------------------------------------------------------------- constructors
     @classmethod
-    def from_sentences(cls, sentences: Sequence[Sequence[str]], *, name: str = "stream") -> "Corpus":
+    def from_sentences(cls, sentences: Sequence[Sequence[str]], *, name: str = "stream") -> Corpus:
         """One document holding already tokenised ``sentences`` (a stream with no reference inside it)."""
         sents = tuple(tuple(str(w) for w in s) for s in sentences)
         return cls([Document(name=name, sentences=sents, texts=tuple(" ".join(s) for s in sents))], name=name)
 
-    def by_file(self) -> list["Corpus"]:
+    def by_file(self) -> list[Corpus]:
         """One sub-corpus per source unit: each run of consecutive documents from one unit, in stream order (so
         the units laid end to end are the stream; their sizes are :meth:`source_groups`)."""
         runs: list[tuple[str, list[Document]]] = []
@@ -326,7 +326,7 @@ class Corpus:
                        readings=readings.get(f, ())) for f, docs in runs]
 
     @classmethod
-    def concatenate(cls, corpora: Sequence["Corpus"], *, name: str | None = None) -> "Corpus":
+    def concatenate(cls, corpora: Sequence[Corpus], *, name: str | None = None) -> Corpus:
         docs = [d for c in corpora for d in c.documents]
         files = [f for c in corpora for f in c.files]
         return cls(docs, name=name or "+".join(c.name for c in corpora), files=files,

@@ -18,16 +18,16 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
-from ..models import load_model
 from ..corpus import write_choi
 from ..errors import SegvizError
 from ..events import Progress
+from ..models import load_model
 from ..paths import bundled
 from ..persist import atomic_write_bytes, check_output_path
 from ..readers import FORMATS
 from ..readers.source import expand_paths, left_out_of_folders
-from .plot_svg import svg_document
 from ..service.read_job import ReadJob
+from .plot_svg import svg_document
 from .state import prepare_corpus
 from .window_tasks import hypothesis_csv, write_bytes_task, write_text_task
 

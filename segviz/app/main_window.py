@@ -17,26 +17,27 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6 import QtGui
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSpinBox, QToolBar
 
+from ..service.engine_models import LanguageModelFiles
+from ..service.engine_process import EngineProcess
+from ..service.general_relevance import TASK as GENERAL_RELEVANCE
+from ..service.general_relevance import GeneralRelevanceJob
+from ..service.peers_job import PeersJob
+from ..service.tasks import files_changed, peer_names
+from ..service.temp_dirs import remove_abandoned
 from .background import BackgroundWork
 from .block_view import BlockView
 from .feature_panel import FeaturePanel
 from .file_actions import SAMPLE_MODEL, FileActions, as_list
-from ..service.general_relevance import TASK as GENERAL_RELEVANCE, GeneralRelevanceJob
 from .first_paint import StagedFirstPaint
 from .model_control import ModelControl
 from .panels import ContextPanel, DecisionPanel, RelevanceProfileView, plural
 from .qt_session import QtSession
-from ..service.engine_models import LanguageModelFiles
-from ..service.engine_process import EngineProcess
-from ..service.temp_dirs import remove_abandoned
 from .state import SessionState
-from ..service.peers_job import PeersJob
-from ..service.tasks import files_changed, peer_names
 from .training_control import TrainingControl
 from .worker import GeneratorWorker
 

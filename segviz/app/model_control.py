@@ -22,8 +22,8 @@ from PySide6.QtCore import QTimer
 from ..events import Progress
 from ..segmenter import SEGMENTER_NAME
 from ..service.apply_job import ApplyJob, ModelCurve
-from .state import prepare_decisions
 from ..service.tasks import files_changed
+from .state import prepare_decisions
 from .window_tasks import tune_task
 
 #: the task applying a model that was opened while its corpus was still being read

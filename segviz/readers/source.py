@@ -17,8 +17,8 @@ import glob
 import os
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from ..errors import SegvizError
 from ..persist import read_bytes_limited

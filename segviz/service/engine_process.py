@@ -27,8 +27,7 @@ from collections.abc import Callable, Generator
 from ..errors import SegvizError
 from ..events import Progress
 from . import child_process
-from .child_process import (ChildProcess, dumps, end_process_group, error_text, parse_message,
-                            progress_from_message)
+from .child_process import ChildProcess, dumps, end_process_group, error_text, parse_message, progress_from_message
 from .temp_dirs import owned_temporary_directory
 
 __all__ = ["EngineProcess", "Channel", "EngineRequest", "ENDED"]
