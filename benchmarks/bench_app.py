@@ -140,7 +140,8 @@ def run(label: str, corpus: list[Path], out_dir: Path, model: Path | None = None
 
 
 def show(label: str, r: dict) -> None:
-    print(f"\n{label}: {r['sentences']:,} sentences, {r['documents']:,} documents "
+    print(f"\n{label}: {r['sentences']:,} sentences, {r['documents']:,} documents, {r.get('segments') or 0:,} "
+          f"segments "
           f"(load average {r['_load_average']} at the start, {r['_load_average_end']} at the end; "
           f"{r['_wall_s']} s in all)")
     print(f"  open_to_segmentation_s (the curve on screen) {r['open_to_segmentation_s']}   relevance_on_screen_s "

@@ -300,3 +300,36 @@ def _not_a_zombie(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
     except OSError:
         return False
+
+
+def test_a_deferred_metrics_row_is_scored_off_the_gui_thread(window, qtbot, monkeypatch):
+    """On the longest streams a moved rule's metrics row follows the hypothesis (state.DEFER_METRICS_FROM, lowered
+    here): it is scored on a thread of its own and taken on the GUI thread only if the hypothesis is still the
+    one scored."""
+    import threading
+
+    from segviz.app import qt_session
+    from segviz.app import state as st
+    from segviz.metrics import score_row
+
+    monkeypatch.setattr(st, "DEFER_METRICS_FROM", 10)
+    with_curve(window, qtbot)
+    state = window.state
+    threads = []
+    real = qt_session.score_row
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(qt_session, "score_row", spy)
+    state.set_alpha(0.3)
+    assert state.due_metrics() is not None   # the hypothesis is shown, its row follows
+    qtbot.waitUntil(lambda: state.due_metrics() is None, timeout=30000)
+    assert threads and threading.main_thread() not in threads
+    assert state.metrics["model"] == score_row(state.reference_masses, state.hypothesis_masses)
+    stale = state.hypothesis_masses
+    state.set_alpha(0.6)
+    assert state.hypothesis_masses is not stale and not state.set_due_metrics(stale, {"p_mu": 0.0})
+    qtbot.waitUntil(lambda: state.due_metrics() is None, timeout=30000)
+    assert state.metrics["model"] == score_row(state.reference_masses, state.hypothesis_masses)

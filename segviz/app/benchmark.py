@@ -242,7 +242,8 @@ class Benchmark(QObject):
     def _opened(self) -> None:
         self.results["open_to_segmentation_s"] = round(self.samples.pop("open")[0] / 1000.0, 3)
         self.results["sentences"] = int(self.window.state.n_sentences)
-        self.results["documents"] = len(self.window.state.corpus)
+        self.results["documents"] = len(self.window.state.corpus.units)   # source units (files, JSONL objects)
+        self.results["segments"] = len(self.window.state.corpus)           # the reference's segments
         self.phase = "interaction"
         self.doing = "interaction"
         win = self.window
@@ -483,6 +484,7 @@ class Benchmark(QObject):
         out = {
             "sentences": self.results.get("sentences"),
             "documents": self.results.get("documents"),
+            "segments": self.results.get("segments"),
             "open_to_segmentation_s": self.results.get("open_to_segmentation_s"),
             "relevance_on_screen_s": self.results.get("relevance_on_screen_s"),
             "background_done_s": self.results.get("background_done_s"),

@@ -384,6 +384,24 @@ class SessionState:
             self._metrics_due = False
             self.refresh_metrics()
 
+    def due_metrics(self) -> tuple | None:
+        """``(reference masses, hypothesis masses)`` of the model's metrics row a deferred move left to score (on
+        the longest streams), None when none is due: what a caller scores elsewhere (off the GUI thread) and hands
+        back with :meth:`set_due_metrics`."""
+        if not self._metrics_due or not self.has_reference or self.probabilities is None:
+            return None
+        return self.reference_masses, self.hypothesis_masses
+
+    def set_due_metrics(self, masses, row: dict) -> bool:
+        """Take ``row`` (``score_row`` of ``masses`` against the reference) as the model's metrics row when
+        ``masses`` are still the hypothesis and its row is still due (a later move makes it stale); True if taken."""
+        if not self._metrics_due or masses is not self.hypothesis_masses:
+            return False
+        self._metrics_due = False
+        self.metrics[MODEL_ROW] = dict(row)
+        self._notify(METRICS)
+        return True
+
     def set_rule_setting(self, name: str, value) -> None:
         """Move one setting of the shown rule (a control of :meth:`segviz.rules.DecisionRule.controls`)."""
         rule = self.shown_rule
