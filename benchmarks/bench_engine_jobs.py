@@ -23,13 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from segviz.app.tree_memory import tree_sample   # noqa: E402 - Qt-free
-from segviz.paths import bundled                  # noqa: E402
-from segviz.service.apply_job import ApplyJob     # noqa: E402
-from segviz.service.engine_process import EngineProcess   # noqa: E402
-from segviz.service.general_relevance import GeneralRelevanceJob   # noqa: E402
-from segviz.service.peers_job import PeersJob     # noqa: E402
-from segviz.service.read_job import ReadJob       # noqa: E402
+from segviz.app.tree_memory import tree_sample  # noqa: E402 - Qt-free
+from segviz.paths import bundled  # noqa: E402
+from segviz.service.apply_job import ApplyJob  # noqa: E402
+from segviz.service.engine_process import EngineProcess  # noqa: E402
+from segviz.service.general_relevance import GeneralRelevanceJob  # noqa: E402
+from segviz.service.peers_job import PeersJob  # noqa: E402
+from segviz.service.read_job import ReadJob  # noqa: E402
 
 
 def main() -> None:
