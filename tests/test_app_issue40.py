@@ -333,3 +333,26 @@ def test_a_deferred_metrics_row_is_scored_off_the_gui_thread(window, qtbot, monk
     assert state.hypothesis_masses is not stale and not state.set_due_metrics(stale, {"p_mu": 0.0})
     qtbot.waitUntil(lambda: state.due_metrics() is None, timeout=30000)
     assert state.metrics["model"] == score_row(state.reference_masses, state.hypothesis_masses)
+
+
+def test_a_peers_metrics_row_is_scored_on_the_worker_thread(window, qtbot, monkeypatch):
+    import threading
+
+    from segviz.app import main_window
+    from segviz.metrics import score_row
+
+    threads = []
+    real = main_window.score_row
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(main_window, "score_row", spy)
+    with_curve(window, qtbot)
+    with qtbot.waitSignal(window.peersComputed, timeout=300000):
+        window.decision.peer_checks["texttiling"].setChecked(True)
+    state = window.state
+    assert threads and threading.main_thread() not in threads
+    assert state.metrics["texttiling"] == score_row(state.reference_masses, state.peer_masses["texttiling"])
+    qtbot.waitUntil(lambda: not window.busy, timeout=300000)

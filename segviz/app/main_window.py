@@ -15,6 +15,7 @@ import html
 import os
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6 import QtGui
@@ -22,6 +23,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QSpinBox, QToolBar
 
+from ..metrics import score_row
 from ..service.engine_models import LanguageModelFiles
 from ..service.engine_process import EngineProcess
 from ..service.general_relevance import TASK as GENERAL_RELEVANCE
@@ -614,10 +616,12 @@ class MainWindow(QMainWindow):
         def done(result):
             if result is None or self.state.corpus is not corpus:
                 return  # cancelled, or a newer corpus was loaded meanwhile
-            for name, masses in result.items():
-                self.state.set_peer(name, masses)
+            for name, (masses, row) in result.items():
+                self.state.set_peer(name, masses, row)
                 self.state.show_peer(name, name in self._wanted_peers)
             self.peersComputed.emit()
+
+        reference = self.state.reference_masses if self.state.has_reference else None
 
         for name in names:
             if self.background.is_running(peer_task(name)):
@@ -626,7 +630,8 @@ class MainWindow(QMainWindow):
             # tens of seconds
             job = PeersJob([name], self.state.corpus_paths, read_options=self.files.read_options,
                            n=self.state.n_sentences, engine=self.engine)
-            self.background.start(peer_task(name), job.events, on_result=done, on_abort=job.close,
+            self.background.start(peer_task(name), partial(peers_scored, job, reference), on_result=done,
+                                  on_abort=job.close,
                                   on_error=lambda msg: self.show_error("Peer segmenter failed", msg))
 
     # -- induced features -------------------------------------------------------------------------------------
@@ -687,6 +692,16 @@ class MainWindow(QMainWindow):
     def _background_done(self) -> None:
         if self.background.closing:
             self.close()
+
+
+def peers_scored(job: PeersJob, reference):
+    """``job``'s masses of each peer with their metrics row against ``reference`` (None: no reference), scored on
+    the worker thread; None when closed first."""
+    result = yield from job.events()
+    if result is None:
+        return None
+    return {name: (masses, None if reference is None else score_row(reference, masses))
+            for name, masses in result.items()}
 
 
 def peer_task(name: str) -> str:

@@ -533,13 +533,15 @@ class SessionState:
         return routed[0].route if len(routed) == 1 else None
 
     # -- peers ----------------------------------------------------------------------------------------------
-    def set_peer(self, name: str, masses) -> None:
+    def set_peer(self, name: str, masses, row: dict | None = None) -> None:
+        """A peer's masses over the stream; ``row``: their metrics row when it was scored elsewhere (a worker
+        thread: ``score_row`` on 10^6 sentences is tens of milliseconds), else it is scored here."""
         masses = tuple(int(m) for m in masses)
         if sum(masses) != self.n_sentences:
             raise ValueError(f"peer {name}: masses cover {sum(masses)} sentences, corpus has {self.n_sentences}")
         self.peer_masses[name] = masses
         if self.has_reference:
-            self.metrics[name] = self._score(masses)
+            self.metrics[name] = dict(row) if row is not None else self._score(masses)
         self.shown_peers.add(name)
         self._notify(PEERS)
 
