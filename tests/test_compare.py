@@ -19,6 +19,7 @@ from segviz.peers.c99 import C99
 from segviz.rules import SegmentCountRule, ThresholdRule
 from segviz.segmenter import Segmenter
 from tests.drive import events_and_value
+from tests.stub_models import OneRuleModel
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpora" / "choi"
 
@@ -72,43 +73,13 @@ def test_a_segmenter_that_cannot_run_is_reported_as_skipped():
     assert payload["format"] == "segviz-compare" and payload["version"] == 1
 
 
-class Oracle(SegmentationModel):
+class Oracle(OneRuleModel):
     """A model (the model protocol) that knows the reference: q(yes) = 1 at its boundaries, 0 elsewhere."""
 
     def apply(self, document, *, n_jobs=1):
         probabilities = np.zeros(document.n_sentences - 1)
         probabilities[np.cumsum(document.masses())[:-1] - 1] = 1.0
         return AppliedDocument(probabilities, self.rule_for(document), self.expert_for(document), self)
-
-    def expert_for(self, document=None):
-        return "model"
-
-    def rules(self):
-        return {"model": ThresholdRule(alpha=0.5, epsilon=1)}
-
-    def segmenters(self):
-        return {"model": self}
-
-    def language_models(self):
-        return {"model": None}
-
-    def features(self):
-        raise NotImplementedError
-
-    def training_lengths(self):
-        raise NotImplementedError
-
-    def provenance(self):
-        return {"model": {}}
-
-    def to_dict(self):
-        raise NotImplementedError
-
-    def with_rule(self, rule, *, expert=None):
-        raise NotImplementedError
-
-    def save(self, path, *, parents=False):
-        raise NotImplementedError
 
 
 def test_model_is_run_like_any_segmenter():

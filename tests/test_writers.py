@@ -12,14 +12,15 @@ import pytest
 from segviz.corpus import read_corpus, tokenize, write_choi
 from segviz.decode import decode
 from segviz.errors import SegvizError
-from segviz.model_protocol import AppliedDocument, SegmentationModel
+from segviz.model_protocol import AppliedDocument
 from segviz.rules import ThresholdRule
 from segviz.segmentation import boundaries_to_masses
 from segviz.segmented import SegmentedDocument, segment_documents
 from segviz.writers import output_format_for, render_csv, render_jsonl, render_text, write_segmentation
+from tests.stub_models import OneRuleModel
 
 
-class GapModel(SegmentationModel):
+class GapModel(OneRuleModel):
     """A stand-in model: q(yes) is high before every sentence that starts with a capitalised 'Then'; the paper's
     threshold rule at alpha 0.5, epsilon 1 decides."""
 
@@ -27,36 +28,6 @@ class GapModel(SegmentationModel):
         texts = document.sentence_texts()
         probabilities = np.array([0.9 if t.startswith("Then") else 0.1 for t in texts[1:]])
         return AppliedDocument(probabilities, self.rule_for(document), "model", self)
-
-    def expert_for(self, document=None):
-        return "model"
-
-    def rules(self):
-        return {"model": ThresholdRule(alpha=0.5, epsilon=1)}
-
-    def segmenters(self):
-        return {"model": self}
-
-    def with_rule(self, rule, *, expert=None):
-        raise NotImplementedError
-
-    def save(self, path, *, parents=False):
-        raise NotImplementedError
-
-    def to_dict(self):
-        raise NotImplementedError
-
-    def language_models(self):
-        return {"model": None}
-
-    def features(self):
-        raise NotImplementedError
-
-    def training_lengths(self):
-        raise NotImplementedError
-
-    def provenance(self):
-        return {"model": {}}
 
 
 PROSE = ("It rained all day. The river rose.\n\nThen the town was quiet. People slept.\n\n"
