@@ -37,6 +37,8 @@ import threading
 import time
 from pathlib import Path
 
+from segviz.app.tree_memory import resident_mb
+
 ROOT = Path(__file__).resolve().parents[1]
 REUTERS = ROOT.parent / "shared" / "corpora" / "reuters21578"
 KEYS = ("alpha_ms", "epsilon_ms", "block_ms", "document_ms", "zoom_ms", "drag_ms", "release_ms")
@@ -69,14 +71,6 @@ def tree_of(root: int) -> list[int]:
     return sorted(tree)
 
 
-def rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/statm", encoding="ascii") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
 def _owner(directory: str) -> int | None:
     """The process id a segviz temporary directory names as its owner (``owner.pid``), None without one."""
     try:
@@ -99,7 +93,7 @@ class ExternalSampler:
         while not self._stop.wait(0.1):
             tree = tree_of(self.root)
             self.seen.update(tree)
-            self.peak = max(self.peak, sum(rss_mb(pid) for pid in tree))
+            self.peak = max(self.peak, sum(resident_mb(pid) for pid in tree))
 
     def stop(self) -> float:
         self._stop.set()
