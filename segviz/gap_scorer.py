@@ -11,6 +11,11 @@ The training corpus's own scores are **cross-fitted**: each source unit (a book)
 other units (``folds`` groups of units), so induction sees scores as good as a new book's, not the trees' memory
 of the book; held-out and new text are scored by the trees fitted on every training unit.  The trees are stored in
 the model file as arrays (:class:`~segviz.tree_ensemble.TreeEnsemble`), no pickle.
+
+Beside the measurements the trees read one more column, the **cue score**: a logistic regression over the hashed
+words opening the paragraph and closing the one before (:mod:`segviz.features.paragraph_cues`), itself cross-fitted
+by unit on the same folds, so the trees learn from cue scores as good as a new book's.  Its weights are stored as
+one array beside the trees.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import numpy as np
 from .errors import SegvizError
 from .events import Progress
 from .features import FeatureContext
+from .features.paragraph_cues import CUE_HASH_SIZE, cue_matrix
 from .features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
 from .params import ParamsMixin
 from .tree_ensemble import TreeEnsemble
@@ -30,7 +36,9 @@ __all__ = ["GapScorer"]
 
 #: (name, lowest, highest) of the integer and float hyperparameters, checked before any fitting
 _LIMITS = {"max_iter": (1, 5000), "max_leaf_nodes": (2, 1024), "folds": (2, 100), "min_units": (2, 100_000)}
-_FLOAT_LIMITS = {"learning_rate": (1e-6, 1.0), "l2_regularization": (0.0, 1e6)}
+_FLOAT_LIMITS = {"learning_rate": (1e-6, 1.0), "l2_regularization": (0.0, 1e6), "cue_c": (1e-6, 1e6)}
+#: the trees' columns: the paragraph measurements, then the cue score
+COLUMNS: tuple[str, ...] = (*MEASUREMENTS, "cue_score")
 
 
 class GapScorer(ParamsMixin):
@@ -39,6 +47,7 @@ class GapScorer(ParamsMixin):
     Parameters (keyword-only, stored verbatim)
     ------------------------------------------
     max_iter, learning_rate, max_leaf_nodes, l2_regularization : the trees (scikit-learn's names).
+    cue_c : the inverse L2 strength of the cue regression (scikit-learn's ``C``).
     folds : groups of training units for the cross-fitted training scores.
     min_units : the fewest training source units (books) to fit on: with fewer, cross-fitting has nothing to
         hold out and the score is not offered.
@@ -47,15 +56,17 @@ class GapScorer(ParamsMixin):
     Learned state
     -------------
     trees_ : the :class:`~segviz.tree_ensemble.TreeEnsemble` fitted on every training unit.
+    cue_weights_, cue_bias_ : the cue regression fitted on every training unit (one weight per hashed term).
     info_ : training rows, positives, units.
     """
 
     def __init__(self, *, max_iter: int = 200, learning_rate: float = 0.05, max_leaf_nodes: int = 15,
-                 l2_regularization: float = 1.0, folds: int = 5, min_units: int = 4, random_state: int = 0):
+                 l2_regularization: float = 1.0, cue_c: float = 0.1, folds: int = 5, min_units: int = 4, random_state: int = 0):
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.l2_regularization = l2_regularization
+        self.cue_c = cue_c
         self.folds = folds
         self.min_units = min_units
         self.random_state = random_state
@@ -92,6 +103,20 @@ class GapScorer(ParamsMixin):
         X = np.where(np.isnan(X).all(axis=0)[None, :], 0.0, X)
         return TreeEnsemble.from_sklearn(self._classifier().fit(X, y))
 
+    def _fit_cues(self, H, y: np.ndarray) -> tuple[np.ndarray, float]:
+        try:
+            from sklearn.linear_model import LogisticRegression
+        except ImportError:   # pragma: no cover - scikit-learn is a dependency
+            raise SegvizError("the paragraph-score family needs scikit-learn to train") from None
+        if y.all() or not y.any():
+            raise SegvizError("the paragraph score needs paragraph starts with and without a boundary to learn from")
+        fitted = LogisticRegression(C=float(self.cue_c), solver="liblinear", max_iter=2000).fit(H, y)
+        return fitted.coef_.ravel().astype(np.float32), float(fitted.intercept_[0])
+
+    @staticmethod
+    def _cue_score(H, weights: np.ndarray, bias: float) -> np.ndarray:
+        return np.asarray(H @ weights.astype(np.float64)).ravel() + bias
+
     def usable(self, context: FeatureContext) -> bool:
         """Whether ``context`` has enough source units with paragraph starts and boundaries to fit on."""
         at = paragraph_start_gaps(context)
@@ -110,24 +135,37 @@ class GapScorer(ParamsMixin):
         if not self.usable(context):
             raise SegvizError(f"the paragraph score needs at least {self.min_units} source units (books, files) "
                               "with paragraph starts to learn from")
-        X = paragraph_measurements(context)
         at = np.flatnonzero(paragraph_start_gaps(context))
+        X = paragraph_measurements(context)[at]
+        H = cue_matrix(context)
+        labels = y[at]
         unit = context.group_of_sentence()[1:][at]
         units = np.unique(unit)
         folds = min(int(self.folds), units.size)
         fold_of_unit = {u: i % folds for i, u in enumerate(units)}
         fold = np.array([fold_of_unit[u] for u in unit])
+        steps = 2 * folds + 2
+        # the cue score of each training unit from a regression that never saw it, as for the trees below
+        cues = np.empty(at.size)
+        for f in range(folds):
+            yield Progress("paragraph cues (cross-fitted regression)", f, steps)
+            inside = fold == f
+            weights, bias = self._fit_cues(H[~inside], labels[~inside])
+            cues[inside] = self._cue_score(H[inside], weights, bias)
+        yield Progress("paragraph cues (cross-fitted regression)", folds, steps)
+        self.cue_weights_, self.cue_bias_ = self._fit_cues(H, labels)
+        X = np.c_[X, cues]
         scores = np.full(context.n_events, np.nan)
         for f in range(folds):
-            yield Progress("paragraph score (cross-fitted trees)", f, folds + 1)
+            yield Progress("paragraph score (cross-fitted trees)", folds + 1 + f, steps)
             inside = fold == f
-            trees = self._fit_trees(X[at[~inside]], y[at[~inside]])
-            scores[at[inside]] = trees.predict_proba(X[at[inside]])
-        yield Progress("paragraph score (cross-fitted trees)", folds, folds + 1)
-        self.trees_ = self._fit_trees(X[at], y[at])
-        self.info_ = {"rows": int(at.size), "boundaries": int(y[at].sum()), "units": int(units.size),
-                      "folds": folds, "measurements": list(MEASUREMENTS)}
-        yield Progress("paragraph score (cross-fitted trees)", folds + 1, folds + 1)
+            trees = self._fit_trees(X[~inside], labels[~inside])
+            scores[at[inside]] = trees.predict_proba(X[inside])
+        yield Progress("paragraph score (cross-fitted trees)", 2 * folds + 1, steps)
+        self.trees_ = self._fit_trees(X, labels)
+        self.info_ = {"rows": int(at.size), "boundaries": int(labels.sum()), "units": int(units.size),
+                      "folds": folds, "measurements": list(COLUMNS)}
+        yield Progress("paragraph score (cross-fitted trees)", steps, steps)
         return scores
 
     def scores(self, context: FeatureContext) -> np.ndarray:
@@ -137,15 +175,19 @@ class GapScorer(ParamsMixin):
         out = np.full(context.n_events, np.nan)
         at = np.flatnonzero(paragraph_start_gaps(context))
         if at.size:
-            out[at] = self.trees_.predict_proba(paragraph_measurements(context)[at])
+            cues = self._cue_score(cue_matrix(context), self.cue_weights_, self.cue_bias_)
+            out[at] = self.trees_.predict_proba(np.c_[paragraph_measurements(context)[at], cues])
         return out
 
     # ------------------------------------------------------------------ storing
     def bundle_parts(self, base: str) -> tuple[dict[str, dict], dict[str, np.ndarray]]:
         """The scorer's JSON document and its trees' arrays, named under ``base`` in a model bundle."""
         document, arrays = self.trees_.to_parts()
-        document = {"params": self.get_params(deep=False), "trees": document, "info": self.info_}
-        return {base: document}, {f"{base}/{name}": a for name, a in arrays.items()}
+        document = {"params": self.get_params(deep=False), "trees": document, "info": self.info_,
+                    "cue_bias": self.cue_bias_}
+        parts = {f"{base}/{name}": a for name, a in arrays.items()}
+        parts[f"{base}/cue_weights"] = np.asarray(self.cue_weights_, dtype=np.float32)
+        return {base: document}, parts
 
     @classmethod
     def from_bundle(cls, bundle, base: str, *, source: str) -> GapScorer:
@@ -162,11 +204,19 @@ class GapScorer(ParamsMixin):
             scorer.check_params()
         except SegvizError as exc:
             raise SegvizError(f"{source}: paragraph scorer: {exc}") from None
-        arrays: dict[str, Any] = bundle.arrays_under(base)
+        arrays: dict[str, Any] = dict(bundle.arrays_under(base))
+        weights = arrays.pop("cue_weights", None)
         scorer.trees_ = TreeEnsemble.from_parts(document.get("trees"), arrays, source=f"{source}: paragraph scorer")
-        if scorer.trees_.n_features != len(MEASUREMENTS):
+        if scorer.trees_.n_features != len(COLUMNS):
             raise SegvizError(f"{source}: the paragraph scorer reads {scorer.trees_.n_features} measurements, "
-                              f"this version measures {len(MEASUREMENTS)}")
+                              f"this version measures {len(COLUMNS)}")
+        if not isinstance(weights, np.ndarray) or weights.dtype.kind != "f" or weights.shape != (CUE_HASH_SIZE,) \
+                or not np.isfinite(weights).all():
+            raise SegvizError(f"{source}: the paragraph scorer's cue weights must be {CUE_HASH_SIZE} finite numbers")
+        bias = document.get("cue_bias")
+        if isinstance(bias, bool) or not isinstance(bias, (int, float)) or not np.isfinite(bias):
+            raise SegvizError(f"{source}: the paragraph scorer's cue bias must be a finite number")
+        scorer.cue_weights_, scorer.cue_bias_ = weights.astype(np.float32), float(bias)
         info = document.get("info")
         scorer.info_ = info if isinstance(info, dict) else {}
         return scorer

@@ -138,3 +138,39 @@ def test_the_score_questions_answer_score_above_t_inside_a_unit():
     assert build_candidates(FeatureContext(sentences), families=("paragraph-score",))[1] == []
     with pytest.raises(SegvizError, match="in \\[0, 1\\]"):
         FeatureContext(sentences, gap_score=np.full(6, 2.0))
+
+
+def test_cue_terms_read_the_words_around_the_gap_in_lower_case_and_stop_at_a_unit_edge():
+    from segviz.features.paragraph_cues import CUE_HASH_SIZE, cue_matrix, cue_terms
+
+    terms = cue_terms(["The", "next", "morning"], ["good", "night"])
+    assert {"o:The", "o@0:The", "o2:next_morning", "c@0:night", "c@1:good", "c2:good_night"} <= set(terms)
+    sentences = [("She", "slept"), ("Good", "night"), ("The", "next", "morning"), ("It", "rained"),
+                 ("Far", "away"), ("A", "ship")]
+    # two units of three sentences; paragraphs start at sentences 2 and 4 (the start of unit two is no gap)
+    context = FeatureContext(sentences, groups=[3, 3], paragraph_starts=np.array([1, 0, 1, 1, 1, 0], float))
+    matrix = cue_matrix(context)
+    assert matrix.shape == (2, CUE_HASH_SIZE) and set(np.unique(matrix.data)) == {1.0}
+    from sklearn.feature_extraction import FeatureHasher
+
+    hashed = FeatureHasher(n_features=CUE_HASH_SIZE, input_type="string", alternate_sign=False)
+    first = hashed.transform([cue_terms(["the", "next", "morning"], ["she", "slept", "good", "night"])]).toarray()
+    np.testing.assert_array_equal(matrix[0].toarray() > 0, first > 0)
+    # at sentence 4, the opening is unit two's own ("far away", "a ship") and the closing never reaches unit one
+    second = hashed.transform([cue_terms(["far", "away", "a", "ship"], ["it", "rained"])]).toarray()
+    np.testing.assert_array_equal(matrix[1].toarray() > 0, second > 0)
+
+
+def test_a_scorer_with_damaged_cue_weights_is_refused(tmp_path):
+    from segviz.bundle import read_bundle, write_bundle
+
+    train, held = _corpus(8, 6), _corpus(9, 2)
+    path = Segmenter(families=("paragraphs", "paragraph-score"), n_features=3).fit(train, held).save(tmp_path / "a")
+    bundle = read_bundle(path)
+    for damaged, message in ((np.zeros(7, np.float32), "cue weights"),
+                             (np.full(bundle.arrays["scorer/cue_weights"].shape, np.inf), "cue weights")):
+        arrays = {**bundle.arrays, "scorer/cue_weights": damaged}
+        bad = read_bundle(write_bundle(tmp_path / "bad.segviz", "segmenter", dict(bundle.documents), arrays))
+        with pytest.raises(SegvizError, match=message):   # the scorer's own check, below the file's checksums
+            GapScorer.from_bundle(bad, "scorer", source="bad.segviz")
+    assert GapScorer.from_bundle(bundle, "scorer", source="a").cue_weights_.dtype == np.float32

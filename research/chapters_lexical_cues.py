@@ -1,0 +1,157 @@
+"""Do the words that open a paragraph, and those that close the one before, say "a chapter starts here"?  A screen
+on the ``chapters`` protocol's training and held-out books only (the test books are never read).
+
+At every paragraph start of a book: the lower-cased words of the opening two sentences and of the closing two
+sentences before the gap, as hashed unigrams and bigrams (the first and last three words also by position).  A
+logistic regression learns P(chapter start) from them on the training books, cross-fitted by book (each book scored
+by a regression fitted without it); its scores join the paragraph measurements of
+:mod:`segviz.features.paragraph_measures` as columns of the gradient-boosted trees.  Each held-out book is decided
+with a segment-count rule, told its true count or with a count from its length in words, with and without the
+cues.  Letter case is never read (in some books a chapter's first words are printed in capitals).
+
+    nice python research/chapters_lexical_cues.py [--data ../shared/corpora] [--cache DIR] [--jobs 2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from chapters_screen import DEFAULT_DATA
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.feature_extraction import FeatureHasher
+from sklearn.linear_model import LogisticRegression
+
+from segviz import SegmentCountRule
+from segviz.evaluation import macro_average
+from segviz.features import FeatureContext
+from segviz.features.paragraph_measures import paragraph_measurements, paragraph_start_gaps
+from segviz.metrics import score_row
+from segviz.protocols import CHAPTER_BOOKS, read_books
+from segviz.segmentation import boundaries_to_masses, masses_to_indicator
+
+HASH_BITS = 20
+
+
+def _tokens(context, gap: int, side: str) -> list[str]:
+    """The words of the two sentences after (``open``) or before (``close``) gap ``gap``, within bounds."""
+    n = context.n_sentences
+    picks = (gap + 1, gap + 2) if side == "open" else (gap - 1, gap)
+    words: list[str] = []
+    for i in picks:
+        if 0 <= i < n:
+            words.extend(w.lower() for w in context.sentences[i] if any(c.isalnum() for c in w))
+    return words
+
+
+def _cue_terms(opening: list[str], closing: list[str]) -> list[str]:
+    terms = [f"o:{w}" for w in opening[:30]] + [f"c:{w}" for w in closing[-30:]]
+    terms += [f"o2:{a}_{b}" for a, b in zip(opening[:12], opening[1:12])]
+    terms += [f"c2:{a}_{b}" for a, b in zip(closing[-12:], closing[-11:])]
+    terms += [f"o@{i}:{w}" for i, w in enumerate(opening[:3])]
+    terms += [f"c@{i}:{w}" for i, w in enumerate(reversed(closing[-3:]))]
+    return terms
+
+
+def _cached(args) -> dict:
+    data, name, cache = args
+    path = Path(cache) / (name.replace("/", "__") + ".lex.json")
+    measures = Path(cache) / (name.replace("/", "__") + ".npz")
+    if not path.exists() or not measures.exists():
+        corpus = read_books(data, [name], name)
+        context = FeatureContext.from_corpus(corpus)
+        gaps = np.flatnonzero(paragraph_start_gaps(context))
+        if not measures.exists():
+            y = masses_to_indicator(corpus.masses())[gaps]
+            words = sum(len(s) for d in corpus.documents for s in d.sentences)
+            np.savez(measures, X=paragraph_measurements(context)[gaps], gaps=gaps, y=y, n=context.n_sentences,
+                     masses=np.array(corpus.masses()), words=words)
+        terms = [_cue_terms(_tokens(context, int(g), "open"), _tokens(context, int(g), "close")) for g in gaps]
+        path.write_text(json.dumps(terms))
+    z = np.load(measures)
+    return {"name": name, "X": z["X"], "gaps": z["gaps"], "y": z["y"], "n": int(z["n"]),
+            "masses": [int(m) for m in z["masses"]], "words": int(z["words"]),
+            "terms": json.loads(path.read_text())}
+
+
+def _lexical_scores(train: list[dict], held: list[dict], *, folds: int = 5, C: float = 0.1) -> None:
+    """Adds ``lex`` (cross-fitted on training books, full fit on held-out) to every book."""
+    hasher = FeatureHasher(n_features=1 << HASH_BITS, input_type="string", alternate_sign=False)
+    for book in train + held:
+        m = hasher.transform(book["terms"]).tocsr()
+        m.data = np.minimum(m.data, 1.0)
+        book["H"] = m
+
+    def fit(books):
+        X = sp.vstack([b["H"] for b in books]).tocsr()
+        y = np.concatenate([b["y"] for b in books])
+        return LogisticRegression(C=C, max_iter=2000, solver="liblinear").fit(X, y)
+
+    for f in range(folds):
+        inside = [b for i, b in enumerate(train) if i % folds == f]
+        model = fit([b for i, b in enumerate(train) if i % folds != f])
+        for b in inside:
+            b["lex"] = model.decision_function(b["H"])
+    model = fit(train)
+    for b in held:
+        b["lex"] = model.decision_function(b["H"])
+    vocab_weights = model.coef_.ravel()
+    top = np.argsort(vocab_weights)[-15:][::-1]
+    print("largest cue weights (hashed):", [round(float(vocab_weights[t]), 2) for t in top], flush=True)
+
+
+def _evaluate(train, held, columns, words_per_chapter, label, out):
+    X = np.vstack([columns(b) for b in train])
+    y = np.concatenate([b["y"] for b in train])
+    model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
+                                           l2_regularization=1.0, random_state=0).fit(X, y)
+    for count in ("true", "words"):
+        rows = []
+        for book in held:
+            p = model.predict_proba(columns(book))[:, 1]
+            q = np.full(book["n"] - 1, 1e-9)
+            q[book["gaps"]] = p
+            k = {"true": len(book["masses"]), "words": max(1, round(book["words"] / words_per_chapter))}[count]
+            hyp = SegmentCountRule(segments=k).decide(q)
+            rows.append(score_row(book["masses"], boundaries_to_masses(hyp, book["n"])))
+        mean = macro_average(rows)
+        key = f"{label}, count {count}"
+        out[key] = {"p_k": mean["p_k"], "p_mu": mean["p_mu"], "f1": mean.get("f1"),
+                    "per_book_p_k": {b["name"]: r["p_k"] for b, r in zip(held, rows)}}
+        print(f"{key:40s} P_k {mean['p_k']:.3f}  P_mu {mean['p_mu']:.3f}  F1 {mean.get('f1', float('nan')):.3f}",
+              flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(DEFAULT_DATA))
+    ap.add_argument("--cache", default="/tmp/screen_cache")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--C", type=float, default=0.1, help="the regression's inverse regularisation")
+    args = ap.parse_args(argv)
+    Path(args.cache).mkdir(parents=True, exist_ok=True)
+    names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
+    with ProcessPoolExecutor(args.jobs) as pool:
+        books = {role: list(pool.map(_cached, [(args.data, n, args.cache) for n in ns])) for role, ns in names.items()}
+    train, held = books["train"], books["heldout"]
+    words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
+    print(f"{len(train)} training books, {sum(b['y'].size for b in train)} paragraph starts", flush=True)
+    _lexical_scores(train, held, C=args.C)
+    lex_alone = np.concatenate([b["lex"] for b in held])
+    from sklearn.metrics import roc_auc_score
+    print(f"held-out AUC of the cues alone {roc_auc_score(np.concatenate([b['y'] for b in held]), lex_alone):.3f}",
+          flush=True)
+    out: dict = {}
+    _evaluate(train, held, lambda b: b["X"], words_per_chapter, "measurements", out)
+    _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"]], words_per_chapter, "measurements + cues", out)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
