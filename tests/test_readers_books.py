@@ -490,3 +490,32 @@ def test_a_part_stacked_on_its_first_chapter_keeps_the_next_chapter_apart():
     layout = book_layout(("BOOK I\n" + chapters + "\n").splitlines())
     assert [s.title for s in layout.sections] == ["BOOK I: CHAPTER I. Part 1", "CHAPTER II. Part 2",
                                                   "CHAPTER III. Part 3"]
+
+
+def test_in_a_book_that_titles_its_chapters_a_sentence_set_apart_below_the_heading_is_the_title():
+    """Tom Jones: most chapters' titles are known (capitalised, or listed in the contents), the others are a
+    sentence-case argument that only the wider gap after it tells from the chapter's first paragraph."""
+    titled = [f"Chapter {numeral}.\n\nThe {word} of the Old House." for numeral, word in
+              zip(("i", "ii", "iii", "iv", "v", "vi", "vii"), ("Widow", "Curate", "Squire", "Sister", "Doctor",
+                                                              "Captain", "Parson"))]
+    argument = "The reader's neck brought into danger by a description; his escape;\nand the great condescension " \
+               "of Miss Bridget Allworthy."
+    dashed = "The character of Mr Square the philosopher; with a dispute concerning----"
+    opening = "It rained all that night."
+    motto = "     Happy's the wooing\n     That's not long a doing."
+    parts = [t + "\n\n\n" + BODY for t in titled]
+    parts += ["Chapter viii.\n\n" + argument + "\n\n\n" + BODY, "Chapter ix.\n\n" + dashed + "\n\n\n" + BODY,
+              "Chapter x.\n\n" + opening + "\n\n" + BODY, "Chapter xi.\n\n" + motto + "\n\n\n" + BODY]
+    _, titles, texts = _read(_book(*parts))
+    # a motto in verse set apart the same way opens the chapter's text (Waverley)
+    assert titles[10] == "Chapter xi." and any(t.startswith("Happy's the wooing") for t in texts)
+    assert titles[7] == "Chapter viii. " + argument.replace("\n", " ")
+    assert titles[8] == "Chapter ix. " + dashed
+    # a first paragraph parted from the next by the usual gap is the chapter's text
+    assert titles[9] == "Chapter x." and opening in texts
+    assert not any(t.startswith(("The reader's neck", "The character of Mr Square")) for t in texts)
+    # in a book whose chapters carry no titles, the same gap proves nothing
+    _, titles, texts = _read(_book(*[f"Chapter {n}.\n\n" + opening + "\n\n\n" + BODY for n in
+                                     ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")]))
+    assert titles == [f"Chapter {n}." for n in ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")]
+    assert texts.count(opening) == 8

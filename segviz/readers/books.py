@@ -104,6 +104,10 @@ MIN_PAPER_SERIES = 3
 MAX_TITLE_BLOCKS = 5
 #: lines of one title block
 MAX_TITLE_LINES = 4
+#: a book whose titles may be known by the gap after them: this many numbered chapters at least, and this share
+#: of them titled by the other rules
+MIN_SET_APART_CHAPTERS = 8
+SET_APART_TITLED_SHARE = 0.5
 #: headings in one group (BOOK / PART / CHAPTER / a named section)
 MAX_GROUP_HEADINGS = 4
 #: lines of a heading's own title wrapped inside its block
@@ -720,6 +724,11 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     listed_titles = {_listed_title(c, visible) for c in cands[:body] if c.match.numbered} if book else set()
     listed_titles.discard("")
     sections = _sections(chosen, blocks, visible, listed_titles, book)
+    if book and _mostly_titled(sections):
+        # a book that titles its chapters sets each title apart by a wider gap than its paragraphs have (Tom
+        # Jones: "The reader's neck brought into danger by a description; ..." and two blank lines): where the
+        # rules above found none, such a block below the heading is the title too
+        sections = _sections(chosen, blocks, visible, listed_titles, book, set_apart=_paragraph_gap(blocks))
     if book:
         opening = _opening_numbers(sections, visible, dropped)
         if opening:
@@ -792,11 +801,27 @@ def _listed_title(entry: _Candidate, visible: Sequence[str]) -> str:
     return _normal_title(rest.group(1)) if rest else ""
 
 
+def _mostly_titled(sections: list[Section]) -> bool:
+    """Do most numbered chapters carry a title beyond their heading line?"""
+    numbered = [s for s in sections if (m := match_heading(s.heading)) and m.numbered]
+    titled = sum(1 for s in numbered if _normal_title(s.title) != _normal_title(s.heading))
+    return len(numbered) >= MIN_SET_APART_CHAPTERS and titled >= SET_APART_TITLED_SHARE * len(numbered)
+
+
+def _paragraph_gap(blocks: list[tuple[int, int]]) -> int:
+    """The blank lines that usually part two blocks of the text (its most common gap)."""
+    gaps = [b[0] - a[1] for a, b in zip(blocks, blocks[1:])]
+    return max(set(gaps), key=gaps.count) if gaps else 1
+
+
 def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: Sequence[str],
-              listed_titles: frozenset[str] | set[str] = frozenset(), book: bool = False) -> list[Section]:
+              listed_titles: frozenset[str] | set[str] = frozenset(), book: bool = False,
+              set_apart: int | None = None) -> list[Section]:
     """Group the headings with their title lines (module docstring: Titles); a block that repeats a title of the
     contents list (``listed_titles``, as :func:`_normal_title`) is a title however it is written, and in a
-    ``book`` so is a chapter's argument right below its heading (:func:`is_chapter_argument`)."""
+    ``book`` so is a chapter's argument right below its heading (:func:`is_chapter_argument`).  With
+    ``set_apart`` (the text's usual gap between paragraphs, in blank lines), a sentence right below a numbered
+    heading, followed by a wider gap than that before the chapter's prose, is its title as well."""
     starts = {c.start: c for c in chosen}
     out: list[Section] = []
     k = 0
@@ -819,7 +844,10 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
                         is_title_like(visible[slice(*blocks[b])])
                         or _normal_title(" ".join(visible[slice(*blocks[b])])) in listed_titles
                         or (book and not titles and b + 1 < len(blocks)
-                            and is_chapter_argument(visible[slice(*blocks[b])], visible[slice(*blocks[b + 1])]))):
+                            and is_chapter_argument(visible[slice(*blocks[b])], visible[slice(*blocks[b + 1])]))
+                        or (set_apart is not None and not titles and c.match.numbered and b + 1 < len(blocks)
+                            and _is_set_apart_title(visible[slice(*blocks[b])], blocks[b + 1][0] - blocks[b][1],
+                                                    set_apart, visible[slice(*blocks[b + 1])]))):
                 pieces.append(" ".join(visible[slice(*blocks[b])]))
                 end, b, titles = blocks[b][1], b + 1, titles + 1
                 continue
@@ -833,6 +861,20 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
         out.append(Section(start, end, visible[start], _join_title(pieces)))
         k += 1
     return out
+
+
+def _is_set_apart_title(lines: Sequence[str], gap_after: int, paragraph_gap: int,
+                        following: Sequence[str]) -> bool:
+    """At most :data:`MAX_TITLE_LINES` lines starting with a capital and ending in ``.`` (a quotation may close
+    it) or a dash (``with a dispute concerning----``), set apart from the prose after it by more blank lines than the text's paragraphs are
+    (``paragraph_gap``)."""
+    text = " ".join(line.strip() for line in lines).strip().rstrip("\"'\u201d\u2019")
+    if _ATTRIBUTION_RE.search(text) or (len(lines) > 1 and all(
+            line.strip()[:1].isupper() and len(line.strip()) < MAX_VERSE_LINE_CHARS for line in lines)):
+        return False   # a motto (verse, or a line with its source) opens the chapter's text, as in any book
+    return (gap_after > paragraph_gap and text[:1].isupper() and text.endswith((".", "--", "\u2014"))
+            and len(text.split()) >= 3
+            and is_prose(following))
 
 
 def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> int:
