@@ -36,10 +36,13 @@ from segviz.segmentation import boundaries_to_masses, masses_to_indicator
 HASH_BITS = 20
 
 
+SENTENCES = 2
+
+
 def _tokens(context, gap: int, side: str) -> list[str]:
-    """The words of the two sentences after (``open``) or before (``close``) gap ``gap``, within bounds."""
+    """The words of the SENTENCES sentences after (``open``) or before (``close``) gap ``gap``, within bounds."""
     n = context.n_sentences
-    picks = (gap + 1, gap + 2) if side == "open" else (gap - 1, gap)
+    picks = range(gap + 1, gap + 1 + SENTENCES) if side == "open" else range(gap + 1 - SENTENCES, gap + 1)
     words: list[str] = []
     for i in picks:
         if 0 <= i < n:
@@ -47,8 +50,11 @@ def _tokens(context, gap: int, side: str) -> list[str]:
     return words
 
 
+WORDS = 30
+
+
 def _cue_terms(opening: list[str], closing: list[str]) -> list[str]:
-    terms = [f"o:{w}" for w in opening[:30]] + [f"c:{w}" for w in closing[-30:]]
+    terms = [f"o:{w}" for w in opening[:WORDS]] + [f"c:{w}" for w in closing[-WORDS:]]
     terms += [f"o2:{a}_{b}" for a, b in zip(opening[:12], opening[1:12])]
     terms += [f"c2:{a}_{b}" for a, b in zip(closing[-12:], closing[-11:])]
     terms += [f"o@{i}:{w}" for i, w in enumerate(opening[:3])]
@@ -57,8 +63,11 @@ def _cue_terms(opening: list[str], closing: list[str]) -> list[str]:
 
 
 def _cached(args) -> dict:
-    data, name, cache = args
-    path = Path(cache) / (name.replace("/", "__") + ".lex.json")
+    data, name, cache, sentences, words = args
+    global SENTENCES, WORDS
+    SENTENCES, WORDS = sentences, words
+    suffix = "" if (sentences, words) == (2, 30) else f".{sentences}.{words}"
+    path = Path(cache) / (name.replace("/", "__") + f".lex{suffix}.json")
     measures = Path(cache) / (name.replace("/", "__") + ".npz")
     if not path.exists() or not measures.exists():
         corpus = read_books(data, [name], name)
@@ -103,6 +112,18 @@ def _lexical_scores(train: list[dict], held: list[dict], *, folds: int = 5, C: f
     print("largest cue weights (hashed):", [round(float(vocab_weights[t]), 2) for t in top], flush=True)
 
 
+def _neighbour_columns(cue: np.ndarray, span: int) -> np.ndarray:
+    """Per paragraph start: the cue score less the largest cue score of the ``span`` paragraph starts before it, and
+    of the ``span`` after it (0 where there are none)."""
+    n = cue.size
+    before, after = np.zeros(n), np.zeros(n)
+    for i in range(n):
+        lo, hi = cue[max(0, i - span):i], cue[i + 1:i + 1 + span]
+        before[i] = cue[i] - lo.max() if lo.size else 0.0
+        after[i] = cue[i] - hi.max() if hi.size else 0.0
+    return np.c_[before, after]
+
+
 def _evaluate(train, held, columns, words_per_chapter, label, out):
     X = np.vstack([columns(b) for b in train])
     y = np.concatenate([b["y"] for b in train])
@@ -131,12 +152,16 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default="/tmp/screen_cache")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--neighbours", type=int, default=0,
+                    help="also give the trees the cue score less the largest of the N paragraph starts either side")
+    ap.add_argument("--sentences", type=int, default=2, help="sentences read on each side of the gap")
+    ap.add_argument("--words", type=int, default=30, help="words read on each side of the gap")
     ap.add_argument("--C", type=float, default=0.1, help="the regression's inverse regularisation")
     args = ap.parse_args(argv)
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(_cached, [(args.data, n, args.cache) for n in ns])) for role, ns in names.items()}
+        books = {role: list(pool.map(_cached, [(args.data, n, args.cache, args.sentences, args.words) for n in ns])) for role, ns in names.items()}
     train, held = books["train"], books["heldout"]
     words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
     print(f"{len(train)} training books, {sum(b['y'].size for b in train)} paragraph starts", flush=True)
@@ -148,6 +173,11 @@ def main(argv=None) -> int:
     out: dict = {}
     _evaluate(train, held, lambda b: b["X"], words_per_chapter, "measurements", out)
     _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"]], words_per_chapter, "measurements + cues", out)
+    if args.neighbours:
+        for b in train + held:
+            b["near"] = _neighbour_columns(b["lex"], args.neighbours)
+        _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"], b["near"]], words_per_chapter,
+                  f"measurements + cues + neighbours {args.neighbours}", out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
     return 0
