@@ -351,9 +351,16 @@ def _caption(document: Mapping[str, Any], region: str) -> str:
                 if part or len(tables) == 1 else
                 "P_k % (P_mu %) per test set, " + _over(tables))
         flags = run_flags(document.get("options", {}))
+        params = document.get("segmenter_params")
+        if stop is not None:
+            stopping = f"held-out stop at {stop}"
+        elif isinstance(params, Mapping) and params.get("stopping") == "heldout":
+            # the model stopped itself where the held-out books were best: no second, held-out-stop model
+            stopping = "the model's features kept up to its best held-out round"
+        else:
+            stopping = "held-out stop at the last round"
         return (f"*Generated from `docs/results/{stem}.json` (`segviz reproduce {document['name']}{flags}`): "
-                f"train {document.get('train')}, tune {document.get('heldout')}; {test}; "
-                f"held-out stop at {stop if stop is not None else 'the last round'}.*\n\n")
+                f"train {document.get('train')}, tune {document.get('heldout')}; {test}; {stopping}.*\n\n")
     if document["kind"] == "default":
         return (f"*Generated from `docs/results/default.json`: the held-out routing table stored in "
                 f"`{document.get('model')}` (`segviz reproduce default --out DIR` writes DIR/default.json); mean "
