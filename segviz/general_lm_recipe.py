@@ -62,6 +62,31 @@ PARAMS: dict[str, Any] = {
     "seed": 0,                # the order of the training documents
 }
 
+#: each parameter's (lowest, highest) value; the integers must be whole numbers, the others may be any number
+_PARAM_LIMITS: dict[str, tuple[float, float]] = {
+    "vocab_size": (1, 1_000_000), "min_count": (1, 1_000_000), "n_triggers": (0, 1_000_000),
+    "trigger_vocab": (1, 1_000_000), "window": (1, 100_000), "max_iter": (1, 1000), "tol": (0.0, 1.0),
+    "heldout_fraction": (0.0, 0.5), "seed": (0, 2**32 - 1)}
+
+
+def checked_params(params: dict | None) -> dict[str, Any]:
+    """The recipe's parameters with ``params`` over :data:`PARAMS`, each name known and each value a number of
+    the default's kind within :data:`_PARAM_LIMITS`; otherwise one :class:`SegvizError`."""
+    out = dict(PARAMS)
+    for name, value in (params or {}).items():
+        if name not in PARAMS:
+            raise SegvizError(f"the general-LM recipe has no parameter {str(name)[:40]!r}; it has "
+                              f"{', '.join(sorted(PARAMS))}")
+        whole = isinstance(PARAMS[name], int)
+        low, high = _PARAM_LIMITS[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float) if not whole else int) \
+                or not (low <= value <= high):
+            kind = "a whole number" if whole else "a number"
+            raise SegvizError(f"{name} must be {kind} in {low:g}..{high:g}, got {str(value)[:40]!r}")
+        out[name] = value
+    return out
+
+
 #: the key layout of a saved trigram (docs/language_models.md: n-grams hashed into int64 keys, 21 bits per id)
 _ID_BITS = 21
 _ID_MASK = (1 << _ID_BITS) - 1
@@ -166,7 +191,7 @@ def build_iter(data: str | Path, params: dict | None = None) -> Generator[Any, N
     """Train the general-English LMs; a generator of :class:`Progress` (and IIS) events returning
     ``(language models, report)``.  The report holds the data sizes, the pruning, the timings and the held-out
     perplexities of each domain (trigram alone, unpruned trigram, trigger model)."""
-    p = {**PARAMS, **(params or {})}
+    p = checked_params(params)
     t0 = time.perf_counter()
     yield Progress("general LMs: reading the corpora", 0, 1)
     domains = general_lm_data(data)
@@ -225,9 +250,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     params = {}
-    for item in args.param:
-        name, _, value = item.partition("=")
-        params[name] = json.loads(value)
+    try:
+        for item in args.param:
+            name, sep, value = item.partition("=")
+            try:
+                # a number is all a parameter takes: no nesting to guard, and NaN or Infinity is refused
+                params[name] = json.loads(value, parse_constant=lambda c: float("nan")) if sep else None
+            except ValueError:
+                raise SegvizError(f"--param {item[:40]!r}: the value must be a number") from None
+        params = checked_params(params)
+    except SegvizError as exc:
+        print(f"segviz: error: {parser.prog}: {exc}", file=sys.stderr)
+        return 2
     gen = build_iter(args.data, params)
     try:
         while True:

@@ -129,3 +129,25 @@ def test_the_recipe_keeps_test_text_out():
         seen = {tuple(s) for s in train.sentences() if len(s) > 8}
         held = [tuple(s) for s in test.sentences() if len(s) > 8]
         assert sum(s in seen for s in held) < 0.01 * len(held)
+
+
+@pytest.mark.parametrize("param, message", [
+    ("vocab_sise=5", "no parameter 'vocab_sise'"), ("vocab_size=2.5", "whole number"), ("tol=NaN", "tol must be"),
+    ("window=[[[1]]]", "window must be"), ("seed=-1", "seed must be"), ("min_count", "min_count must be"),
+    ("tol={", "must be a number"), ("heldout_fraction=true", "heldout_fraction must be")])
+def test_the_recipe_refuses_a_bad_param_in_one_line_before_reading_anything(tmp_path, capsys, param, message):
+    from segviz.general_lm_recipe import main as recipe_main
+
+    assert recipe_main(["--out", str(tmp_path / "x.segviz-lm"), "--data", str(tmp_path / "absent"),
+                        "--param", param]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("segviz: error: python -m segviz.general_lm_recipe: ") and message in err
+    assert err.count("\n") == 1 and not (tmp_path / "x.segviz-lm").exists()
+
+
+def test_the_recipe_params_are_checked_at_the_boundary():
+    from segviz.general_lm_recipe import PARAMS, checked_params
+
+    assert checked_params({"tol": 1e-3, "max_iter": 3}) == {**PARAMS, "tol": 1e-3, "max_iter": 3}
+    with pytest.raises(SegvizError, match="max_iter must be a whole number"):
+        checked_params({"max_iter": True})
