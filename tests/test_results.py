@@ -295,3 +295,15 @@ def test_a_protocol_run_writes_its_result_file_and_a_check_finds_a_changed_cell(
     assert main(["reproduce", "wiki", "--data", str(data), "--features", "3", "--peers", "",
                  "--check", str(tmp_path / "out" / "wiki.json")]) == 1   # run otherwise: the options differ
     assert "options:" in capsys.readouterr().out
+
+
+def test_reproduce_prints_the_names_it_was_given_as_one_line_each(tmp_path, capsys):
+    """A docs or results path holding a newline or an escape is shown escaped: no forged line on stdout."""
+    results_dir = tmp_path / "res\nsegviz: error: forged"
+    results_dir.mkdir()
+    doc = tmp_path / "doc\x1b[31m.md"
+    doc.write_text("# nothing generated here\n", encoding="utf-8")
+    assert main(["reproduce", "--tables", "--results", str(results_dir), "--docs", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "\x1b" not in out
+    assert "doc\\x1b[31m.md" in out and "res\\nsegviz: error: forged" in out

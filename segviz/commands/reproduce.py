@@ -22,6 +22,7 @@ from ..errors import SegvizError
 from ..evaluation import table_rows
 from ..paths import SOURCE_ROOT
 from ..persist import atomic_write_json, atomic_write_text, check_output_path
+from ..printable import printable
 from .arguments import names_list, seed
 from .common import feature_lines, print_json, render_table, run_with_progress
 from .train import add_training_arguments, segmenter_params
@@ -162,7 +163,7 @@ def _reproduce_default(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"model": str(target), "thresholds": thresholds, "heldout": rows})
     else:
-        print(f"saved {target}: {model!r}")
+        print(f"saved {printable(target)}: {model!r}")
         for name, row in rows.items():
             taken = ", ".join(f"{k} {v}" for k, v in row["taken"].items() if v)
             alone = ", ".join(f"{k} {v:.3f}" for k, v in row["alone"].items())
@@ -193,7 +194,7 @@ def _reproduce_general_lm(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"language_models": str(target), **report})
     else:
-        print(f"saved {target}: {report['train_tokens']:,} training tokens; {lms.trigger_.sources_.size} trigger pairs")
+        print(f"saved {printable(target)}: {report['train_tokens']:,} training tokens; {lms.trigger_.sources_.size} trigger pairs")
         for name, row in report["perplexity"].items():
             print(f"  held out: {name}: {row['tokens']:,} tokens, OOV {row['oov_rate']:.2%}; trigram "
                   f"{row['trigram_perplexity']:.2f}, trigger model {row['trigger_perplexity']:.2f}")
@@ -221,7 +222,7 @@ def _tables(args: argparse.Namespace) -> int:
     if not results.is_dir():
         raise SegvizError(f"{results}: no such results directory")
     changed, missing = result_files.update_docs(docs, results)
-    print(f"{docs}: {'tables re-rendered' if changed else 'tables already match'} {results}")
+    print(f"{printable(docs)}: {'tables re-rendered' if changed else 'tables already match'} {printable(results)}")
     for region in missing:
         stems = re.split(r"[+,]", region.partition("/")[0])
         print(f"  results:{region}: no {' or '.join(f'{stem}.json' for stem in stems)} yet, the region's text is "
@@ -235,11 +236,11 @@ def _check(args: argparse.Namespace, name: str, document: dict, expected: dict) 
     if expected.get("options") != document.get("options"):
         differences.append(f"options: {expected.get('options')} committed, {document.get('options')} re-run")
     if differences:
-        print(f"{args.check}: {len(differences)} cells differ from the re-run of `reproduce {name}`:")
+        print(f"{printable(args.check)}: {len(differences)} cells differ from the re-run of `reproduce {name}`:")
         for line in differences:
             print(f"  {line}")
         return 1
-    print(f"{args.check}: every printed cell matches the re-run of `reproduce {name}`")
+    print(f"{printable(args.check)}: every printed cell matches the re-run of `reproduce {name}`")
     return 0
 
 
