@@ -95,9 +95,13 @@ class GapScorer(ParamsMixin):
             max_leaf_nodes=int(self.max_leaf_nodes), l2_regularization=float(self.l2_regularization),
             random_state=int(self.random_state))
 
-    def _fit_trees(self, X: np.ndarray, y: np.ndarray) -> TreeEnsemble:
+    @staticmethod
+    def _check_labels(y: np.ndarray) -> None:
         if y.all() or not y.any():
             raise SegvizError("the paragraph score needs paragraph starts with and without a boundary to learn from")
+
+    def _fit_trees(self, X: np.ndarray, y: np.ndarray) -> TreeEnsemble:
+        self._check_labels(y)
         # a measurement missing on every row (names in text without capitals) carries nothing, and scikit-learn's
         # binning cannot take it: a constant column is never split on, so new text's values there are ignored
         X = np.where(np.isnan(X).all(axis=0)[None, :], 0.0, X)
@@ -108,8 +112,7 @@ class GapScorer(ParamsMixin):
             from sklearn.linear_model import LogisticRegression
         except ImportError:   # pragma: no cover - scikit-learn is a dependency
             raise SegvizError("the paragraph-score family needs scikit-learn to train") from None
-        if y.all() or not y.any():
-            raise SegvizError("the paragraph score needs paragraph starts with and without a boundary to learn from")
+        self._check_labels(y)
         fitted = LogisticRegression(C=float(self.cue_c), solver="liblinear", max_iter=2000).fit(H, y)
         return fitted.coef_.ravel().astype(np.float32), float(fitted.intercept_[0])
 

@@ -45,6 +45,7 @@ from .general_lm import GENERAL_LM_SUMMARY
 from .lm.models import LanguageModels
 from .lm.triggers import TriggerLM
 from .lm.trigram import BOS, TrigramLM
+from .params import Constraint, Integer, Number
 from .protocols import GENERAL_LM_BOOKS, chapter_books, longform_data, read_books, read_brown_texts, wiki_data
 
 __all__ = ["PARAMS", "build_iter", "general_lm_data", "prune_trigram", "evaluate_domains"]
@@ -62,29 +63,30 @@ PARAMS: dict[str, Any] = {
     "seed": 0,                # the order of the training documents
 }
 
-#: each parameter's (lowest, highest) value; the integers must be whole numbers, the others may be any number
-_PARAM_LIMITS: dict[str, tuple[float, float]] = {
-    "vocab_size": (1, 1_000_000), "min_count": (1, 1_000_000), "n_triggers": (0, 1_000_000),
-    "trigger_vocab": (1, 1_000_000), "window": (1, 100_000), "max_iter": (1, 1000), "tol": (0.0, 1.0),
-    "heldout_fraction": (0.0, 0.5), "seed": (0, 2**32 - 1)}
+#: what each parameter accepts (:mod:`segviz.params`' declared constraints, checked before anything is read)
+PARAM_CONSTRAINTS: dict[str, Constraint] = {
+    "vocab_size": Integer(1, 1_000_000), "min_count": Integer(1, 1_000_000), "n_triggers": Integer(0, 1_000_000),
+    "trigger_vocab": Integer(1, 1_000_000), "window": Integer(1, 100_000), "max_iter": Integer(1, 1000),
+    "tol": Number(0.0, 1.0), "heldout_fraction": Number(0.0, 0.5), "seed": Integer(0, 2**32 - 1)}
+
+
+def _known(name) -> Constraint:
+    if name not in PARAM_CONSTRAINTS:
+        raise SegvizError(f"the general-LM recipe has no parameter {str(name)[:40]!r}; it has "
+                          f"{', '.join(sorted(PARAMS))}")
+    return PARAM_CONSTRAINTS[name]
 
 
 def checked_params(params: dict | None) -> dict[str, Any]:
-    """The recipe's parameters with ``params`` over :data:`PARAMS`, each name known and each value a number of
-    the default's kind within :data:`_PARAM_LIMITS`; otherwise one :class:`SegvizError`."""
-    out = dict(PARAMS)
-    for name, value in (params or {}).items():
-        if name not in PARAMS:
-            raise SegvizError(f"the general-LM recipe has no parameter {str(name)[:40]!r}; it has "
-                              f"{', '.join(sorted(PARAMS))}")
-        whole = isinstance(PARAMS[name], int)
-        low, high = _PARAM_LIMITS[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float) if not whole else int) \
-                or not (low <= value <= high):
-            kind = "a whole number" if whole else "a number"
-            raise SegvizError(f"{name} must be {kind} in {low:g}..{high:g}, got {str(value)[:40]!r}")
-        out[name] = value
-    return out
+    """The recipe's parameters with ``params`` over :data:`PARAMS`, each name known and each value meeting its
+    constraint in :data:`PARAM_CONSTRAINTS`; otherwise one :class:`SegvizError`."""
+    return {**PARAMS, **{name: _known(name).check(value, name) for name, value in (params or {}).items()}}
+
+
+def param_from_text(item: str) -> tuple[str, Any]:
+    """``NAME=VALUE`` of the command line, the value read by its constraint (one :class:`SegvizError`)."""
+    name, _, value = item.partition("=")
+    return name, _known(name).from_text(value, name)
 
 
 #: the key layout of a saved trigram (docs/language_models.md: n-grams hashed into int64 keys, 21 bits per id)
@@ -249,16 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpora"))
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
-    params = {}
     try:
-        for item in args.param:
-            name, sep, value = item.partition("=")
-            try:
-                # a number is all a parameter takes: no nesting to guard, and NaN or Infinity is refused
-                params[name] = json.loads(value, parse_constant=lambda c: float("nan")) if sep else None
-            except ValueError:
-                raise SegvizError(f"--param {item[:40]!r}: the value must be a number") from None
-        params = checked_params(params)
+        params = dict(param_from_text(item) for item in args.param)
     except SegvizError as exc:
         print(f"segviz: error: {parser.prog}: {exc}", file=sys.stderr)
         return 2

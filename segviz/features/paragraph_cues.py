@@ -65,11 +65,18 @@ def cue_matrix(context: FeatureContext) -> sp.csr_matrix:
         gaps = np.flatnonzero(paragraph_start_gaps(context))
         unit = context.group_of_sentence()
         n = context.n_sentences
+        words: dict[int, list[str]] = {}   # a sentence is read by up to four gaps: its words are taken once
+
+        def words_of(i: int) -> list[str]:
+            if i not in words:
+                words[i] = _words(context.sentences[i])
+            return words[i]
+
         rows = []
         for g in gaps:
             here = unit[g + 1]
-            opening = [w for i in (g + 1, g + 2) if i < n and unit[i] == here for w in _words(context.sentences[i])]
-            closing = [w for i in (g - 1, g) if i >= 0 and unit[i] == unit[g] for w in _words(context.sentences[i])]
+            opening = [w for i in (g + 1, g + 2) if i < n and unit[i] == here for w in words_of(i)]
+            closing = [w for i in (g - 1, g) if i >= 0 and unit[i] == unit[g] for w in words_of(i)]
             rows.append(cue_terms(opening, closing))
         matrix = _hasher().transform(rows).tocsr() if rows else sp.csr_matrix((0, CUE_HASH_SIZE))
         matrix.data = np.minimum(matrix.data, 1.0)

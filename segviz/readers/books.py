@@ -780,12 +780,17 @@ def is_chapter_argument(lines: Sequence[str], following: Sequence[str]) -> bool:
     text = " ".join(line.strip() for line in lines).strip()
     if not text[:1].isupper() or len(text.split()) < 2:
         return False
-    if len(lines) > 1 and all(line.strip()[:1].isupper() and len(line.strip()) < MAX_VERSE_LINE_CHARS
-                              for line in lines):
+    if _is_verse(lines):
         return False
     if _ARGUMENT_OPENING_RE.match(text):
         return True
     return text[-1].isalnum() and not _ATTRIBUTION_RE.search(text) and is_prose(following)
+
+
+def _is_verse(lines: Sequence[str]) -> bool:
+    """Short lines each opening with a capital: verse (a motto), not a title or an argument."""
+    return len(lines) > 1 and all(line.strip()[:1].isupper() and len(line.strip()) < MAX_VERSE_LINE_CHARS
+                                  for line in lines)
 
 
 def _normal_title(text: str) -> str:
@@ -866,15 +871,13 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
 def _is_set_apart_title(lines: Sequence[str], gap_after: int, paragraph_gap: int,
                         following: Sequence[str]) -> bool:
     """At most :data:`MAX_TITLE_LINES` lines starting with a capital and ending in ``.`` (a quotation may close
-    it) or a dash (``with a dispute concerning----``), set apart from the prose after it by more blank lines than the text's paragraphs are
-    (``paragraph_gap``)."""
+    it) or a dash (``with a dispute concerning----``), set apart from the prose after it by more blank lines than
+    the text's paragraphs are (``paragraph_gap``)."""
     text = " ".join(line.strip() for line in lines).strip().rstrip("\"'\u201d\u2019")
-    if _ATTRIBUTION_RE.search(text) or (len(lines) > 1 and all(
-            line.strip()[:1].isupper() and len(line.strip()) < MAX_VERSE_LINE_CHARS for line in lines)):
+    if _ATTRIBUTION_RE.search(text) or _is_verse(lines):
         return False   # a motto (verse, or a line with its source) opens the chapter's text, as in any book
     return (gap_after > paragraph_gap and text[:1].isupper() and text.endswith((".", "--", "\u2014"))
-            and len(text.split()) >= 3
-            and is_prose(following))
+            and len(text.split()) >= 3 and is_prose(following))
 
 
 def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> int:
