@@ -20,18 +20,16 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from chapters_pool_screen import held_out_row, summarise
 from chapters_screen import DEFAULT_DATA
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.feature_extraction import FeatureHasher
 from sklearn.linear_model import LogisticRegression
 
-from segviz import SegmentCountRule
-from segviz.evaluation import macro_average
 from segviz.features import FeatureContext
 from segviz.features.paragraph_measures import paragraph_measurements, paragraph_start_gaps
-from segviz.metrics import score_row
 from segviz.protocols import CHAPTER_BOOKS, read_books
-from segviz.segmentation import boundaries_to_masses, masses_to_indicator
+from segviz.segmentation import masses_to_indicator
 
 HASH_BITS = 20
 
@@ -132,18 +130,9 @@ def _evaluate(train, held, columns, words_per_chapter, label, out):
     for count in ("true", "words"):
         rows = []
         for book in held:
-            p = model.predict_proba(columns(book))[:, 1]
-            q = np.full(book["n"] - 1, 1e-9)
-            q[book["gaps"]] = p
             k = {"true": len(book["masses"]), "words": max(1, round(book["words"] / words_per_chapter))}[count]
-            hyp = SegmentCountRule(segments=k).decide(q)
-            rows.append(score_row(book["masses"], boundaries_to_masses(hyp, book["n"])))
-        mean = macro_average(rows)
-        key = f"{label}, count {count}"
-        out[key] = {"p_k": mean["p_k"], "p_mu": mean["p_mu"], "f1": mean.get("f1"),
-                    "per_book_p_k": {b["name"]: r["p_k"] for b, r in zip(held, rows)}}
-        print(f"{key:40s} P_k {mean['p_k']:.3f}  P_mu {mean['p_mu']:.3f}  F1 {mean.get('f1', float('nan')):.3f}",
-              flush=True)
+            rows.append(held_out_row(book, model.predict_proba(columns(book))[:, 1], k))
+        summarise(f"{label}, count {count}", held, rows, out)
 
 
 def main(argv=None) -> int:

@@ -44,6 +44,24 @@ def _cached(args) -> dict:
             "masses": [int(m) for m in z["masses"]], "words": int(z["words"])}
 
 
+def held_out_row(book: dict, p: np.ndarray, segments: int) -> dict:
+    """One held-out book decided by the segment-count rule (``segments`` segments) over the trees' probabilities
+    ``p`` at its paragraph starts (every other gap all but never), scored against its chapters."""
+    q = np.full(book["n"] - 1, 1e-9)
+    q[book["gaps"]] = p
+    hyp = SegmentCountRule(segments=segments).decide(q)
+    return score_row(book["masses"], boundaries_to_masses(hyp, book["n"]))
+
+
+def summarise(key: str, held: list[dict], rows: list[dict], out: dict) -> None:
+    """The mean over the held-out books' ``rows`` under ``key`` in ``out``, printed as one line."""
+    mean = macro_average(rows)
+    out[key] = {"p_k": mean["p_k"], "p_mu": mean["p_mu"], "f1": mean.get("f1"),
+                "per_book_p_k": {b["name"]: r["p_k"] for b, r in zip(held, rows)}}
+    print(f"{key:40s} P_k {mean['p_k']:.3f}  P_mu {mean['p_mu']:.3f}  F1 {mean.get('f1', float('nan')):.3f}",
+          flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
@@ -69,20 +87,12 @@ def main(argv=None) -> int:
             rows = []
             for book in held:
                 p = model.predict_proba(book["X"])[:, 1]
-                q = np.full(book["n"] - 1, 1e-9)
-                q[book["gaps"]] = p
                 # the count told (an oracle), estimated from the book's length in words, or the trees' own
                 # expected count (the sum of their probabilities over the book's paragraph starts)
                 k = {"true": len(book["masses"]), "words": max(1, round(book["words"] / words_per_chapter)),
                      "sum_p": max(1, round(float(p.sum())))}[count]
-                hyp = SegmentCountRule(segments=k).decide(q)
-                rows.append(score_row(book["masses"], boundaries_to_masses(hyp, book["n"])))
-            mean = macro_average(rows)
-            key = f"leaves {leaves}, {iters} trees, count {count}"
-            out[key] = {"p_k": mean["p_k"], "p_mu": mean["p_mu"], "f1": mean.get("f1"),
-                        "per_book_p_k": {b["name"]: r["p_k"] for b, r in zip(held, rows)}}
-            print(f"{key:40s} P_k {mean['p_k']:.3f}  P_mu {mean['p_mu']:.3f}  F1 {mean.get('f1', float('nan')):.3f}",
-                  flush=True)
+                rows.append(held_out_row(book, p, k))
+            summarise(f"leaves {leaves}, {iters} trees, count {count}", held, rows, out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))
     return 0
