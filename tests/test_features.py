@@ -85,6 +85,25 @@ def test_every_candidate_matches_slow_evaluation(seed):
         assert dense[:, j].astype(bool).tolist() == slow, spec.description
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cohesion_windows_stop_at_the_edges_of_source_units(seed):
+    """Each unit's answers are those of the unit read alone, and the gap between two units answers no."""
+    rng = np.random.default_rng(seed)
+    units = [_random_stream(rng, n=int(rng.integers(3, 25))) for _ in range(3)]
+    sents = [s for unit in units for s in unit]
+    X, specs = build_candidates(FeatureContext(sents, groups=[len(u) for u in units]),
+                                families=("cohesion",), drop_empty=False)
+    dense = X.toarray().astype(bool)
+    edges = np.cumsum([len(u) for u in units])[:-1]
+    assert not dense[edges - 1].any()
+    start = 0
+    for unit in units:
+        for j, spec in enumerate(specs):
+            slow = [_slow_answer(spec, unit, None, b) for b in range(1, len(unit))]
+            assert dense[start:start + len(unit) - 1, j].tolist() == slow, spec.description
+        start += len(unit)
+
+
 def test_drop_empty_and_evaluate_features_agree():
     rng = np.random.default_rng(5)
     sents = _random_stream(rng, n=40)

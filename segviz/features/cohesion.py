@@ -41,8 +41,8 @@ def _content_stream(sentences: Sequence[Sequence[str]]) -> TokenStream:
     return TokenStream(sentences, content)
 
 
-def _cosine(stream: TokenStream, k: int) -> np.ndarray:
-    before, after, inter = stream.window_set_sizes(k)
+def _cosine(stream: TokenStream, k: int, group: np.ndarray | None = None) -> np.ndarray:
+    before, after, inter = stream.window_set_sizes(k, group)
     sizes = np.sqrt(before * after)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(sizes > 0, inter / np.where(sizes > 0, sizes, 1.0), 0.0)
@@ -59,7 +59,7 @@ def cohesion_values(sentences: Sequence[Sequence[str]], k: int) -> np.ndarray:
 
 def _compute(context, window: Window) -> np.ndarray:
     stream = context.memo(("cohesion", "content stream"), lambda: _content_stream(context.sentences))
-    return _cosine(stream, window.end)
+    return context.inside_groups(_cosine(stream, window.end, context.group_of_sentence()))
 
 
 COHESION = register_signal(Signal(
