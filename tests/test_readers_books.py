@@ -519,3 +519,34 @@ def test_in_a_book_that_titles_its_chapters_a_sentence_set_apart_below_the_headi
                                      ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")]))
     assert titles == [f"Chapter {n}." for n in ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")]
     assert texts.count(opening) == 8
+
+
+def test_sections_a_contents_list_names_without_numbers_are_headings():
+    """The Woman in White's layout: narrators named in the contents, chapters numbered afresh under each, an
+    unnumbered first part before a lone ``II``, numbered narratives, and one made of a single capitalised block."""
+    contents = _book("CONTENTS", "First Epoch", "  THE STORY BEGUN BY WALTER HARTRIGHT\n"
+                     "  THE STORY CONTINUED BY VINCENT GILMORE\n  THE STORY CONTINUED BY MARIAN HALCOMBE",
+                     "     THE NARRATIVE OF THE DOCTOR\n     THE NARRATIVE OF THE TOMBSTONE")
+    epitaph = "Sacred to the Memory of Laura, Lady Glyde, of Limmeridge House, in this parish."
+    text = _book(contents, "THE STORY BEGUN BY WALTER HARTRIGHT", "(of Clement's Inn, Teacher of Drawing)", BODY,
+                 "II", BODY, "III", BODY,
+                 "THE STORY CONTINUED BY VINCENT GILMORE", "(of Chancery Lane, Solicitor)", "I", BODY, "II", BODY,
+                 "THE STORY CONTINUED BY MARIAN HALCOMBE[1]", BODY, "II", BODY,
+                 "1.  THE NARRATIVE OF THE DOCTOR", BODY, "2.  THE NARRATIVE OF THE TOMBSTONE", epitaph)
+    parsed, titles, texts = _read(text)
+    assert titles == ["THE STORY BEGUN BY WALTER HARTRIGHT: (of Clement's Inn, Teacher of Drawing)", "II", "III",
+                      "THE STORY CONTINUED BY VINCENT GILMORE: (of Chancery Lane, Solicitor): I", "II",
+                      "THE STORY CONTINUED BY MARIAN HALCOMBE[1]", "II",
+                      "1.  THE NARRATIVE OF THE DOCTOR", "2.  THE NARRATIVE OF THE TOMBSTONE"]
+    assert list(parsed.documents[-1].texts) == [epitaph]     # the narrative that is its epitaph keeps it as its text
+    assert not any("STORY" in t or "Clement" in t or "CONTENTS" in t or "Epoch" in t for t in texts)
+
+
+def test_a_contents_entry_met_once_in_capitals_is_no_heading():
+    """Fewer than three unnumbered entries standing in the text are no evidence: a line in capitals that
+    happens to repeat one stays in the text, and the chapters are the numbered ones."""
+    contents = _book("CONTENTS", "  THE OLD MILL\n  THE NEW ROAD\n  THE LAST WORD")
+    text = _book(contents, "CHAPTER I", BODY, "THE OLD MILL", BODY, "CHAPTER II", BODY)
+    _, titles, texts = _read(text)
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert "THE OLD MILL" in texts

@@ -38,6 +38,13 @@ Heading lines
       ``Afterword``, ... alone in their block; and Markdown ``#`` headings, whose text is read as any heading's
       (``## Chapter 3`` is a chapter heading, ``# Results`` a heading of its own kind).
 
+    * **listed sections**: a line in capitals alone in its block that repeats an unnumbered entry of the book's
+      contents list (:mod:`segviz.readers.listed_sections`: The Woman in White's ``THE STORY CONTINUED BY
+      VINCENT GILMORE``), when at least three entries stand in the text so.  Only blocks in capitals or in
+      parentheses below it are its title (``(of Chancery Lane, Solicitor)``).  When the first numbered heading
+      is a ``II``, the listed section right before it opens the book (its unnumbered first part); a lone ``II``
+      that is the first numeral under a listed section is a chapter for the same reason.
+
     Nothing else is a heading: not a short line in capitals (``THE END``, a song title, a signature such as
     ``MOTHER.``), not a lone word, not a line inside a paragraph (a wrapped ``I.`` continues its sentence).
 Contents lists
@@ -93,6 +100,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .back_matter import back_matter_start, is_appendix
+from .listed_sections import listed_section_lines
 
 #: a numeral heading needs at least this much text (characters, median) before the next numeral of its series
 MIN_NUMERAL_GAP = 2000
@@ -659,6 +667,8 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     # a numbered paper is a heading in a series of them (FEDERALIST No. 1, 2, ...), not one ``TICKLER NO. 3``
     cands = [c for c in cands if c.match.kind != "paper" or papers[c.match.style] >= MIN_PAPER_SERIES]
     series = _numeral_series(cands, visible)
+    lone_numerals = [c for k, c in enumerate(cands) if c.match.kind == "numeral" and not c.contents
+                     and k not in series]
     cands = [c for k, c in enumerate(cands) if c.match.kind != "numeral" or c.contents or k in series]
     # prose right below a heading in its own block (a heading stacked on another has none of its own)
     stacked = {c.start for c in cands}
@@ -699,13 +709,29 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     if body is not None and not cands[body].match.container:
         body = _first_volume(cands, body)
     book = body is not None
+    listed: list[_Candidate] = []
     if book:
-        for i in range(cands[body].start):
+        # sections the contents list names without a number (The Woman in White's narrators): headings too, and
+        # the first of them, when it stands before the first numbered heading, opens the book
+        block_starts = [s for s, _ in blocks]
+        listed = [_Candidate(i, i + 1, HeadingMatch("named", "listed", None), bisect_right(block_starts, i) - 1,
+                             False, visible[i])
+                  for i in listed_section_lines(visible, blocks, cands[body].start, is_prose=is_prose,
+                                                is_numbered=_is_numbered_heading)]
+        # ... only when the body's first numbered heading is a second one (``II``): then the listed section right
+        # before it is the first part, unnumbered (The Woman in White); else whatever stands before the first
+        # chapter is front matter as in any book, listed or not (Waverley's editor's notes and prefaces)
+        early = [c for c in listed if c.start < cands[body].start]
+        listed = [c for c in listed if c.start > cands[body].start]
+        if early and cands[body].match.number == 2:
+            listed.insert(0, early[-1])
+        opening = min([cands[body].start, *(c.start for c in listed)])
+        for i in range(opening):
             dropped[i] = True
         chosen = _chapter_headings([c for c in cands[body:] if not c.contents])
         # the numbers of sub-sections (a series far enough apart to number sections, not stanzas) leave the text
         # too: a chapter that opens with "I" gives its boundary away as its heading would
-        taken = {c.start for c in chosen}
+        taken = {c.start for c in chosen} | {c.start for c in listed}
         subsections = [c for c in cands[body:] if c.match.kind == "numeral" and not c.contents
                        and c.start not in taken]
         for c in subsections:
@@ -713,8 +739,8 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
                 dropped[i] = True
         if subsections:
             notes.append(f"{len(subsections)} sub-section number(s) inside chapters left out")
-        if cands[body].start:
-            notes.append(f"front matter before line {cands[body].start} (title page, contents, prefaces) left out")
+        if opening:
+            notes.append(f"front matter before line {opening} (title page, contents, prefaces) left out")
     else:
         chosen = [c for c in cands if not c.contents]
 
@@ -723,6 +749,12 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     # not like.")
     listed_titles = {_listed_title(c, visible) for c in cands[:body] if c.match.numbered} if book else set()
     listed_titles.discard("")
+    if listed:
+        # a listed line that is already a chapter's title (below its heading) stays one
+        titled = {i for s in _sections(chosen, blocks, visible, listed_titles, book) for i in range(s.start, s.end)}
+        chosen = sorted(chosen + [c for c in listed if c.start not in titled], key=lambda c: c.start)
+        chosen = sorted(chosen + _second_sections(chosen, lone_numerals), key=lambda c: c.start)
+        notes.append(f"{len(listed)} section(s) the contents list names without a number taken as headings")
     sections = _sections(chosen, blocks, visible, listed_titles, book)
     if book and _mostly_titled(sections):
         # a book that titles its chapters sets each title apart by a wider gap than its paragraphs have (Tom
@@ -764,6 +796,38 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     if n_end_lines:
         notes.append(f"{n_end_lines} end-of-volume line(s) left out")
     return BookLayout(sections, dropped, book, notes)
+
+
+def _second_sections(chosen: list[_Candidate], lone_numerals: list[_Candidate]) -> list[_Candidate]:
+    """The lone ``II`` right after a listed section whose first part the section's own heading opens (The Woman in
+    White: ``THE STORY CONTINUED BY MARIAN HALCOMBE`` / a diary / ``II``): no series of two, but its chapter all
+    the same, numbered as the book numbers its chapters."""
+    systems = [c.match.style.split()[0] for c in chosen if c.match.kind == "numeral"]
+    if not systems:
+        return []
+    starts = [c.start for c in chosen]
+    out = []
+    for k, c in enumerate(chosen):
+        if c.match.style != "listed":
+            continue
+        stop = starts[k + 1] if k + 1 < len(starts) else None
+        first = next((n for n in lone_numerals if n.start > c.start and (stop is None or n.start < stop)), None)
+        if first is not None and first.match.number == 2 and first.match.style.split()[0] == systems[0]:
+            out.append(first)
+    return out
+
+
+def _is_listed_subtitle(lines: Sequence[str]) -> bool:
+    """A block below a listed section's heading that belongs to it: in capitals or in parentheses (``(of Chancery
+    Lane, Solicitor)``); its text may open with anything else (the Tombstone's narrative is its epitaph)."""
+    text = " ".join(line.strip() for line in lines)
+    return text.startswith("(") and text.rstrip().endswith(")") or (
+        is_title_like(lines) and not any(ch.islower() for ch in text))
+
+
+def _is_numbered_heading(line: str) -> bool:
+    match = match_heading(line)
+    return match is not None and match.numbered
 
 
 def is_chapter_argument(lines: Sequence[str], following: Sequence[str]) -> bool:
@@ -844,6 +908,12 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
                 break   # the chapter's text follows in the heading's own block: no title lines below it
             elif joinable and nxt.start == blocks[b][0]:
                 pass    # the next block is the next heading
+            elif c.match.style == "listed" and blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS:
+                if not _is_listed_subtitle(visible[slice(*blocks[b])]):
+                    break
+                pieces.append(" ".join(visible[slice(*blocks[b])]))
+                end, b, titles = blocks[b][1], b + 1, titles + 1
+                continue
             elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
                     blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and (
                         is_title_like(visible[slice(*blocks[b])])
