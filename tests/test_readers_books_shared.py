@@ -4,8 +4,8 @@ books: ``../shared/corpora/gutenberg_novels`` (26) and ``gutenberg_more`` (149).
 ``tests/data/gutenberg_chapter_counts.tsv`` pins each book's chapters as read, beside the count of
 ``gutenberg_more/MANIFEST.tsv`` (a pattern count of chapter headings, not ground truth); its note column says why
 a count differs from the manifest's (a prologue, an epilogue or a conclusion is a section of its own besides the
-numbered chapters; ``KNOWN WRONG`` marks a book the reader still gets wrong).  Each count was checked against the
-book's text with ``research/book_headings_audit.py``.  The books are read once (about two minutes)."""
+numbered chapters).  Each count was checked against the book's text with ``research/book_headings_audit.py``.
+The books are read once (about two minutes)."""
 from __future__ import annotations
 
 import csv
