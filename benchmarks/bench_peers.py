@@ -29,15 +29,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from segviz.corpus import read_corpus  # noqa: E402
-from segviz.peers._text import default_stopwords, resolve_stopwords  # noqa: E402
-from segviz.peers.c99 import C99, _content_words, choose_splits, cosine_matrix  # noqa: E402
+from segviz.peers import default_stopwords  # noqa: E402
+from segviz.peers.c99 import C99, choose_splits, content_words, cosine_matrix  # noqa: E402
 from segviz.peers.texttiling import TextTiling  # noqa: E402
 
 
 def loop_c99(sentences, mask=11, c=1.2):
     """C99 written the obvious way (Python loops), the speed baseline for the vectorised version."""
-    stop = resolve_stopwords(None)
-    sim = cosine_matrix([_content_words(s, stop, True) for s in sentences])
+    stop = default_stopwords()
+    sim = cosine_matrix([content_words(s, stop, True) for s in sentences])
     n = len(sentences)
     r = mask // 2
     rank = np.zeros((n, n))

@@ -16,8 +16,8 @@ import re
 import sys
 from pathlib import Path
 
-from segviz.readers.books import is_title_like, match_heading
-from segviz.readers.prose import _book
+from segviz.readers.books import book_layout, is_title_like, match_heading
+from segviz.readers.prose import strip_gutenberg
 from segviz.readers.source import decode_text, read_source
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
@@ -46,7 +46,9 @@ def pinned() -> dict[str, int]:
 
 def audit(path: Path) -> tuple[list, list[str]]:
     text = decode_text(read_source(path), source=str(path))
-    lines, _, layout = _book(text)
+    body, _ = strip_gutenberg(text)
+    lines = body.split("\n")
+    layout = book_layout(lines)
     gone = list(layout.dropped)
     for s in layout.sections:
         gone[s.start:s.end] = [True] * (s.end - s.start)

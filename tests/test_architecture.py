@@ -274,3 +274,29 @@ def test_the_architecture_page_names_every_module():
     missing = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "segviz").rglob("*.py"))
                if path.stem not in ("__init__", "__main__") and not {path.stem, path.name} & named]
     assert not missing, f"modules docs/architecture.md does not name: {missing}"
+
+
+def test_research_scripts_and_benchmarks_import_only_public_names_that_exist():
+    """The scripts beside the product use its public API: a private name, or one that is gone, breaks a record's
+    command without any test of the product noticing (the book-headings audit did)."""
+    import importlib
+
+    offenders = []
+    for path in sorted([*(ROOT / "research").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                    and node.module.split(".")[0] == "segviz"):
+                continue
+            for alias in node.names:
+                where = f"{path.relative_to(ROOT)}: from {node.module} import {alias.name}"
+                if alias.name.startswith("_") or any(p.startswith("_") for p in node.module.split(".")[1:]):
+                    offenders.append(f"{where} (private)")
+                    continue
+                module = importlib.import_module(node.module)
+                if not hasattr(module, alias.name):
+                    try:
+                        importlib.import_module(f"{node.module}.{alias.name}")
+                    except ImportError:
+                        offenders.append(f"{where} (no such name)")
+    assert not offenders, "\n".join(offenders)

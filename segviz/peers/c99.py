@@ -44,7 +44,7 @@ from numba import njit
 from ..errors import SegvizError
 from ._text import resolve_stopwords, validate_sentences
 
-__all__ = ["C99", "preload_stemmer", "cosine_matrix", "rank_transform", "divisive_clustering", "choose_splits", "smooth_choi",
+__all__ = ["C99", "preload_stemmer", "content_words", "cosine_matrix", "rank_transform", "divisive_clustering", "choose_splits", "smooth_choi",
            "memory_needed"]
 
 
@@ -65,7 +65,8 @@ def preload_stemmer() -> None:
     _porter()
 
 
-def _content_words(sentence: Sequence[str], stop: frozenset[str], stem: bool) -> list[str]:
+def content_words(sentence: Sequence[str], stop: frozenset[str], stem: bool) -> list[str]:
+    """The words of a sentence C99 compares: not stopwords, with a letter, Porter-stemmed when ``stem``."""
     # a word must contain a letter: punctuation and numbers carry no topic (Choi removes them too)
     words = [t for t in sentence if t not in stop and any(ch.isalpha() for ch in t)]
     if stem:
@@ -521,7 +522,7 @@ class C99:
         self._check(n)
         mask = int(self.mask)
         stop = resolve_stopwords(self.stopwords)
-        self._unit = _unit_vectors([_content_words(s, stop, bool(self.stem)) for s in sents])
+        self._unit = _unit_vectors([content_words(s, stop, bool(self.stem)) for s in sents])
         P = _zeroed_prefix(n)
         self._counts = _rank_counts(_CosineRows(self._unit), mask, P)
         max_splits = None if self.n_segments is None else self.n_segments - 1
