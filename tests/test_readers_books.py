@@ -550,3 +550,23 @@ def test_a_contents_entry_met_once_in_capitals_is_no_heading():
     _, titles, texts = _read(text)
     assert titles == ["CHAPTER I", "CHAPTER II"]
     assert "THE OLD MILL" in texts
+
+
+def test_a_contents_entry_wrapped_over_longer_lines_still_names_the_title():
+    """Tom Jones: the entry's first line is shorter than the lines it wraps onto, so no heading rule takes it
+    whole; the title below the chapter heading, set apart by a wider gap before it than after, is still known."""
+    entry = ("Chapter iv -- The heroe of this great history appears with very bad\n"
+             "omens. A little tale of so LOW a kind that some may think it not worth\n"
+             "their notice. A word or two concerning a squire.")
+    title = ("The heroe of this great history appears with very bad omens. A little\n"
+             "tale of so LOW a kind that some may think it not worth their notice. A\nword or two concerning a squire.")
+    short = {"i": "Containing little or nothing.", "ii": "Of the weather.", "iii": "The character of Mr Square.",
+             "v": "A short chapter."}
+    contents = _book("CONTENTS", *(f"Chapter {n} -- {t}" for n, t in list(short.items())[:3]), entry,
+                     f"Chapter v -- {short['v']}")
+    chapters = [part for n, t in short.items() for part in (f"Chapter {n}.", t, BODY)]
+    text = _book(contents, *chapters[:9], "Chapter iv.\n\n", title + "\n\n" + BODY, *chapters[9:])
+    _, titles, texts = _read(text)
+    assert titles[3] == ("Chapter iv. The heroe of this great history appears with very bad omens. A little tale of so "
+                         "LOW a kind that some may think it not worth their notice. A word or two concerning a squire.")
+    assert len(titles) == 5 and not any(t.startswith("The heroe") for t in texts)

@@ -748,6 +748,11 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     # however it is written (Tom Jones: "Showing what kind of a history this is; what it is like, and what it is
     # not like.")
     listed_titles = {_listed_title(c, visible) for c in cands[:body] if c.match.numbered} if book else set()
+    if book:
+        # ... and an entry wrapped over lines longer than its first, which no heading rule takes whole (Tom Jones:
+        # "Chapter ii -- The heroe of this great history appears with very bad" / "omens. A little tale ...")
+        listed_titles |= {_wrapped_entry_title(visible[s:e]) for s, e in blocks
+                          if s < cands[body].start and _is_numbered_heading(visible[s])}
     listed_titles.discard("")
     if listed:
         # a listed line that is already a chapter's title (below its heading) stays one
@@ -867,6 +872,13 @@ def _listed_title(entry: _Candidate, visible: Sequence[str]) -> str:
     wrapped over its lines), compared as :func:`_normal_title`; ``""`` when it gives none."""
     text = visible[entry.start] if entry.contents else " ".join(visible[entry.start:entry.end])
     rest = _TITLE_AFTER_NUMBER_RE.match(text)
+    return _normal_title(rest.group(1)) if rest else ""
+
+
+def _wrapped_entry_title(lines: Sequence[str]) -> str:
+    """The title a contents entry standing as a block of its own gives its chapter, all its lines joined, compared
+    as :func:`_normal_title`; ``""`` when it gives none."""
+    rest = _TITLE_AFTER_NUMBER_RE.match(" ".join(line.strip() for line in lines))
     return _normal_title(rest.group(1)) if rest else ""
 
 
