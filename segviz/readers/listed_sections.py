@@ -4,8 +4,8 @@ Some books part their text by lines that are no chapter heading of any kind -- T
 CONTINUED BY VINCENT GILMORE``, ``THE NARRATIVE OF THE DOCTOR`` -- and whose numbered chapters, where a narrative
 has any, restart under each.  Such a line is known by the contents list: it repeats one of the list's entries.
 :func:`listed_section_lines` finds the list (a ``CONTENTS`` line, then its entries up to the first entry met
-again with prose below it, or the first paragraph of prose) and, after it, the lines in capitals standing alone in their block whose
-words begin with the words of an entry (``THE STORY CONTINUED BY FREDERICK FAIRLIE, ESQ., OF LIMMERIDGE HOUSE[2]``
+again with prose below it, or the first paragraph of prose) and, after it, the lines in capitals standing alone in
+their block whose words begin with the words of an entry (``THE STORY CONTINUED BY FREDERICK FAIRLIE, ESQ., OF LIMMERIDGE HOUSE[2]``
 repeats ``THE STORY CONTINUED BY FREDERICK FAIRLIE, ESQ.``; ``1.  THE NARRATIVE OF HESTER PINHORN, COOK ...``
 repeats ``THE NARRATIVE OF HESTER PINHORN``).  Entries that are numbered headings themselves are left to the
 heading rules, and a list whose entries stand in the text fewer than :data:`MIN_LISTED_SECTIONS` times is no
@@ -42,7 +42,8 @@ def _contents_entries(visible: Sequence[str], blocks: Sequence[tuple[int, int]],
                       is_prose: Callable[[Sequence[str]], bool],
                       is_numbered: Callable[[str], bool]) -> tuple[list[tuple[str, ...]], int] | None:
     """The unnumbered entries of the contents list that starts before line ``before``, and the line where the
-    list ends (its first entry met again, a paragraph of prose, or ``before``); ``None`` without a list."""
+    list ends (an entry met again with prose below it, a paragraph of prose, or ``before``); ``None`` without a
+    list."""
     head = next((k for k, (s, e) in enumerate(blocks) if s < before and e - s == 1 and _CONTENTS_RE.match(visible[s])),
                 None)
     if head is None:
