@@ -13,15 +13,13 @@ cues.  Letter case is never read (in some books a chapter's first words are prin
 """
 from __future__ import annotations
 
-import argparse
 import json
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from chapters_pool_screen import held_out_row, summarise
-from chapters_screen import DEFAULT_DATA
+from chapters_pool_screen import held_out_row, screen_parser, summarise
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.feature_extraction import FeatureHasher
 from sklearn.linear_model import LogisticRegression
@@ -136,11 +134,7 @@ def _evaluate(train, held, columns, words_per_chapter, label, out):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--cache", default="/tmp/screen_cache")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--json", default=None)
+    ap = screen_parser(__doc__)
     ap.add_argument("--neighbours", type=int, default=0,
                     help="also give the trees the cue score less the largest of the N paragraph starts either side")
     ap.add_argument("--sentences", type=int, default=2, help="sentences read on each side of the gap")

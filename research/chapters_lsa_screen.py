@@ -9,14 +9,13 @@ cache with the same ``--cache``.
 """
 from __future__ import annotations
 
-import argparse
 import json
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 from chapters_lexical_cues import _cached, _evaluate, _lexical_scores
-from chapters_screen import DEFAULT_DATA
+from chapters_pool_screen import screen_parser
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -55,12 +54,7 @@ def _window_cosines(vectors: np.ndarray, gaps: np.ndarray) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(DEFAULT_DATA))
-    ap.add_argument("--cache", default="/tmp/screen_cache")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
+    args = screen_parser(__doc__).parse_args(argv)
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:

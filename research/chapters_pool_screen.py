@@ -62,13 +62,19 @@ def summarise(key: str, held: list[dict], rows: list[dict], out: dict) -> None:
           flush=True)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def screen_parser(doc: str) -> argparse.ArgumentParser:
+    """The arguments every chapters screen takes: the corpora, the cache of read books, the processes reading them
+    and where the record goes."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--data", default=str(DEFAULT_DATA))
     ap.add_argument("--cache", default="/tmp/screen_cache")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = screen_parser(__doc__).parse_args(argv)
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:

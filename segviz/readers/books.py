@@ -716,7 +716,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         block_starts = [s for s, _ in blocks]
         listed = [_Candidate(i, i + 1, HeadingMatch("named", "listed", None), bisect_right(block_starts, i) - 1,
                              False, visible[i])
-                  for i in listed_section_lines(visible, blocks, cands[body].start, is_prose=is_prose,
+                  for i in listed_section_lines(visible, blocks, prose, cands[body].start,
                                                 is_numbered=_is_numbered_heading)]
         # ... only when the body's first numbered heading is a second one (``II``): then the listed section right
         # before it is the first part, unnumbered (The Woman in White); else whatever stands before the first
@@ -751,7 +751,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     if book:
         # ... and an entry wrapped over lines longer than its first, which no heading rule takes whole (Tom Jones:
         # "Chapter ii -- The heroe of this great history appears with very bad" / "omens. A little tale ...")
-        listed_titles |= {_wrapped_entry_title(visible[s:e]) for s, e in blocks
+        listed_titles |= {_entry_title(" ".join(visible[s:e])) for s, e in blocks
                           if s < cands[body].start and _is_numbered_heading(visible[s])}
     listed_titles.discard("")
     if listed:
@@ -867,19 +867,16 @@ def _normal_title(text: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text).lower().split())
 
 
-def _listed_title(entry: _Candidate, visible: Sequence[str]) -> str:
-    """The title a contents entry gives its chapter (``Chapter i -- Showing what kind of a history this is ...``
-    wrapped over its lines), compared as :func:`_normal_title`; ``""`` when it gives none."""
-    text = visible[entry.start] if entry.contents else " ".join(visible[entry.start:entry.end])
+def _entry_title(text: str) -> str:
+    """The title a contents entry's text gives after its number (``Chapter i -- Showing what kind of a history
+    this is ...``), compared as :func:`_normal_title`; ``""`` when it gives none."""
     rest = _TITLE_AFTER_NUMBER_RE.match(text)
     return _normal_title(rest.group(1)) if rest else ""
 
 
-def _wrapped_entry_title(lines: Sequence[str]) -> str:
-    """The title a contents entry standing as a block of its own gives its chapter, all its lines joined, compared
-    as :func:`_normal_title`; ``""`` when it gives none."""
-    rest = _TITLE_AFTER_NUMBER_RE.match(" ".join(line.strip() for line in lines))
-    return _normal_title(rest.group(1)) if rest else ""
+def _listed_title(entry: _Candidate, visible: Sequence[str]) -> str:
+    """:func:`_entry_title` of a heading candidate listed in the contents (wrapped over its lines)."""
+    return _entry_title(visible[entry.start] if entry.contents else " ".join(visible[entry.start:entry.end]))
 
 
 def _mostly_titled(sections: list[Section]) -> bool:

@@ -38,8 +38,7 @@ def _words(line: str) -> tuple[str, ...]:
     return words[1:] if words[:1] == ("THE",) else words
 
 
-def _contents_entries(visible: Sequence[str], blocks: Sequence[tuple[int, int]], before: int,
-                      is_prose: Callable[[Sequence[str]], bool],
+def _contents_entries(visible: Sequence[str], blocks: Sequence[tuple[int, int]], prose: Sequence[bool], before: int,
                       is_numbered: Callable[[str], bool]) -> tuple[list[tuple[str, ...]], int] | None:
     """The unnumbered entries of the contents list that starts before line ``before``, and the line where the
     list ends (an entry met again with prose below it, a paragraph of prose, or ``before``); ``None`` without a
@@ -50,7 +49,6 @@ def _contents_entries(visible: Sequence[str], blocks: Sequence[tuple[int, int]],
         return None
     entries: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
-    prose = [is_prose(visible[s:e]) for s, e in blocks]
     for k in range(head + 1, len(blocks)):
         start, end = blocks[k]
         if start >= before or prose[k]:
@@ -65,14 +63,13 @@ def _contents_entries(visible: Sequence[str], blocks: Sequence[tuple[int, int]],
     return entries, len(visible)
 
 
-def listed_section_lines(visible: Sequence[str], blocks: Sequence[tuple[int, int]], before: int, *,
-                         is_prose: Callable[[Sequence[str]], bool],
-                         is_numbered: Callable[[str], bool]) -> list[int]:
+def listed_section_lines(visible: Sequence[str], blocks: Sequence[tuple[int, int]], prose: Sequence[bool],
+                         before: int, *, is_numbered: Callable[[str], bool]) -> list[int]:
     """Indices of the lines after the contents list (found before line ``before``) that repeat one of its
     unnumbered entries (module docstring); empty when there is no such list or too few of its entries stand in
-    the text.  ``is_prose`` tells a paragraph of prose from a block of the list, ``is_numbered`` a numbered
-    heading line (both the book reader's)."""
-    found = _contents_entries(visible, blocks, before, is_prose, is_numbered)
+    the text.  ``prose`` says which blocks are paragraphs of prose, ``is_numbered`` which lines are numbered
+    headings (both as the book reader decides them)."""
+    found = _contents_entries(visible, blocks, prose, before, is_numbered)
     if found is None or not found[0]:
         return []
     entries, list_end = found
