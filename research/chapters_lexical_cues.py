@@ -58,7 +58,7 @@ def _cue_terms(opening: list[str], closing: list[str]) -> list[str]:
     return terms
 
 
-def _cached(args) -> dict:
+def cached_cue_book(args) -> dict:
     data, name, cache, sentences, words = args
     global SENTENCES, WORDS
     SENTENCES, WORDS = sentences, words
@@ -82,7 +82,7 @@ def _cached(args) -> dict:
             "terms": json.loads(path.read_text())}
 
 
-def _lexical_scores(train: list[dict], held: list[dict], *, folds: int = 5, C: float = 0.1) -> None:
+def lexical_scores(train: list[dict], held: list[dict], *, folds: int = 5, C: float = 0.1) -> None:
     """Adds ``lex`` (cross-fitted on training books, full fit on held-out) to every book."""
     hasher = FeatureHasher(n_features=1 << HASH_BITS, input_type="string", alternate_sign=False)
     for book in train + held:
@@ -120,7 +120,7 @@ def _neighbour_columns(cue: np.ndarray, span: int) -> np.ndarray:
     return np.c_[before, after]
 
 
-def _evaluate(train, held, columns, words_per_chapter, label, out):
+def evaluate_columns(train, held, columns, words_per_chapter, label, out):
     X = np.vstack([columns(b) for b in train])
     y = np.concatenate([b["y"] for b in train])
     model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
@@ -144,22 +144,22 @@ def main(argv=None) -> int:
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(_cached, [(args.data, n, args.cache, args.sentences, args.words) for n in ns])) for role, ns in names.items()}
+        books = {role: list(pool.map(cached_cue_book, [(args.data, n, args.cache, args.sentences, args.words) for n in ns])) for role, ns in names.items()}
     train, held = books["train"], books["heldout"]
     words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
     print(f"{len(train)} training books, {sum(b['y'].size for b in train)} paragraph starts", flush=True)
-    _lexical_scores(train, held, C=args.C)
+    lexical_scores(train, held, C=args.C)
     lex_alone = np.concatenate([b["lex"] for b in held])
     from sklearn.metrics import roc_auc_score
     print(f"held-out AUC of the cues alone {roc_auc_score(np.concatenate([b['y'] for b in held]), lex_alone):.3f}",
           flush=True)
     out: dict = {}
-    _evaluate(train, held, lambda b: b["X"], words_per_chapter, "measurements", out)
-    _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"]], words_per_chapter, "measurements + cues", out)
+    evaluate_columns(train, held, lambda b: b["X"], words_per_chapter, "measurements", out)
+    evaluate_columns(train, held, lambda b: np.c_[b["X"], b["lex"]], words_per_chapter, "measurements + cues", out)
     if args.neighbours:
         for b in train + held:
             b["near"] = _neighbour_columns(b["lex"], args.neighbours)
-        _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"], b["near"]], words_per_chapter,
+        evaluate_columns(train, held, lambda b: np.c_[b["X"], b["lex"], b["near"]], words_per_chapter,
                   f"measurements + cues + neighbours {args.neighbours}", out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))

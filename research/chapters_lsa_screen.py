@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from chapters_lexical_cues import _cached, _evaluate, _lexical_scores
+from chapters_lexical_cues import cached_cue_book, evaluate_columns, lexical_scores
 from chapters_pool_screen import screen_parser
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(_cached, [(args.data, n, args.cache, 2, 30) for n in ns]))
+        books = {role: list(pool.map(cached_cue_book, [(args.data, n, args.cache, 2, 30) for n in ns]))
                  for role, ns in names.items()}
         texts = {role: list(pool.map(_sentences, [(args.data, n, args.cache) for n in ns]))
                  for role, ns in names.items()}
@@ -77,10 +77,10 @@ def main(argv=None) -> int:
             vectors = svd.transform(tfidf.transform(text["sentences"]))
             book["lsa"] = _window_cosines(vectors, book["gaps"])
     words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
-    _lexical_scores(train, held)
+    lexical_scores(train, held)
     out: dict = {}
-    _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"]], words_per_chapter, "measurements + cues", out)
-    _evaluate(train, held, lambda b: np.c_[b["X"], b["lex"], b["lsa"]], words_per_chapter,
+    evaluate_columns(train, held, lambda b: np.c_[b["X"], b["lex"]], words_per_chapter, "measurements + cues", out)
+    evaluate_columns(train, held, lambda b: np.c_[b["X"], b["lex"], b["lsa"]], words_per_chapter,
               "measurements + cues + LSA cosines", out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))

@@ -27,7 +27,9 @@ from segviz.protocols import CHAPTER_BOOKS, read_books
 from segviz.segmentation import boundaries_to_masses, masses_to_indicator
 
 
-def _cached(args) -> dict:
+def cached_book(args) -> dict:
+    """One book's paragraph-start rows, read once and cached as ``.npz``: ``args`` is (corpora, book name, cache
+    directory)."""
     data, name, cache = args
     path = Path(cache) / (name.replace("/", "__") + ".npz")
     if not path.exists():
@@ -78,7 +80,7 @@ def main(argv=None) -> int:
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(_cached, [(args.data, n, args.cache) for n in ns])) for role, ns in names.items()}
+        books = {role: list(pool.map(cached_book, [(args.data, n, args.cache) for n in ns])) for role, ns in names.items()}
     train, held = books["train"], books["heldout"]
     words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
     X = np.vstack([b["X"] for b in train])
