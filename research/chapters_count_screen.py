@@ -60,14 +60,14 @@ STATISTICS = ("log words", "log paragraph starts per 10k words", "log expected c
               "quoting share", "log mean paragraph words")
 
 
-def _trees() -> HistGradientBoostingClassifier:
+def trees() -> HistGradientBoostingClassifier:
     """The trees of the product's paragraph score (segviz.gap_scorer's defaults), without the cue column."""
     return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15,
                                           l2_regularization=1.0, random_state=0)
 
 
 def _fit(books: list[dict], columns) -> HistGradientBoostingClassifier:
-    return _trees().fit(np.vstack([columns(b) for b in books]), np.concatenate([b["y"] for b in books]))
+    return trees().fit(np.vstack([columns(b) for b in books]), np.concatenate([b["y"] for b in books]))
 
 
 def score_books(train: list[dict], held: list[dict], columns) -> None:

@@ -16,6 +16,12 @@ Beside the measurements the trees read one more column, the **cue score**: a log
 words opening the paragraph and closing the one before (:mod:`segviz.features.paragraph_cues`), itself cross-fitted
 by unit on the same folds, so the trees learn from cue scores as good as a new book's.  Its weights are stored as
 one array beside the trees.
+
+Then **a second look** (``score_context``): more trees read the same columns and where each start's first score
+stands among its neighbours along the book (:mod:`segviz.features.score_context`: the words back to the previous
+strong start and on to the next, the score less the best within 1,500 and 4,000 words, how many there score
+higher).  They learn from the cross-fitted first scores, as good as a new book's, and are cross-fitted on the same
+folds in turn; their probability is the score offered to induction.
 """
 from __future__ import annotations
 
@@ -29,6 +35,8 @@ from .events import Progress
 from .features import FeatureContext
 from .features.paragraph_cues import CUE_HASH_SIZE, cue_matrix
 from .features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
+from .features.score_context import SCORE_CONTEXT
+from .features.score_context import score_context as context_columns
 from .params import ParamsMixin
 from .tree_ensemble import TreeEnsemble
 
@@ -39,6 +47,8 @@ _LIMITS = {"max_iter": (1, 5000), "max_leaf_nodes": (2, 1024), "folds": (2, 100)
 _FLOAT_LIMITS = {"learning_rate": (1e-6, 1.0), "l2_regularization": (0.0, 1e6), "cue_c": (1e-6, 1e6)}
 #: the trees' columns: the paragraph measurements, then the cue score
 COLUMNS: tuple[str, ...] = (*MEASUREMENTS, "cue_score")
+#: the second trees' columns: the first trees' columns, then the first score's context
+CONTEXT_COLUMNS: tuple[str, ...] = (*COLUMNS, *SCORE_CONTEXT)
 
 
 class GapScorer(ParamsMixin):
@@ -49,6 +59,8 @@ class GapScorer(ParamsMixin):
     max_iter, learning_rate, max_leaf_nodes, l2_regularization : the trees (scikit-learn's names).
     cue_c : the inverse L2 strength of the cue regression (scikit-learn's ``C``).
     folds : groups of training units for the cross-fitted training scores.
+    score_context : whether second trees read where each first score stands among its neighbours (the module
+        docstring); their probability is then the score.
     min_units : the fewest training source units (books) to fit on: with fewer, cross-fitting has nothing to
         hold out and the score is not offered.
     random_state : the trees' seed.
@@ -56,12 +68,14 @@ class GapScorer(ParamsMixin):
     Learned state
     -------------
     trees_ : the :class:`~segviz.tree_ensemble.TreeEnsemble` fitted on every training unit.
+    context_trees_ : the second trees fitted on every training unit (None without ``score_context``).
     cue_weights_, cue_bias_ : the cue regression fitted on every training unit (one weight per hashed term).
     info_ : training rows, positives, units.
     """
 
     def __init__(self, *, max_iter: int = 200, learning_rate: float = 0.05, max_leaf_nodes: int = 15,
-                 l2_regularization: float = 1.0, cue_c: float = 0.1, folds: int = 5, min_units: int = 4, random_state: int = 0):
+                 l2_regularization: float = 1.0, cue_c: float = 0.1, folds: int = 5, min_units: int = 4,
+                 score_context: bool = True, random_state: int = 0):
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
@@ -69,6 +83,7 @@ class GapScorer(ParamsMixin):
         self.cue_c = cue_c
         self.folds = folds
         self.min_units = min_units
+        self.score_context = score_context
         self.random_state = random_state
 
     def check_params(self) -> GapScorer:
@@ -80,6 +95,8 @@ class GapScorer(ParamsMixin):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise SegvizError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
+        if not isinstance(self.score_context, bool):
+            raise SegvizError(f"score_context must be true or false, got {self.score_context!r}")
         if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)):
             raise SegvizError(f"random_state must be an integer, got {self.random_state!r}")
         return self
@@ -147,7 +164,7 @@ class GapScorer(ParamsMixin):
         folds = min(int(self.folds), units.size)
         fold_of_unit = {u: i % folds for i, u in enumerate(units)}
         fold = np.array([fold_of_unit[u] for u in unit])
-        steps = 2 * folds + 2
+        steps = 2 * folds + 2 + (folds + 1 if self.score_context else 0)
         # the cue score of each training unit from a regression that never saw it, as for the trees below
         cues = np.empty(at.size)
         for f in range(folds):
@@ -158,16 +175,27 @@ class GapScorer(ParamsMixin):
         yield Progress("paragraph cues (cross-fitted regression)", folds, steps)
         self.cue_weights_, self.cue_bias_ = self._fit_cues(H, labels)
         X = np.c_[X, cues]
-        scores = np.full(context.n_events, np.nan)
+        first = np.empty(at.size)
         for f in range(folds):
             yield Progress("paragraph score (cross-fitted trees)", folds + 1 + f, steps)
             inside = fold == f
-            trees = self._fit_trees(X[~inside], labels[~inside])
-            scores[at[inside]] = trees.predict_proba(X[inside])
+            first[inside] = self._fit_trees(X[~inside], labels[~inside]).predict_proba(X[inside])
         yield Progress("paragraph score (cross-fitted trees)", 2 * folds + 1, steps)
         self.trees_ = self._fit_trees(X, labels)
+        self.context_trees_ = None
+        scores = np.full(context.n_events, np.nan)
+        scores[at] = first
+        if self.score_context:
+            # the second trees learn from first scores as good as a new book's (cross-fitted above), and their own
+            # training scores are cross-fitted on the same folds, so induction again sees a new book's scores
+            X = np.c_[X, context_columns(context, at, first)]
+            for f in range(folds):
+                yield Progress("paragraph score, second look (cross-fitted trees)", 2 * folds + 2 + f, steps)
+                inside = fold == f
+                scores[at[inside]] = self._fit_trees(X[~inside], labels[~inside]).predict_proba(X[inside])
+            self.context_trees_ = self._fit_trees(X, labels)
         self.info_ = {"rows": int(at.size), "boundaries": int(labels.sum()), "units": int(units.size),
-                      "folds": folds, "measurements": list(COLUMNS)}
+                      "folds": folds, "measurements": list(CONTEXT_COLUMNS if self.score_context else COLUMNS)}
         yield Progress("paragraph score (cross-fitted trees)", steps, steps)
         return scores
 
@@ -179,7 +207,10 @@ class GapScorer(ParamsMixin):
         at = np.flatnonzero(paragraph_start_gaps(context))
         if at.size:
             cues = self._cue_score(cue_matrix(context), self.cue_weights_, self.cue_bias_)
-            out[at] = self.trees_.predict_proba(np.c_[paragraph_measurements(context)[at], cues])
+            X = np.c_[paragraph_measurements(context)[at], cues]
+            out[at] = self.trees_.predict_proba(X)
+            if self.context_trees_ is not None:
+                out[at] = self.context_trees_.predict_proba(np.c_[X, context_columns(context, at, out[at])])
         return out
 
     # ------------------------------------------------------------------ storing
@@ -189,6 +220,9 @@ class GapScorer(ParamsMixin):
         document = {"params": self.get_params(deep=False), "trees": document, "info": self.info_,
                     "cue_bias": self.cue_bias_}
         parts = {f"{base}/{name}": a for name, a in arrays.items()}
+        if self.context_trees_ is not None:
+            document["context_trees"], second = self.context_trees_.to_parts()
+            parts.update({f"{base}/context/{name}": a for name, a in second.items()})
         parts[f"{base}/cue_weights"] = np.asarray(self.cue_weights_, dtype=np.float32)
         return {base: document}, parts
 
@@ -209,10 +243,23 @@ class GapScorer(ParamsMixin):
             raise SegvizError(f"{source}: paragraph scorer: {exc}") from None
         arrays: dict[str, Any] = dict(bundle.arrays_under(base))
         weights = arrays.pop("cue_weights", None)
+        second = {name[len("context/"):]: arrays.pop(name) for name in list(arrays) if name.startswith("context/")}
         scorer.trees_ = TreeEnsemble.from_parts(document.get("trees"), arrays, source=f"{source}: paragraph scorer")
         if scorer.trees_.n_features != len(COLUMNS):
             raise SegvizError(f"{source}: the paragraph scorer reads {scorer.trees_.n_features} measurements, "
                               f"this version measures {len(COLUMNS)}")
+        scorer.context_trees_ = None
+        if scorer.score_context:
+            if "context_trees" not in document or not second:
+                raise SegvizError(f"{source}: the paragraph scorer takes a second look but holds no second trees")
+            scorer.context_trees_ = TreeEnsemble.from_parts(document["context_trees"], second,
+                                                            source=f"{source}: paragraph scorer, second trees")
+            if scorer.context_trees_.n_features != len(CONTEXT_COLUMNS):
+                raise SegvizError(f"{source}: the paragraph scorer's second trees read "
+                                  f"{scorer.context_trees_.n_features} measurements, this version measures "
+                                  f"{len(CONTEXT_COLUMNS)}")
+        elif second or "context_trees" in document:
+            raise SegvizError(f"{source}: the paragraph scorer holds second trees it does not take")
         if not isinstance(weights, np.ndarray) or weights.dtype.kind != "f" or weights.shape != (CUE_HASH_SIZE,) \
                 or not np.isfinite(weights).all():
             raise SegvizError(f"{source}: the paragraph scorer's cue weights must be {CUE_HASH_SIZE} finite numbers")

@@ -9,7 +9,15 @@ from segviz.documents import Corpus, Document
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
 from segviz.features import FeatureContext
+from segviz.features.paragraph_cues import cue_matrix
 from segviz.features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
+from segviz.features.score_context import (
+    CONTEXT_SPANS,
+    CONTEXT_THRESHOLDS,
+    SCORE_CONTEXT,
+    score_context,
+    unit_word_offsets,
+)
 from segviz.gap_scorer import GapScorer
 from segviz.segmentation import masses_to_indicator
 
@@ -63,18 +71,20 @@ def test_measurements_of_a_book_do_not_depend_on_the_books_beside_it():
 
 @pytest.mark.slow
 def test_training_scores_are_cross_fitted():
-    """A book's training score comes from trees that never saw it: changing its own labels leaves it alone."""
+    """A book's first-look training score comes from trees that never saw it: changing its own labels leaves it
+    alone.  (The second look's trees never see the book either, but the first scores they learn from on the other
+    books come from trees that did, as in any stacking: that path is indirect and is not what this checks.)"""
     corpus = _corpus(1, 6)
     context = FeatureContext.from_corpus(corpus)
     y = masses_to_indicator(corpus.masses())
-    first = list(GapScorer(max_iter=20, folds=3).fit_iter(context, y))
-    scorer = GapScorer(max_iter=20, folds=3)
+    first = list(GapScorer(max_iter=20, folds=3, score_context=False).fit_iter(context, y))
+    scorer = GapScorer(max_iter=20, folds=3, score_context=False)
     scores = run_to_end(scorer.fit_iter(context, y))
     flipped = y.copy()
     n_first = sum(len(d) for d in corpus.documents[:6])
     at = paragraph_start_gaps(context)
     flipped[:n_first - 1] = at[:n_first - 1] & ~y[:n_first - 1]       # book 0's labels turned upside down
-    again = run_to_end(GapScorer(max_iter=20, folds=3).fit_iter(context, flipped))
+    again = run_to_end(GapScorer(max_iter=20, folds=3, score_context=False).fit_iter(context, flipped))
     np.testing.assert_array_equal(scores[:n_first - 1], again[:n_first - 1])
     assert not np.array_equal(scores[n_first:], again[n_first:])
     assert first and np.isnan(scores[~at]).all() and (scores[at] >= 0).all()
@@ -174,3 +184,82 @@ def test_a_scorer_with_damaged_cue_weights_is_refused(tmp_path):
         with pytest.raises(SegvizError, match=message):   # the scorer's own check, below the file's checksums
             GapScorer.from_bundle(bad, "scorer", source="bad.segviz")
     assert GapScorer.from_bundle(bundle, "scorer", source="a").cue_weights_.dtype == np.float32
+
+
+def _brute_context(offsets, gaps, scores, units):
+    """SCORE_CONTEXT's columns by their definitions, one paragraph start at a time."""
+    rows = []
+    for i, g in enumerate(gaps):
+        mine = [j for j in range(len(gaps)) if units[j] == units[i]]
+        x = {j: offsets[gaps[j] + 1] for j in mine}
+        row = []
+        for t in CONTEXT_THRESHOLDS:
+            before = [x[i] - x[j] for j in mine if j < i and scores[j] > t]
+            after = [x[j] - x[i] for j in mine if j > i and scores[j] > t]
+            row += [np.log1p(min(before)) if before else np.nan, np.log1p(min(after)) if after else np.nan]
+        for w in CONTEXT_SPANS:
+            near = [j for j in mine if abs(x[j] - x[i]) <= w]
+            row += [scores[i] - max(scores[j] for j in near), sum(scores[j] > scores[i] for j in near)]
+        rows.append(row + [scores[i]])
+    return np.array(rows)
+
+
+def test_the_second_look_reads_each_start_among_its_own_books_neighbours():
+    corpus = _corpus(11, 3, chapters=12)
+    context = FeatureContext.from_corpus(corpus)
+    gaps = np.flatnonzero(paragraph_start_gaps(context))
+    rng = np.random.default_rng(0)
+    scores = rng.choice([0.1, 0.35, 0.6, 0.8, 0.95], size=gaps.size)
+    columns = score_context(context, gaps, scores)
+    assert columns.shape == (gaps.size, len(SCORE_CONTEXT))
+    offsets = unit_word_offsets(context)
+    units = context.group_of_sentence()[gaps + 1]
+    expected = _brute_context(offsets, gaps, scores, units)
+    np.testing.assert_array_equal(np.isnan(columns), np.isnan(expected))
+    np.testing.assert_allclose(columns[~np.isnan(columns)], expected[~np.isnan(expected)])
+    # word offsets restart at each book, and a book's columns are those it has read alone
+    starts = np.cumsum([0, *context.groups[:-1]])
+    assert (offsets[starts] == 0).all() and np.isnan(columns[:, 0]).any()
+    book = units == 1
+    alone = Corpus([d for d, f in zip(corpus.documents, corpus.files) if f == "book11-1.txt"], name="one",
+                   files=[f for f in corpus.files if f == "book11-1.txt"])
+    one = FeatureContext.from_corpus(alone)
+    np.testing.assert_allclose(score_context(one, gaps[book] - starts[1], scores[book]), columns[book])
+
+
+def test_a_scorer_without_its_second_trees_is_refused_and_one_without_the_second_look_loads(tmp_path):
+    from segviz.bundle import read_bundle, write_bundle
+
+    corpus = _corpus(12, 5)
+    context = FeatureContext.from_corpus(corpus)
+    y = masses_to_indicator(corpus.masses())
+    looked = GapScorer(max_iter=10, folds=2)
+    run_to_end(looked.fit_iter(context, y))
+    plain = GapScorer(max_iter=10, folds=2, score_context=False)
+    run_to_end(plain.fit_iter(context, y))
+    assert looked.context_trees_ is not None and plain.context_trees_ is None
+    at = paragraph_start_gaps(context)
+    # the second trees read the first trees' columns and where the first score stands among its neighbours
+    first_columns = np.c_[paragraph_measurements(context)[at],
+                          cue_matrix(context) @ looked.cue_weights_.astype(np.float64) + looked.cue_bias_]
+    first = looked.trees_.predict_proba(first_columns)
+    np.testing.assert_allclose(plain.scores(context)[at], plain.trees_.predict_proba(first_columns))
+    expected = looked.context_trees_.predict_proba(np.c_[first_columns, score_context(context, np.flatnonzero(at),
+                                                                                      first)])
+    np.testing.assert_allclose(looked.scores(context)[at], expected, rtol=0, atol=1e-12)
+    assert looked.context_trees_.n_features == len(MEASUREMENTS) + 1 + len(SCORE_CONTEXT)
+    for scorer, name in ((looked, "looked"), (plain, "plain")):
+        documents, arrays = scorer.bundle_parts("scorer")
+        bundle = read_bundle(write_bundle(tmp_path / f"{name}.segviz", "segmenter", documents, arrays))
+        again = GapScorer.from_bundle(bundle, "scorer", source=name)
+        np.testing.assert_allclose(again.scores(context)[at], scorer.scores(context)[at], rtol=0, atol=1e-12)
+    documents, arrays = looked.bundle_parts("scorer")
+    stripped = {k: v for k, v in arrays.items() if not k.startswith("scorer/context/")}
+    bundle = read_bundle(write_bundle(tmp_path / "stripped.segviz", "segmenter", documents, stripped))
+    with pytest.raises(SegvizError, match="no second trees"):
+        GapScorer.from_bundle(bundle, "scorer", source="stripped")
+    documents, arrays = plain.bundle_parts("scorer")
+    documents["scorer"]["params"]["score_context"] = "yes"
+    bundle = read_bundle(write_bundle(tmp_path / "bad.segviz", "segmenter", documents, arrays))
+    with pytest.raises(SegvizError, match="score_context must be true or false"):
+        GapScorer.from_bundle(bundle, "scorer", source="bad")
