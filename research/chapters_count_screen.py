@@ -34,18 +34,16 @@ on it), for P_mu as the product tunes and for P_k.
 from __future__ import annotations
 
 import json
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from chapters_pool_screen import cached_book, held_out_row, screen_parser, summarise
+from chapters_pool_screen import held_out_row, screen_books, screen_parser, summarise
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import RidgeCV
 
 from segviz.features.paragraph_measures import MEASUREMENTS
 from segviz.length_prior import decode_length_prior, length_prior_gains, log_length_prior
 from segviz.metrics import score_row
-from segviz.protocols import CHAPTER_BOOKS
 from segviz.segmentation import boundaries_to_masses
 
 FOLDS = 5
@@ -195,12 +193,7 @@ def main(argv=None) -> int:
     ap.add_argument("--map", action="store_true",
                     help="also choose each book's chapter length by the length-prior rule's own objective")
     args = ap.parse_args(argv)
-    Path(args.cache).mkdir(parents=True, exist_ok=True)
-    names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
-    with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(cached_book, [(args.data, n, args.cache) for n in ns]))
-                 for role, ns in names.items()}
-    train, held = books["train"], books["heldout"]
+    train, held = screen_books(args)
     print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
     out: dict = {"measurements": {}}
     score_books(train, held, lambda b: b["X"])

@@ -55,6 +55,19 @@ def held_out_row(book: dict, p: np.ndarray, segments: int) -> dict:
     return score_row(book["masses"], boundaries_to_masses(hyp, book["n"]))
 
 
+def count_rule_rows(held: list[dict], probabilities, count: str, words_per_chapter: float) -> list[dict]:
+    """Each held-out book decided by the segment-count rule over ``probabilities(book)`` with the count told
+    (``"true"``, an oracle), estimated from its length in words (``"words"``) or the trees' own expected count
+    (``"sum_p"``: the sum of their probabilities over the book's paragraph starts)."""
+    rows = []
+    for book in held:
+        p = probabilities(book)
+        k = {"true": len(book["masses"]), "words": max(1, round(book["words"] / words_per_chapter)),
+             "sum_p": max(1, round(float(p.sum())))}[count]
+        rows.append(held_out_row(book, p, k))
+    return rows
+
+
 def summarise(key: str, held: list[dict], rows: list[dict], out: dict) -> None:
     """The mean over the held-out books' ``rows`` under ``key`` in ``out``, printed as one line."""
     mean = macro_average(rows)
@@ -75,13 +88,20 @@ def screen_parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> int:
-    args = screen_parser(__doc__).parse_args(argv)
+def screen_books(args: argparse.Namespace) -> tuple[list[dict], list[dict]]:
+    """The training and held-out books of the chapters protocol as :func:`cached_book` rows (read by
+    ``args.jobs`` processes, cached under ``args.cache``)."""
     Path(args.cache).mkdir(parents=True, exist_ok=True)
     names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
     with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(cached_book, [(args.data, n, args.cache) for n in ns])) for role, ns in names.items()}
-    train, held = books["train"], books["heldout"]
+        books = {role: list(pool.map(cached_book, [(args.data, n, args.cache) for n in ns]))
+                 for role, ns in names.items()}
+    return books["train"], books["heldout"]
+
+
+def main(argv=None) -> int:
+    args = screen_parser(__doc__).parse_args(argv)
+    train, held = screen_books(args)
     words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
     X = np.vstack([b["X"] for b in train])
     y = np.concatenate([b["y"] for b in train])
@@ -92,14 +112,7 @@ def main(argv=None) -> int:
         model = HistGradientBoostingClassifier(max_iter=iters, learning_rate=0.05, max_leaf_nodes=leaves,
                                                l2_regularization=1.0, random_state=0).fit(X, y)
         for count in ("true", "words", "sum_p"):
-            rows = []
-            for book in held:
-                p = model.predict_proba(book["X"])[:, 1]
-                # the count told (an oracle), estimated from the book's length in words, or the trees' own
-                # expected count (the sum of their probabilities over the book's paragraph starts)
-                k = {"true": len(book["masses"]), "words": max(1, round(book["words"] / words_per_chapter)),
-                     "sum_p": max(1, round(float(p.sum())))}[count]
-                rows.append(held_out_row(book, p, k))
+            rows = count_rule_rows(held, lambda b: model.predict_proba(b["X"])[:, 1], count, words_per_chapter)
             summarise(f"leaves {leaves}, {iters} trees, count {count}", held, rows, out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))

@@ -15,16 +15,14 @@ count from its length in words, with the measurements alone and with the second 
 from __future__ import annotations
 
 import json
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 from chapters_count_screen import score_books, trees
-from chapters_pool_screen import cached_book, held_out_row, screen_parser, summarise
+from chapters_pool_screen import count_rule_rows, screen_books, screen_parser, summarise
 
 from segviz.features.paragraph_measures import MEASUREMENTS
 from segviz.features.score_context import unit_score_context
-from segviz.protocols import CHAPTER_BOOKS
 
 
 def second_look_columns(book: dict) -> np.ndarray:
@@ -36,12 +34,7 @@ def second_look_columns(book: dict) -> np.ndarray:
 
 def main(argv=None) -> int:
     args = screen_parser(__doc__).parse_args(argv)
-    Path(args.cache).mkdir(parents=True, exist_ok=True)
-    names = {role: CHAPTER_BOOKS[role] for role in ("train", "heldout")}
-    with ProcessPoolExecutor(args.jobs) as pool:
-        books = {role: list(pool.map(cached_book, [(args.data, n, args.cache) for n in ns]))
-                 for role, ns in names.items()}
-    train, held = books["train"], books["heldout"]
+    train, held = screen_books(args)
     words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
     print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
     score_books(train, held, lambda b: b["X"])
@@ -51,10 +44,7 @@ def main(argv=None) -> int:
     for label, columns in (("measurements", lambda b: b["X"]), ("measurements + second look", lambda b: b["second"])):
         model = trees().fit(np.vstack([columns(b) for b in train]), np.concatenate([b["y"] for b in train]))
         for count in ("true", "words"):
-            rows = []
-            for book in held:
-                k = len(book["masses"]) if count == "true" else max(1, round(book["words"] / words_per_chapter))
-                rows.append(held_out_row(book, model.predict_proba(columns(book))[:, 1], k))
+            rows = count_rule_rows(held, lambda b: model.predict_proba(columns(b))[:, 1], count, words_per_chapter)
             summarise(f"{label}, count {count}", held, rows, out)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))

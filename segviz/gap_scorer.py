@@ -59,10 +59,10 @@ class GapScorer(ParamsMixin):
     max_iter, learning_rate, max_leaf_nodes, l2_regularization : the trees (scikit-learn's names).
     cue_c : the inverse L2 strength of the cue regression (scikit-learn's ``C``).
     folds : groups of training units for the cross-fitted training scores.
-    score_context : whether second trees read where each first score stands among its neighbours (the module
-        docstring); their probability is then the score.
     min_units : the fewest training source units (books) to fit on: with fewer, cross-fitting has nothing to
         hold out and the score is not offered.
+    score_context : whether second trees read where each first score stands among its neighbours (the module
+        docstring); their probability is then the score.
     random_state : the trees' seed.
 
     Learned state
