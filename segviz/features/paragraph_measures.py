@@ -34,7 +34,7 @@ from segviz.features.tfidf import TFIDF, TFIDF_DEPTH, TFIDF_Z, term_counts
 from segviz.features.transitions import TIME_WORDS
 
 __all__ = ["MEASUREMENTS", "TFIDF_SPANS", "PARAGRAPH_SPANS", "NAME_SPANS", "paragraph_measurements",
-           "paragraph_start_gaps"]
+           "paragraph_start_gaps", "sentence_words"]
 
 TFIDF_SPANS: tuple[int, ...] = (5, 10, 25, 50, 100)
 PARAGRAPH_SPANS: tuple[int, ...] = (1, 3, 8, 20)
@@ -50,6 +50,13 @@ MEASUREMENTS: tuple[str, ...] = (
 )
 _WORD = re.compile(r"\w")
 _CLOSING = re.compile(r"[!?][\"'\u201d\u2019]*\s*$")
+
+
+def sentence_words(context: FeatureContext) -> np.ndarray:
+    """Per sentence (n,): its words, the tokens holding a letter or digit (computed once per context)."""
+    return context.memo(("sentence words",), lambda: np.fromiter(
+        (sum(1 for t in s if _WORD.search(t)) for s in context.sentences), dtype=np.float64,
+        count=context.n_sentences))
 
 
 def paragraph_start_gaps(context: FeatureContext) -> np.ndarray:
@@ -95,12 +102,11 @@ def _paragraph_cosines(vectors: sp.csr_matrix, spans) -> dict[int, np.ndarray]:
     return out
 
 
-def _unit_rows(sentences, texts, starts: np.ndarray, names, quote: np.ndarray) -> np.ndarray:
+def _unit_rows(sentences, texts, starts: np.ndarray, names, quote: np.ndarray, words: np.ndarray) -> np.ndarray:
     """The paragraph-level columns (all but the tf-idf block ones) at paragraph starts ``starts[1:]`` of one unit
-    (``starts``: the first sentence of each paragraph, from 0; ``names``, ``quote``: the unit's sentences' names
-    and quoting flags)."""
+    (``starts``: the first sentence of each paragraph, from 0; ``names``, ``quote``, ``words``: the unit's
+    sentences' names, quoting flags and word counts)."""
     n = len(sentences)
-    words = np.fromiter((sum(1 for t in s if _WORD.search(t)) for s in sentences), dtype=np.float64, count=n)
     lengths = np.diff(np.r_[starts, n]).astype(np.float64)
     para_words = np.add.reduceat(words, starts)
     para_quote = np.add.reduceat(quote, starts) / lengths
@@ -156,6 +162,7 @@ def paragraph_measurements(context: FeatureContext) -> np.ndarray:
         names = context_names(context) if context.has_texts else [()] * context.n_sentences
         quote = context_quoting(context)
         marks = context.paragraph_starts
+        words = sentence_words(context)
         for start, size in zip(context.group_starts, context.groups):
             end = int(start + size)
             local = np.flatnonzero(marks[start:end] == 1.0)
@@ -163,7 +170,7 @@ def paragraph_measurements(context: FeatureContext) -> np.ndarray:
             if local.size < 2:
                 continue
             rows = _unit_rows(context.sentences[start:end], context.texts[start:end], local, names[start:end],
-                              quote[start:end])
+                              quote[start:end], words[start:end])
             out[start + local[1:] - 1, n_block:] = rows
         out[~at] = np.nan
         return out

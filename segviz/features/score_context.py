@@ -19,12 +19,11 @@ the books beside it.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from numba import njit
 
 from segviz.features.context import FeatureContext
+from segviz.features.paragraph_measures import sentence_words
 
 __all__ = ["CONTEXT_THRESHOLDS", "CONTEXT_SPANS", "SCORE_CONTEXT", "score_context", "unit_score_context",
            "unit_word_offsets"]
@@ -37,13 +36,11 @@ SCORE_CONTEXT: tuple[str, ...] = (
     *(f"{what}_{w}" for w in CONTEXT_SPANS for what in ("below_best", "outranked")),
     "score",
 )
-_WORD = re.compile(r"\w")
 
 
 def unit_word_offsets(context: FeatureContext) -> np.ndarray:
     """Per sentence (n,): the words before it within its source unit."""
-    words = np.fromiter((sum(1 for t in s if _WORD.search(t)) for s in context.sentences), dtype=np.float64,
-                        count=context.n_sentences)
+    words = sentence_words(context)
     offsets = np.empty(context.n_sentences)
     for start, size in zip(context.group_starts, context.groups):
         end = int(start + size)
