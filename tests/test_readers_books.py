@@ -274,6 +274,42 @@ def test_numerals_alone_with_titles_below_and_back_matter():
     assert not any(t in texts for t in ("THE END", "(End of volume one.)", "Other books by the author"))
 
 
+def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
+    imprint = ("[End volume one of this edition.\n    Printed by T. and A. Constable,\n    Printers to Her Majesty "
+               "at\n    the Edinburgh University Press]")
+    _, titles, texts = _read(_book("CHAPTER I", BODY, imprint, "CHAPTER II", BODY, "CHAPTER III", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+    joined = " ".join(texts)
+    assert "End volume one" not in joined and "Constable" not in joined and "University Press" not in joined
+    # an aside in brackets inside a paragraph is the author's, and stays
+    _, _, texts = _read(_book("CHAPTER I", "He read on.\n[The end of the first volume was near, he thought.] And so it "
+                              "was.", "CHAPTER II", BODY, "CHAPTER III", BODY))
+    assert "[The end of the first volume was near, he thought.]" in " ".join(texts)
+
+
+def test_footnotes_pictures_and_their_marks_leave_a_books_text():
+    text = _book("CHAPTER I", "The city gave name to the promontory.[1] It crowned the hill,\nand the road "
+                 "ran east. [2] So it was.",
+                 "    [1] The Roman government had two harbors in\n        which fleets were kept.",
+                 "[Footnote: Suum cuique. This snatch of a ballad was composed\nby a poet of the town.]",
+                 "[Picture: A magnificent family red silk umbrella]", "[Illlustration: Mrs. Hurtle at the window.]",
+                 "[* Footnote: It is a curious thing.]", "[9]", BODY, "CHAPTER II", BODY, "[*] A religious sect.",
+                 "CHAPTER III", BODY, "[Note:\n\n     The correct words were obtained from the 1909 edition.]")
+    parsed, titles, texts = _read(text)
+    assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+    joined = " ".join(texts)
+    for gone in ("[1]", "[2]", "[9]", "Roman government", "Suum cuique", "umbrella", "Mrs. Hurtle", "curious thing",
+                 "religious sect", "correct words"):
+        assert gone not in joined, gone
+    assert "The city gave name to the promontory." in texts and "So it was." in texts
+    assert "It crowned the hill, and the road ran east." in texts
+    assert any("2 footnote mark(s)" in note for note in parsed.notes)
+    # the author's brackets stay: a stage direction, a year, a lettered aside
+    _, _, texts = _read(_book("CHAPTER I", "[Applausive titter.]", "In [1805] the attire [a] was new.", BODY,
+                              "CHAPTER II", BODY, "CHAPTER III", BODY))
+    assert "[Applausive titter.]" in texts and "In [1805] the attire [a] was new." in texts
+
+
 def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():
     _, titles, _ = _read(_book("THE RIVER", "PROLOGUE", BODY, "CHAPTER I", BODY, "CHAPTER II", BODY,
                                     "EPILOGUE", BODY))

@@ -82,8 +82,12 @@ Titles
     Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
     text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
 Left out anywhere
-    ``[Illustration ...]`` and ``[Transcriber's note ...]`` blocks, and lines that only say a volume or book ends
-    (``(End of volume one.)``).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
+    ``[Illustration ...]`` blocks (``[Picture: ...]``, ``[Plate 1]``), ``[Transcriber's note ...]``, ``[Note: ...]``
+    and ``[Footnote: ...]`` blocks, a footnote's own paragraph opened by its mark (``[1] The Roman government
+    ...``, ``[*] A religious sect.``) and, in the text, footnote marks (``Italy.[1]``), and lines that only say a
+    volume or book ends
+    (``(End of volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the
+    printer's imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
     matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).
@@ -211,10 +215,21 @@ _MINOR_WORDS = frozenset(
     "its it his her hers their our my your than that this which who whom what when where how up out off down "
     "about among through after before without within between against towards toward during near per via vs "
     "de la le du des von van der da di".split())
-_ILLUSTRATION_RE = re.compile(r"^\[\s*(?:illustration|transcriber)", re.I)
+# an editor's bracketed block: an illustration (also misspelt, or a picture, a plate, an omitted sketch or score), a
+# transcriber's note, a footnote ("[Footnote: ...]", "[* Footnote: ...]"), a note ("[Note: ...")
+_NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+\d|transcriber|footnote|note\s*:|"
+                            r"sketch\s+omitted|music\s+score)", re.I)
+# a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*] A religious sect."
+_FOOTNOTE_BODY_RE = re.compile(r"^\[(?:\d{1,3}|[*+\u2020\u2021])\](?:\s+\S|$)")
+# a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]"
+_FOOTNOTE_MARK_RE = re.compile(r"\s*\[(?:\d{1,3}|[*+\u2020\u2021])\](?!\S)")
 _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
+# an editor's bracketed note that a volume ends, run on with the printer's imprint over a few lines (Mansfield Park:
+# "[End volume one of this edition. / Printed by T. and A. Constable, / ... University Press]")
+_BRACKETED_END_OF_PART_RE = re.compile(r"^\[\s*(?:the\s+)?end\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?"
+                                       r"(?:book|volume|vol\.?|part)\b", re.I)
 # how a chapter's argument opens (Fielding, Dickens, Scott: "In which ...", "Containing ...", "Showing how ...")
 _ARGUMENT_OPENING_RE = re.compile(r"^(?:in\s+which|wherein|whereby|which\s+(?:concludes|contains|treats)|containing|"
                                   r"comprising|showing\s+(?:how|what|that)|treating\s+of|"
@@ -545,7 +560,17 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
     i = 0
     while i < n:
         line = stripped[i]
-        if _ILLUSTRATION_RE.match(line):
+        alone = i == 0 or not stripped[i - 1]
+        if alone and _FOOTNOTE_BODY_RE.match(line):
+            j = i
+            while j < n and stripped[j]:   # the note's paragraph, to the next blank line
+                dropped[j] = True
+                j += 1
+            blocks += 1
+            i = j
+            continue
+        note = _NOTE_BLOCK_RE.match(line)
+        if note or (alone and _BRACKETED_END_OF_PART_RE.match(line)):
             j = i
             # a bracketed block runs to its closing bracket (a few lines at most; an unclosed one is one line)
             while j < n and j - i < 30 and "]" not in stripped[j]:
@@ -553,15 +578,25 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
             last = j if j < n and "]" in stripped[j] else i
             for k in range(i, last + 1):
                 dropped[k] = True
-            blocks += 1
+            if note:
+                blocks += 1
+            else:
+                end_lines += 1
             i = last + 1
             continue
-        alone = (i == 0 or not stripped[i - 1]) and (i + 1 == n or not stripped[i + 1])
+        alone = alone and (i + 1 == n or not stripped[i + 1])
         if alone and len(line) <= _MAX_END_OF_PART_CHARS and _END_OF_PART_RE.match(line):
             dropped[i] = True
             end_lines += 1
         i += 1
     return dropped, blocks, end_lines
+
+
+def without_footnote_marks(text: str) -> tuple[str, int]:
+    """``text`` without its footnotes' marks (``Italy.[1]``, ``country. [9]``, ``[*]``) and how many there were: an
+    editor's apparatus, never the book's words (module docstring)."""
+    out, marks = _FOOTNOTE_MARK_RE.subn("", text)
+    return (out.strip(), marks) if marks else (text, 0)
 
 
 def _prose_between(prose_before: list[int], a: _Candidate, b: _Candidate, tail_prose: bool) -> bool:
@@ -797,7 +832,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     if joined:
         notes.append(f"{joined} part heading(s) with only a motto before their first chapter joined to it")
     if n_blocks_out:
-        notes.append(f"{n_blocks_out} illustration or transcriber's note block(s) left out")
+        notes.append(f"{n_blocks_out} illustration, footnote or transcriber's note block(s) left out")
     if n_end_lines:
         notes.append(f"{n_end_lines} end-of-volume line(s) left out")
     return BookLayout(sections, dropped, book, notes)

@@ -46,7 +46,7 @@ Headings (by default when the text looks like a book; ``headings=True``, the CLI
     When numbered headings are found the text is a *book*: everything before its first chapter -- title page,
     dedication, contents lists (recognised as runs of headings without prose between them, or listed again in
     the body), lists of illustrations, prefaces -- is left out; so are ``[Illustration ...]`` blocks,
-    transcriber's notes, lines such as ``(End of volume one.)``, whatever follows ``THE END`` or ``FINIS`` after
+    transcriber's notes, footnotes and their marks in the text, lines such as ``(End of volume one.)``, whatever follows ``THE END`` or ``FINIS`` after
     the last chapter, and a closing formula that ends many sections (``PUBLIUS``).  Otherwise text before the
     first heading is a segment of its own.  Each heading taken is listed on the result (``ParsedFile.headings``:
     its line in the file, its text, the segment's title; ``segviz inspect --headings`` shows them), and the
@@ -75,7 +75,7 @@ import numpy as np
 
 from ..documents import HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED, HeadingLine
 from ..errors import SegvizError
-from .books import BookLayout, book_layout, may_be_book, numbered_paragraph_starts
+from .books import BookLayout, book_layout, may_be_book, numbered_paragraph_starts, without_footnote_marks
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
 
 #: a wrapped paragraph's last line is shorter than this fraction of the wrap width
@@ -474,8 +474,11 @@ def _read_etext(text: str, lo: int, hi: int, *, source: str, headings: bool | No
         segments: list[tuple[HeadingLine | None, list[str], list[bool]]] = [(None, [], [])]
         segments += [(HeadingLine(line=offset + section.start + 1, text=section.heading, title=section.title), [], [])
                      for section in layout.sections]
+        footnote_marks = 0
         for para in paras:
-            pieces = split_sentences(para.text)
+            text_of_para, n_marks = without_footnote_marks(para.text)
+            footnote_marks += n_marks
+            pieces = split_sentences(text_of_para)
             _, sents, marks = segments[bisect_right(starts, para.line)]
             sents.extend(pieces)
             marks.extend([True] + [False] * (len(pieces) - 1) if pieces else [])
@@ -487,6 +490,8 @@ def _read_etext(text: str, lo: int, hi: int, *, source: str, headings: bool | No
             if added is not None and heading is not None:
                 taken.append(heading)
         notes.extend(_renumbered(note, offset) for note in layout.notes)
+        if footnote_marks:
+            notes.append(f"{footnote_marks} footnote mark(s) in the text left out")
     else:
         paras, hyphens = paragraphs(text[lo:hi])
         sents, marks = [], []
