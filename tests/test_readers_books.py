@@ -277,10 +277,12 @@ def test_numerals_alone_with_titles_below_and_back_matter():
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
     imprint = ("[End volume one of this edition.\n    Printed by T. and A. Constable,\n    Printers to Her Majesty "
                "at\n    the Edinburgh University Press]")
-    _, titles, texts = _read(_book("CHAPTER I", BODY, imprint, "CHAPTER II", BODY, "CHAPTER III", BODY))
+    edition = "[At this point in the first and second editions, Volume 1 ends.]"
+    _, titles, texts = _read(_book("CHAPTER I", BODY, imprint, "CHAPTER II", BODY, edition, "CHAPTER III", BODY))
     assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
     joined = " ".join(texts)
     assert "End volume one" not in joined and "Constable" not in joined and "University Press" not in joined
+    assert "first and second editions" not in joined
     # an aside in brackets inside a paragraph is the author's, and stays
     _, _, texts = _read(_book("CHAPTER I", "He read on.\n[The end of the first volume was near, he thought.] And so it "
                               "was.", "CHAPTER II", BODY, "CHAPTER III", BODY))
@@ -289,21 +291,25 @@ def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_te
 
 def test_footnotes_pictures_and_their_marks_leave_a_books_text():
     text = _book("CHAPTER I", "The city gave name to the promontory.[1] It crowned the hill,\nand the road "
-                 "ran east. [2] So it was.",
+                 "ran east. [2] So it was. The day. [Footnote: Alas' that attire,\nrespectable in 1805.] Then "
+                 "the village {footnote [1. Hannibal, Missouri]} woke. Look to the bolts. [33]--Fling abroad the "
+                 "banner.",
                  "    [1] The Roman government had two harbors in\n        which fleets were kept.",
                  "[Footnote: Suum cuique. This snatch of a ballad was composed\nby a poet of the town.]",
                  "[Picture: A magnificent family red silk umbrella]", "[Illlustration: Mrs. Hurtle at the window.]",
                  "[* Footnote: It is a curious thing.]", "[9]", BODY, "CHAPTER II", BODY, "[*] A religious sect.",
-                 "CHAPTER III", BODY, "[Note:\n\n     The correct words were obtained from the 1909 edition.]")
+                 "CHAPTER III", BODY, "[Note:\n\n     The correct words were obtained from the 1909 edition.]",
+                 "* * * * *", "PRINTED BY\nTURNBULL AND SPEARS,\nEDINBURGH")
     parsed, titles, texts = _read(text)
     assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
     joined = " ".join(texts)
-    for gone in ("[1]", "[2]", "[9]", "Roman government", "Suum cuique", "umbrella", "Mrs. Hurtle", "curious thing",
-                 "religious sect", "correct words"):
+    for gone in ("[1]", "[2]", "[9]", "[33]", "Alas", "Hannibal", "Roman government", "Suum cuique", "umbrella", "Mrs. Hurtle", "curious thing",
+                 "religious sect", "correct words", "PRINTED", "TURNBULL"):
         assert gone not in joined, gone
     assert "The city gave name to the promontory." in texts and "So it was." in texts
     assert "It crowned the hill, and the road ran east." in texts
-    assert any("2 footnote mark(s)" in note for note in parsed.notes)
+    assert "The day." in texts and "Then the village woke." in texts
+    assert any("5 footnote(s) or footnote mark(s)" in note for note in parsed.notes)
     # the author's brackets stay: a stage direction, a year, a lettered aside
     _, _, texts = _read(_book("CHAPTER I", "[Applausive titter.]", "In [1805] the attire [a] was new.", BODY,
                               "CHAPTER II", BODY, "CHAPTER III", BODY))

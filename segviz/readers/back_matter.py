@@ -7,6 +7,8 @@ it on is left out:
 * the heading of the notes printed after the story, standing alone: ``FOOTNOTES:``, ``Footnotes.``, ``NOTE``,
   ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``, ``EDITOR'S NOTES``, ``FOOTNOTES AND TWAIN'S NOTES`` (a
   footnote's own text, ``[1] ...``, is never a heading);
+* a printer's imprint opening its block: ``PRINTED BY`` on a line of its own or ``Printed by SPOTTISWOODE,
+  BALLENTYNE & CO. LTD.``, short, in capitals or with the printer's name in capitals;
 * a transcriber's note (``Transcriber's Notes:``), or an old-style Project Gutenberg closing line without the
   ``*** END`` marker (``*Project Gutenberg Etext of Five Children and It, by E. Nesbit*``);
 
@@ -23,6 +25,8 @@ _TRANSCRIBER_NOTE_RE = re.compile(r"^(?:original\s+|etext\s+)?transcriber['’]?
                                   re.IGNORECASE)
 #: a transcriber's note or a Gutenberg closing line is at most this many characters
 MAX_NOTE_LINE_CHARS = 80
+# a printer's imprint: "PRINTED BY" alone, or "Printed by" and a name in capitals ("Printed by SPOTTISWOODE, ...")
+_IMPRINT_RE = re.compile(r"^(?:PRINTED\s+BY\b.*|[Pp]rinted\s+by\s+[A-Z][A-Z&.,' ]+\b.*)$")
 _THE_END_RE = re.compile(r"^[\[(_*\s]*(?:the\s+end|finis)[\s.!_*)\]]*$", re.IGNORECASE)
 # an old-style Gutenberg closing line without the "*** END" marker (``*Project Gutenberg Etext of ...*``)
 _GUTENBERG_LINE_RE = re.compile(r"\bproject\s+gutenberg\b", re.IGNORECASE)
@@ -41,8 +45,8 @@ def back_matter_start(lines: Sequence[str], after: int) -> int | None:
             continue   # each stands first in a block
         alone = i + 1 == len(lines) or not lines[i + 1]
         if (alone and (_THE_END_RE.match(line) or _NOTES_HEADING_RE.match(line))) or (
-                len(line) <= MAX_NOTE_LINE_CHARS
-                and (_TRANSCRIBER_NOTE_RE.search(line) or _GUTENBERG_LINE_RE.search(line))):
+                len(line) <= MAX_NOTE_LINE_CHARS and (_TRANSCRIBER_NOTE_RE.search(line)
+                                                      or _GUTENBERG_LINE_RE.search(line) or _IMPRINT_RE.match(line))):
             return i
     return None
 

@@ -84,7 +84,8 @@ Titles
 Left out anywhere
     ``[Illustration ...]`` blocks (``[Picture: ...]``, ``[Plate 1]``), ``[Transcriber's note ...]``, ``[Note: ...]``
     and ``[Footnote: ...]`` blocks, a footnote's own paragraph opened by its mark (``[1] The Roman government
-    ...``, ``[*] A religious sect.``) and, in the text, footnote marks (``Italy.[1]``), and lines that only say a
+    ...``, ``[*] A religious sect.``) and, inside the text, footnotes and their marks (``day. [Footnote: ...]``,
+    ``Italy.[1]``), and lines that only say a
     volume or book ends
     (``(End of volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the
     printer's imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
@@ -222,14 +223,19 @@ _NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+
 # a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*] A religious sect."
 _FOOTNOTE_BODY_RE = re.compile(r"^\[(?:\d{1,3}|[*+\u2020\u2021])\](?:\s+\S|$)")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]"
-_FOOTNOTE_MARK_RE = re.compile(r"\s*\[(?:\d{1,3}|[*+\u2020\u2021])\](?!\S)")
+_FOOTNOTE_MARK_RE = re.compile(r"\s*\[(?:\d{1,3}|[*+\u2020\u2021])\](?![^\W_])")
+# a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
+_INLINE_FOOTNOTE_RE = re.compile(r"\s*(?:\[\s*\*?\s*footnote\b[^\]]*\]|\{\s*footnote\s*\[[^\]]*\]\s*\})", re.I)
 _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
                              r"\b[\w .,]{0,20}[.)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 40
 # an editor's bracketed note that a volume ends, run on with the printer's imprint over a few lines (Mansfield Park:
 # "[End volume one of this edition. / Printed by T. and A. Constable, / ... University Press]")
-_BRACKETED_END_OF_PART_RE = re.compile(r"^\[\s*(?:the\s+)?end\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?"
-                                       r"(?:book|volume|vol\.?|part)\b", re.I)
+# ... or says where a volume of an earlier edition ended ("[At this point in the first and second editions, Volume 1
+# ends.]")
+_BRACKETED_END_OF_PART_RE = re.compile(r"^\[\s*(?:(?:the\s+)?end\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?"
+                                       r"(?:book|volume|vol\.?|part)\b|[^\]]{0,80}\bvolume\s+\w+\s+end(?:s|ed)\b)",
+                                       re.I)
 # how a chapter's argument opens (Fielding, Dickens, Scott: "In which ...", "Containing ...", "Showing how ...")
 _ARGUMENT_OPENING_RE = re.compile(r"^(?:in\s+which|wherein|whereby|which\s+(?:concludes|contains|treats)|containing|"
                                   r"comprising|showing\s+(?:how|what|that)|treating\s+of|"
@@ -592,11 +598,13 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
     return dropped, blocks, end_lines
 
 
-def without_footnote_marks(text: str) -> tuple[str, int]:
-    """``text`` without its footnotes' marks (``Italy.[1]``, ``country. [9]``, ``[*]``) and how many there were: an
-    editor's apparatus, never the book's words (module docstring)."""
-    out, marks = _FOOTNOTE_MARK_RE.subn("", text)
-    return (out.strip(), marks) if marks else (text, 0)
+def without_footnotes(text: str) -> tuple[str, int]:
+    """``text`` without the footnotes printed inside it (``[Footnote: ...]``, ``{footnote [...]}``) and their marks
+    (``Italy.[1]``, ``country. [9]``, ``[*]``), and how many of both there were: an editor's apparatus, or the
+    author's notes, never the story's words (module docstring)."""
+    out, notes = _INLINE_FOOTNOTE_RE.subn("", text)
+    out, marks = _FOOTNOTE_MARK_RE.subn("", out)
+    return (out.strip(), notes + marks) if notes + marks else (text, 0)
 
 
 def _prose_between(prose_before: list[int], a: _Candidate, b: _Candidate, tail_prose: bool) -> bool:

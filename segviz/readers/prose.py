@@ -75,7 +75,7 @@ import numpy as np
 
 from ..documents import HEADINGS_ASKED, HEADINGS_BOOK, HEADINGS_REFUSED, HeadingLine
 from ..errors import SegvizError
-from .books import BookLayout, book_layout, may_be_book, numbered_paragraph_starts, without_footnote_marks
+from .books import BookLayout, book_layout, may_be_book, numbered_paragraph_starts, without_footnotes
 from .sentences import DocumentBuilder, ParsedFile, split_sentences
 
 #: a wrapped paragraph's last line is shorter than this fraction of the wrap width
@@ -476,7 +476,7 @@ def _read_etext(text: str, lo: int, hi: int, *, source: str, headings: bool | No
                      for section in layout.sections]
         footnote_marks = 0
         for para in paras:
-            text_of_para, n_marks = without_footnote_marks(para.text)
+            text_of_para, n_marks = without_footnotes(para.text)
             footnote_marks += n_marks
             pieces = split_sentences(text_of_para)
             _, sents, marks = segments[bisect_right(starts, para.line)]
@@ -491,7 +491,7 @@ def _read_etext(text: str, lo: int, hi: int, *, source: str, headings: bool | No
                 taken.append(heading)
         notes.extend(_renumbered(note, offset) for note in layout.notes)
         if footnote_marks:
-            notes.append(f"{footnote_marks} footnote mark(s) in the text left out")
+            notes.append(f"{footnote_marks} footnote(s) or footnote mark(s) inside the text left out")
     else:
         paras, hyphens = paragraphs(text[lo:hi])
         sents, marks = [], []
