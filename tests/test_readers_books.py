@@ -297,14 +297,16 @@ def test_footnotes_pictures_and_their_marks_leave_a_books_text():
                  "    [1] The Roman government had two harbors in\n        which fleets were kept.",
                  "[Footnote: Suum cuique. This snatch of a ballad was composed\nby a poet of the town.]",
                  "[Picture: A magnificent family red silk umbrella]", "[Illlustration: Mrs. Hurtle at the window.]",
-                 "[* Footnote: It is a curious thing.]", "[9]", BODY, "CHAPTER II", BODY, "[*] A religious sect.",
+                 "[* Footnote: It is a curious thing.]", "[9]", "[*All the details are from Lecky.]",
+                 "[*]Whenever this word occurs in our writings, it intends\npersons without virtue.", BODY, "CHAPTER II", BODY, "[*] A religious sect.",
                  "CHAPTER III", BODY, "[Note:\n\n     The correct words were obtained from the 1909 edition.]",
                  "* * * * *", "PRINTED BY\nTURNBULL AND SPEARS,\nEDINBURGH")
     parsed, titles, texts = _read(text)
     assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
     joined = " ".join(texts)
     for gone in ("[1]", "[2]", "[9]", "[33]", "Alas", "Hannibal", "Roman government", "Suum cuique", "umbrella", "Mrs. Hurtle", "curious thing",
-                 "religious sect", "correct words", "PRINTED", "TURNBULL"):
+                 "religious sect", "correct words", "PRINTED", "TURNBULL", "Lecky",
+                 "without virtue"):
         assert gone not in joined, gone
     assert "The city gave name to the promontory." in texts and "So it was." in texts
     assert "It crowned the hill, and the road ran east." in texts

@@ -217,11 +217,11 @@ _MINOR_WORDS = frozenset(
     "about among through after before without within between against towards toward during near per via vs "
     "de la le du des von van der da di".split())
 # an editor's bracketed block: an illustration (also misspelt, or a picture, a plate, an omitted sketch or score), a
-# transcriber's note, a footnote ("[Footnote: ...]", "[* Footnote: ...]"), a note ("[Note: ...")
-_NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+\d|transcriber|footnote|note\s*:|"
+# transcriber's note, a footnote ("[Footnote: ...]", "[* Footnote: ...]", "[*All the details ...]"), a note ("[Note: ...")
+_NOTE_BLOCK_RE = re.compile(r"^\[\s*(?:\*|il+ustration|picture\s*:|plates?\s+\d|transcriber|footnote|note\s*:|"
                             r"sketch\s+omitted|music\s+score)", re.I)
-# a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*] A religious sect."
-_FOOTNOTE_BODY_RE = re.compile(r"^\[(?:\d{1,3}|[*+\u2020\u2021])\](?:\s+\S|$)")
+# a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*]Whenever this word ..."
+_FOOTNOTE_BODY_RE = re.compile(r"^\[(?:\d{1,3}|[*+\u2020\u2021])\]")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]"
 _FOOTNOTE_MARK_RE = re.compile(r"\s*\[(?:\d{1,3}|[*+\u2020\u2021])\](?![^\W_])")
 # a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
