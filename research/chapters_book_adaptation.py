@@ -30,8 +30,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from chapters_count_screen import score_books
-from chapters_pool_screen import count_rule_rows, screen_books, screen_parser, summarise
+from chapters_count_screen import log_odds, scored_books
+from chapters_pool_screen import count_rule_rows, screen_parser, summarise
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
@@ -74,11 +74,6 @@ def within_book_z(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(axis=0)) / sd
 
 
-def log_odds(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
-
-
 def self_trained(book: dict, words_per_chapter: float, share: float, weight: float) -> np.ndarray:
     """The trees' probabilities moved by a regression fitted on the book's own likeliest starts."""
     p = book["p"]
@@ -105,10 +100,7 @@ def half_book_aucs(book: dict) -> list[tuple[float, float]]:
 
 def main(argv=None) -> int:
     args = screen_parser(__doc__).parse_args(argv)
-    train, held = screen_books(args)
-    words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
-    print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
-    score_books(train, held, lambda b: b["X"])
+    train, held, words_per_chapter = scored_books(args)
     out: dict = {"rhythm": {}}
     truth = np.array([np.log(b["words"] / len(b["masses"])) for b in train + held])
     lengths = [np.array(b["masses"][1:-1] if len(b["masses"]) > 3 else b["masses"], dtype=float) for b in train + held]

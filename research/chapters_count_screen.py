@@ -83,6 +83,22 @@ def score_books(train: list[dict], held: list[dict], columns) -> None:
         book["p"] = model.predict_proba(columns(book))[:, 1]
 
 
+def scored_books(args) -> tuple[list[dict], list[dict], float]:
+    """The training and held-out books (:func:`chapters_pool_screen.screen_books`) with the first trees' scores
+    ``p`` (:func:`score_books`), and the training books' mean words per chapter."""
+    train, held = screen_books(args)
+    words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
+    print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
+    score_books(train, held, lambda b: b["X"])
+    return train, held, words_per_chapter
+
+
+def log_odds(p: np.ndarray) -> np.ndarray:
+    """The logit of probabilities ``p`` (clipped to 1e-6 .. 1 - 1e-6)."""
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
 def book_statistics(book: dict) -> list[float]:
     """The book-level statistics of STATISTICS, in order."""
     words, p = book["words"], book["p"]
@@ -193,10 +209,8 @@ def main(argv=None) -> int:
     ap.add_argument("--map", action="store_true",
                     help="also choose each book's chapter length by the length-prior rule's own objective")
     args = ap.parse_args(argv)
-    train, held = screen_books(args)
-    print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
+    train, held, _ = scored_books(args)
     out: dict = {"measurements": {}}
-    score_books(train, held, lambda b: b["X"])
     count_rows(train, held, out["measurements"])
     if args.map:
         out["length-prior rule choosing each book's mean"] = section = {}

@@ -25,8 +25,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from chapters_count_screen import score_books, trees
-from chapters_pool_screen import screen_books, screen_parser
+from chapters_count_screen import log_odds, scored_books, trees
+from chapters_pool_screen import screen_parser
 
 from segviz import SegmentCountRule
 from segviz.evaluation import macro_average
@@ -35,11 +35,6 @@ from segviz.segmentation import boundaries_to_masses
 
 WINDOWS = (30, 60)
 MOVES = ("as decided", "oracle", "local ranker")
-
-
-def log_odds(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
 
 
 def near(book: dict, gap: int, window: int) -> np.ndarray:
@@ -87,10 +82,7 @@ def moved(book: dict, gaps: np.ndarray, window: int, how: str, ranker) -> np.nda
 
 def main(argv=None) -> int:
     args = screen_parser(__doc__).parse_args(argv)
-    train, held = screen_books(args)
-    words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
-    print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
-    score_books(train, held, lambda b: b["X"])
+    train, held, words_per_chapter = scored_books(args)
     out: dict = {}
     for window in WINDOWS:
         ranker = fit_ranker(train, window)

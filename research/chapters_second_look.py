@@ -18,8 +18,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from chapters_count_screen import score_books, trees
-from chapters_pool_screen import count_rule_rows, screen_books, screen_parser, summarise
+from chapters_count_screen import scored_books, trees
+from chapters_pool_screen import count_rule_rows, screen_parser, summarise
 
 from segviz.features.paragraph_measures import MEASUREMENTS
 from segviz.features.score_context import unit_score_context
@@ -34,10 +34,7 @@ def second_look_columns(book: dict) -> np.ndarray:
 
 def main(argv=None) -> int:
     args = screen_parser(__doc__).parse_args(argv)
-    train, held = screen_books(args)
-    words_per_chapter = sum(b["words"] for b in train) / sum(len(b["masses"]) for b in train)
-    print(f"{len(train)} training books, {len(held)} held-out books", flush=True)
-    score_books(train, held, lambda b: b["X"])
+    train, held, words_per_chapter = scored_books(args)
     for book in train + held:
         book["second"] = second_look_columns(book)
     out: dict = {}
