@@ -316,6 +316,10 @@ def test_footnotes_pictures_and_their_marks_leave_a_books_text():
     _, _, texts = _read(_book("CHAPTER I", "[Applausive titter.]", "In [1805] the attire [a] was new.", BODY,
                               "CHAPTER II", BODY, "CHAPTER III", BODY))
     assert "[Applausive titter.]" in texts and "In [1805] the attire [a] was new." in texts
+    # a star in brackets at the start of a line inside a paragraph is no note of its own: the line stays
+    _, _, texts = _read(_book("CHAPTER I", "Then I met a Peruvian smouse, and he said\n[*] was all he had, and "
+                              "left.", BODY, "CHAPTER II", BODY, "CHAPTER III", BODY))
+    assert "left." in " ".join(texts) and "Peruvian smouse" in " ".join(texts)
 
 
 def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():

@@ -83,12 +83,11 @@ Titles
     text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
 Left out anywhere
     ``[Illustration ...]`` blocks (``[Picture: ...]``, ``[Plate 1]``), ``[Transcriber's note ...]``, ``[Note: ...]``
-    and ``[Footnote: ...]`` blocks, a footnote's own paragraph opened by its mark (``[1] The Roman government
-    ...``, ``[*] A religious sect.``) and, inside the text, footnotes and their marks (``day. [Footnote: ...]``,
-    ``Italy.[1]``), and lines that only say a
-    volume or book ends
-    (``(End of volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the
-    printer's imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
+    and ``[Footnote: ...]`` blocks (``[*All the details ...]`` opening a block), a footnote's own paragraph opened
+    by its mark (``[1] The Roman government ...``, ``[*] A religious sect.``) and, inside the text, footnotes and
+    their marks (``day. [Footnote: ...]``, ``Italy.[1]``); lines that only say a volume or book ends (``(End of
+    volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
+    imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
     matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).
@@ -217,9 +216,11 @@ _MINOR_WORDS = frozenset(
     "about among through after before without within between against towards toward during near per via vs "
     "de la le du des von van der da di".split())
 # an editor's bracketed block: an illustration (also misspelt, or a picture, a plate, an omitted sketch or score), a
-# transcriber's note, a footnote ("[Footnote: ...]", "[* Footnote: ...]", "[*All the details ...]"), a note ("[Note: ...")
-_NOTE_BLOCK_RE = re.compile(r"^\[\s*(?:\*|il+ustration|picture\s*:|plates?\s+\d|transcriber|footnote|note\s*:|"
+# transcriber's note, a footnote ("[Footnote: ...]", "[* Footnote: ...]"), a note ("[Note: ...")
+_NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+\d|transcriber|footnote|note\s*:|"
                             r"sketch\s+omitted|music\s+score)", re.I)
+# ... and, opening a block of its own, a footnote starred in brackets ("[*All the details concerning the hermits ...]")
+_STARRED_NOTE_RE = re.compile(r"^\[\s*\*")
 # a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*]Whenever this word ..."
 _FOOTNOTE_BODY_RE = re.compile(r"^\[(?:\d{1,3}|[*+\u2020\u2021])\]")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]"
@@ -575,7 +576,7 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
             blocks += 1
             i = j
             continue
-        note = _NOTE_BLOCK_RE.match(line)
+        note = _NOTE_BLOCK_RE.match(line) or (alone and _STARRED_NOTE_RE.match(line))
         if note or (alone and _BRACKETED_END_OF_PART_RE.match(line)):
             j = i
             # a bracketed block runs to its closing bracket (a few lines at most; an unclosed one is one line)
