@@ -26,9 +26,8 @@ from pathlib import Path
 
 import numpy as np
 from chapters_count_screen import log_odds, scored_books, trees
-from chapters_pool_screen import screen_parser
+from chapters_pool_screen import count_rule_boundaries, screen_parser
 
-from segviz import SegmentCountRule
 from segviz.evaluation import macro_average
 from segviz.metrics import score_row
 from segviz.segmentation import boundaries_to_masses
@@ -50,6 +49,17 @@ def local_columns(book: dict, rows: np.ndarray) -> np.ndarray:
         centred = X - np.nanmean(X, axis=0)
     rank = np.argsort(np.argsort(-book["p"][rows])) / max(1, rows.size - 1)
     return np.c_[X, centred, rank]
+
+
+def first_among_neighbours(books: list[dict], window: int, scores) -> list[bool]:
+    """Per chapter start of ``books``: does ``scores(book, rows)`` rank it first among the paragraph starts
+    ``rows`` within ``window`` sentences of it?"""
+    first = []
+    for book in books:
+        for start in book["gaps"][book["y"] == 1]:
+            rows = near(book, start, window)
+            first.append(bool(book["gaps"][rows[np.argmax(scores(book, rows))]] == start))
+    return first
 
 
 def fit_ranker(train: list[dict], window: int):
@@ -86,13 +96,9 @@ def main(argv=None) -> int:
     out: dict = {}
     for window in WINDOWS:
         ranker = fit_ranker(train, window)
-        top = {"trees": [], "local ranker": []}
-        for book in held:
-            for start in book["gaps"][book["y"] == 1]:
-                rows = near(book, start, window)
-                truth = book["gaps"][rows] == start
-                top["trees"].append(bool(truth[np.argmax(book["p"][rows])]))
-                top["local ranker"].append(bool(truth[np.argmax(ranker.predict_proba(local_columns(book, rows))[:, 1])]))
+        top = {"trees": first_among_neighbours(held, window, lambda b, rows: b["p"][rows]),
+               "local ranker": first_among_neighbours(
+                   held, window, lambda b, rows: ranker.predict_proba(local_columns(b, rows))[:, 1])}
         out[f"window {window}"] = {"top1_trees": float(np.mean(top["trees"])),
                                    "top1_local_ranker": float(np.mean(top["local ranker"])),
                                    "chapter_starts": len(top["trees"])}
@@ -104,9 +110,7 @@ def main(argv=None) -> int:
                 for book in held:
                     segments = {"true": len(book["masses"]),
                                 "words": max(1, round(book["words"] / words_per_chapter))}[count]
-                    q = np.full(book["n"] - 1, 1e-9)
-                    q[book["gaps"]] = book["p"]
-                    gaps = np.asarray(SegmentCountRule(segments=segments).decide(q)) - 1
+                    gaps = count_rule_boundaries(book, book["p"], segments) - 1
                     rows.append(score_row(book["masses"],
                                           boundaries_to_masses(moved(book, gaps, window, how, ranker) + 1, book["n"])))
                 mean = macro_average(rows)

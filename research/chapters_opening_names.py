@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from chapters_count_screen import score_books
-from chapters_local_placement import WINDOWS, near
+from chapters_local_placement import WINDOWS, first_among_neighbours
 from chapters_pool_screen import count_rule_rows, screen_books, screen_parser, summarise
 
 from segviz.features import FeatureContext
@@ -81,8 +81,7 @@ def main(argv=None) -> int:
             rows = count_rule_rows(held, lambda b: b["p"], count, words_per_chapter)
             summarise(f"{label}, count {count}", held, rows, out)
         for window in WINDOWS:
-            first = [bool((b["gaps"][near(b, s, window)] == s)[np.argmax(b["p"][near(b, s, window)])])
-                     for b in held for s in b["gaps"][b["y"] == 1]]
+            first = first_among_neighbours(held, window, lambda b, rows: b["p"][rows])
             out[f"{label}, top-1 within {window}"] = float(np.mean(first))
             print(f"  {label}: a held-out chapter start first within ±{window} sentences {np.mean(first):.3f}",
                   flush=True)

@@ -46,13 +46,17 @@ def cached_book(args) -> dict:
             "masses": [int(m) for m in z["masses"]], "words": int(z["words"])}
 
 
-def held_out_row(book: dict, p: np.ndarray, segments: int) -> dict:
-    """One held-out book decided by the segment-count rule (``segments`` segments) over the trees' probabilities
-    ``p`` at its paragraph starts (every other gap all but never), scored against its chapters."""
+def count_rule_boundaries(book: dict, p: np.ndarray, segments: int) -> np.ndarray:
+    """The boundaries (segment-start sentences) the segment-count rule places in a book (``segments`` segments)
+    over the trees' probabilities ``p`` at its paragraph starts (every other gap all but never)."""
     q = np.full(book["n"] - 1, 1e-9)
     q[book["gaps"]] = p
-    hyp = SegmentCountRule(segments=segments).decide(q)
-    return score_row(book["masses"], boundaries_to_masses(hyp, book["n"]))
+    return np.asarray(SegmentCountRule(segments=segments).decide(q))
+
+
+def held_out_row(book: dict, p: np.ndarray, segments: int) -> dict:
+    """One held-out book decided by :func:`count_rule_boundaries`, scored against its chapters."""
+    return score_row(book["masses"], boundaries_to_masses(count_rule_boundaries(book, p, segments), book["n"]))
 
 
 def count_rule_rows(held: list[dict], probabilities, count: str, words_per_chapter: float) -> list[dict]:
