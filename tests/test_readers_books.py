@@ -453,6 +453,34 @@ def test_parts_with_a_motto_and_chapter_numbers_restarting():
     assert "1--Tidings" not in texts
 
 
+def test_a_books_chapter_mottos_leave_its_text():
+    verse = ("     Then (sad relief!) from the bleak coast that hears\n"
+             "     The German Ocean roar, deep-blooming, strong,\n"
+             "     Thomson's Liberty")
+    # Kim's: the verse, then its source set in as a block of its own; and a single line with its source
+    kim = "  And whoso will, from Pride released;\n  Contemning neither creed nor priest,\n\n  Buddha at Kamakura."
+    source = '     "Sola, sola, wo ha, ho, sola!"--Shakespeare'
+    parsed, titles, texts = _read(_book("CHAPTER I", verse, BODY, "CHAPTER II", kim, BODY, "CHAPTER III", source,
+                                        BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+    joined = " ".join(texts)
+    for gone in ("sad relief", "Thomson", "Pride released", "Kamakura", "Sola"):
+        assert gone not in joined, gone
+    assert texts.count(PARAGRAPH) == 14 * 3
+    assert any("3 chapter motto(s)" in note for note in parsed.notes)
+    # a habit of the book, not one chapter's: a single chapter opening with indented verse keeps it (a song)
+    _, _, texts = _read(_book("CHAPTER I", verse, BODY, "CHAPTER II", BODY, "CHAPTER III", BODY))
+    assert "sad relief" in " ".join(texts)
+    # set in no further than the prose after it, or with no prose after it, it is the chapter's text
+    flush = "Then (sad relief!) from the bleak coast that hears\nThe German Ocean roar, deep-blooming, strong,"
+    _, _, texts = _read(_book("CHAPTER I", flush, BODY, "CHAPTER II", flush, BODY, "CHAPTER III", flush, BODY))
+    assert " ".join(texts).count("sad relief") == 3
+    indented = "\n\n".join("    " + _wrapped(PARAGRAPH).replace("\n", "\n    ") for _ in range(14))
+    _, _, texts = _read(_book("CHAPTER I", verse, indented, "CHAPTER II", verse, indented, "CHAPTER III", verse,
+                              indented))
+    assert " ".join(texts).count("sad relief") == 3
+
+
 def test_notes_and_appendices_after_the_last_chapter_are_back_matter():
     _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", BODY, "APPENDIX", BODY))
     assert titles == ["CHAPTER I", "CHAPTER II"] and len(texts) == 2 * len(_read(_book("CHAPTER I", BODY))[2])

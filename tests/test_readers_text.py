@@ -37,6 +37,14 @@ def test_wrapped_lines_are_joined_into_sentences_with_paragraph_starts():
     assert not parsed.has_reference and parsed.n_documents == 1
 
 
+def test_a_title_in_capitals_does_not_end_a_sentence():
+    # books set a chapter's first words in capitals: "MR." alone would be a one-word sentence at its start
+    texts = _texts("MRS. SOWERBY came in. COL. Grangerford was a gentleman, you see. Mr. Brown sat.\n\n"
+                   "They met at ST.\n\nHe said no. DR. JEKYLL was there.")
+    assert texts == ["MRS. SOWERBY came in.", "COL. Grangerford was a gentleman, you see.", "Mr. Brown sat.",
+                     "They met at ST.", "He said no.", "DR. JEKYLL was there."]
+
+
 def test_crlf_bom_and_invisible_characters(tmp_path):
     f = tmp_path / "win.txt"
     f.write_bytes(b"\xef\xbb\xbf" + WRAPPED.replace("\n", "\r\n").encode("utf-8"))

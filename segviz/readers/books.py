@@ -68,7 +68,7 @@ Titles
     MARTIANS`` / ``I.`` / ``THE EVE OF THE WAR.``; at most :data:`MAX_GROUP_HEADINGS` headings), which starts one
     reference segment: a part or volume heading directly followed by a chapter heading is part of that chapter's
     title, and so is one with only a motto (at most :data:`MAX_PART_EPIGRAPH_CHARS` characters) before its first
-    chapter, the motto opening the chapter's text; a part followed by more prose is a segment of its own.
+    chapter, the motto opening the chapter's text (and leaving it where mottos are the book's habit: Mottos); a part followed by more prose is a segment of its own.
     Chapter numbers may restart in each part.  After a heading, up to
     :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each) that read as titles -- in
     capitals (a quotation too: ``"I WON'T!" SAID MARY``), or capitalised like a title (:data:`TITLE_CAPITALS_SHARE`
@@ -81,6 +81,13 @@ Titles
     encounters Smike, very opportunely and to some Purpose``) -- are the chapter's title (``The Widow and her
     Child.``, ``HAMILTON``, ``To the People of the State of New York:``) and leave the
     text.  The group's lines join into one title: after punctuation with a space, otherwise with ``: ``.
+Mottos
+    Verse or a quotation set in below a chapter's heading and title, above the prose that opens the chapter
+    (at most :data:`MAX_MOTTO_BLOCKS` blocks and :data:`MAX_MOTTO_LINES` lines, each line set in by at least
+    :data:`MIN_MOTTO_INDENT` columns more than that prose), is the chapter's motto where at least
+    :data:`MIN_MOTTO_CHAPTERS` chapters of the book open with one (Scott's, Cooper's, Eliot's, Gaskell's and
+    Kipling's books): it gives the chapter's start away as its heading would, and leaves the text.  A single
+    chapter opening with a song keeps it.
 Left out anywhere
     ``[Illustration ...]`` blocks (``[Picture: ...]``, ``[Plate 1]``), ``[Transcriber's note ...]``, ``[Note: ...]``
     and ``[Footnote: ...]`` blocks (``[*All the details ...]`` opening a block), a footnote's own paragraph opened
@@ -137,6 +144,13 @@ CLOSING_SHARE = 1 / 3
 MIN_CLOSING_SECTIONS = 3
 #: a part heading with at most this much text (characters) before its first chapter (a motto) joins that chapter
 MAX_PART_EPIGRAPH_CHARS = 1000
+#: a chapter's motto (indented blocks right below its heading) has at most this many blocks and lines
+MAX_MOTTO_BLOCKS = 3
+MAX_MOTTO_LINES = 20
+#: ... and mottos are a book's habit: the rule holds only where at least this many chapters open with one
+MIN_MOTTO_CHAPTERS = 3
+#: a line set in by at least this many columns (tabs expanded) more than the prose after it is indented
+MIN_MOTTO_INDENT = 2
 #: a line of verse (a motto below a chapter heading) is shorter than this; a wrapped title runs to the margin
 MAX_VERSE_LINE_CHARS = 60
 #: a title capitalises at least this share of the words a title would ...
@@ -840,6 +854,10 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
     sections, joined = _parts_with_epigraphs(sections, visible, dropped)
     if joined:
         notes.append(f"{joined} part heading(s) with only a motto before their first chapter joined to it")
+    if book:
+        mottos = _chapter_mottos(sections, lines, visible, dropped)
+        if mottos:
+            notes.append(f"{mottos} chapter motto(s) below the headings left out")
     if n_blocks_out:
         notes.append(f"{n_blocks_out} illustration, footnote or transcriber's note block(s) left out")
     if n_end_lines:
@@ -1057,6 +1075,68 @@ def _parts_with_epigraphs(sections: list[Section], visible: Sequence[str],
         out.append(section)
         k += 1
     return out, joined
+
+
+def _indent(line: str) -> int:
+    """The columns a raw line is set in by (tabs expanded as a terminal would)."""
+    expanded = line.expandtabs(8)
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _opening_blocks(start: int, stop: int, visible: Sequence[str], dropped: list[bool],
+                    most: int) -> list[list[int]]:
+    """The line numbers of the first ``most`` blocks of text (runs of lines neither blank nor left out) between
+    lines ``start`` and ``stop``."""
+    blocks: list[list[int]] = []
+    for i in range(start, stop):
+        if not visible[i] or dropped[i]:
+            if blocks and blocks[-1]:
+                if len(blocks) == most:
+                    break
+                blocks.append([])
+            continue
+        if not blocks:
+            blocks.append([])
+        blocks[-1].append(i)
+    return [block for block in blocks if block]
+
+
+def _motto_lines(section: Section, stop: int, lines: Sequence[str], visible: Sequence[str],
+                 dropped: list[bool]) -> list[int]:
+    """The lines of the motto opening a section's text, or none: the indented blocks right below its heading
+    and title (at most :data:`MAX_MOTTO_BLOCKS` blocks and :data:`MAX_MOTTO_LINES` lines, at least two lines or
+    one ending in its source, ``--Shakespeare``), each line set in by :data:`MIN_MOTTO_INDENT` columns more
+    than the first line of the prose that follows them (which must follow: a section whose whole text is set in
+    has no motto)."""
+    blocks = _opening_blocks(section.end, stop, visible, dropped, MAX_MOTTO_BLOCKS + 1)
+    for count in range(1, len(blocks)):
+        margin = _indent(lines[blocks[count][0]])
+        motto = [i for block in blocks[:count] for i in block]
+        if not all(_indent(lines[i]) >= margin + MIN_MOTTO_INDENT for i in motto):
+            continue   # the block after is set in as well: the motto may go on (Kim's verse, then its source)
+        if len(motto) > MAX_MOTTO_LINES or sum(len(visible[i]) for i in motto) > MAX_PART_EPIGRAPH_CHARS:
+            return []
+        if len(motto) < 2 and not _ATTRIBUTION_RE.search(visible[motto[0]]):
+            return []
+        return motto
+    return []
+
+
+def _chapter_mottos(sections: list[Section], lines: Sequence[str], visible: Sequence[str],
+                    dropped: list[bool]) -> int:
+    """Mark as dropped the motto opening each section's text (:func:`_motto_lines`) where at least
+    :data:`MIN_MOTTO_CHAPTERS` sections open with one: verse set in below the heading (Ivanhoe's ``Then (sad
+    relief!) from the bleak coast that hears`` / ... / ``Thomson's Liberty``) gives the chapter's start away as
+    its heading would, and is no part of the story.  Returns how many mottos left the text."""
+    bounds = [section.start for section in sections[1:]] + [len(visible)]
+    mottos = [_motto_lines(section, stop, lines, visible, dropped) for section, stop in zip(sections, bounds)]
+    mottos = [motto for motto in mottos if motto]
+    if len(mottos) < MIN_MOTTO_CHAPTERS:
+        return 0
+    for motto in mottos:
+        for i in motto:
+            dropped[i] = True
+    return len(mottos)
 
 
 def _with_text(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> tuple[list[Section], int]:

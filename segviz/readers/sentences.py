@@ -47,18 +47,34 @@ class ParsedFile:
     headings_decision: str = ""
 
 
+# a title in capitals syntok does not know for an abbreviation: books set a chapter's first words so ("MR.
+# GRADGRIND", "COL. Grangerford"), and a one-word sentence there would give the chapter's start away
+_CAPITAL_TITLE_RE = re.compile(r"(?:^|\s)(?:MRS?|MESSRS|DR|COL|CAPT|GEN|REV|PROF|SGT|LT|ST)\.$")
+
+
 def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (one paragraph or more) by syntok, with whitespace runs made single spaces."""
+    """The sentences of ``text`` (one paragraph or more) by syntok, with whitespace runs made single spaces; a
+    sentence ending in a title in capitals (``MR.``, ``MRS.``, ``DR.``, ``COL.`` ...) goes on into the next one
+    of its paragraph."""
     import syntok.segmenter as segmenter  # imported on use: only prose needs it
 
     out = []
     for paragraph in segmenter.analyze(text):
+        held = ""
         for sentence in paragraph:
             start = sentence[0].offset
             end = sentence[-1].offset + len(sentence[-1].value)
             piece = " ".join(text[start:end].split())
-            if piece:
+            if not piece:
+                continue
+            piece = f"{held} {piece}" if held else piece
+            held = ""
+            if _CAPITAL_TITLE_RE.search(piece):
+                held = piece
+            else:
                 out.append(piece)
+        if held:
+            out.append(held)
     return out
 
 
