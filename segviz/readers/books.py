@@ -68,8 +68,9 @@ Titles
     MARTIANS`` / ``I.`` / ``THE EVE OF THE WAR.``; at most :data:`MAX_GROUP_HEADINGS` headings), which starts one
     reference segment: a part or volume heading directly followed by a chapter heading is part of that chapter's
     title, and so is one with only a motto (at most :data:`MAX_PART_EPIGRAPH_CHARS` characters) before its first
-    chapter, the motto opening the chapter's text (and leaving it where mottos are the book's habit: Mottos); a part followed by more prose is a segment of its own.
-    Chapter numbers may restart in each part.  After a heading, up to
+    chapter, the motto opening the chapter's text (and leaving it where mottos are the book's habit: Mottos); a
+    part followed by more prose is a segment of its own.  Chapter numbers may restart in each part.  After a
+    heading, up to
     :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each) that read as titles -- in
     capitals (a quotation too: ``"I WON'T!" SAID MARY``), or capitalised like a title (:data:`TITLE_CAPITALS_SHARE`
     of the words a title capitalises, :data:`TITLE_LINE_CAPITALS_SHARE` on one short line: ``The first Step
