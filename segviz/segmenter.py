@@ -290,8 +290,10 @@ class Segmenter(ParamsMixin, SegmentationModel):
             if scorer.usable(train_context):
                 # cross-fitted: each training book scored by trees that never saw it (gap_scorer's docstring)
                 train_context.set_gap_score((yield from scorer.fit_iter(train_context, y)))
+                scorer.release(train_context)
                 if held_context is not None:
                     held_context.set_gap_score(scorer.scores(held_context))
+                    scorer.release(held_context)
             else:   # too few books with paragraphs to learn from: recorded as not asked
                 scorer = None
                 families = tuple(f for f in families if f != "paragraph-score")
@@ -425,6 +427,7 @@ class Segmenter(ParamsMixin, SegmentationModel):
         context = FeatureContext.from_corpus(corpus, relevance=rel)
         if getattr(self, "scorer_", None) is not None and any(f.kind == "paragraph-score" for f in features):
             context.set_gap_score(self.scorer_.scores(context))
+            self.scorer_.release(context)
         matrix = (evaluate_features(list(features), context, n_jobs=n_jobs) if features
                   else sp.csr_matrix((len(sentences) - 1, 0)))
         # kept for the next round's one new column (a live training's curve); keyed on the very relevance array

@@ -9,8 +9,13 @@ from segviz.documents import Corpus, Document
 from segviz.errors import SegvizError
 from segviz.events import run_to_end
 from segviz.features import FeatureContext
-from segviz.features.paragraph_cues import cue_matrix
-from segviz.features.paragraph_measures import MEASUREMENTS, paragraph_measurements, paragraph_start_gaps
+from segviz.features.paragraph_cues import CUES_MEMO, cue_matrix
+from segviz.features.paragraph_measures import (
+    MEASUREMENTS,
+    MEASUREMENTS_MEMO,
+    paragraph_measurements,
+    paragraph_start_gaps,
+)
 from segviz.features.score_context import (
     CONTEXT_SPANS,
     CONTEXT_THRESHOLDS,
@@ -90,6 +95,29 @@ def test_training_scores_are_cross_fitted():
     assert first and np.isnan(scores[~at]).all() and (scores[at] >= 0).all()
     # the trees of every book score new text
     assert np.isfinite(scorer.scores(context)[at]).all()
+
+
+@pytest.mark.slow
+def test_the_measurements_are_given_back_once_the_score_is_set(monkeypatch):
+    """The measurements and cue terms are cached only while the score is made: induction asks about the score, and
+    on 127 books they would hold some 0.6 GB while the candidate matrix is built."""
+    corpus = _corpus(1, 6)
+    context = FeatureContext.from_corpus(corpus)
+    scorer = GapScorer(max_iter=20, folds=3)
+    run_to_end(scorer.fit_iter(context, masses_to_indicator(corpus.masses())))
+    scores = scorer.scores(context)
+    assert context.is_cached(MEASUREMENTS_MEMO) and context.is_cached(CUES_MEMO)
+    scorer.release(context)
+    assert not context.is_cached(MEASUREMENTS_MEMO) and not context.is_cached(CUES_MEMO)
+    np.testing.assert_array_equal(scorer.scores(context), scores)   # made again when asked again
+    # a segmenter gives them back on its training and held-out contexts, and on a context it applies to
+    released = []
+    release = GapScorer.release
+    monkeypatch.setattr(GapScorer, "release", staticmethod(lambda c: (released.append(c), release(c))))
+    seg = Segmenter(families=("paragraphs", "paragraph-score"), n_features=2).fit(_corpus(3, 6), _corpus(4, 2))
+    seg.predict_proba(_corpus(5, 2))
+    assert len(released) >= 3   # training, held-out (and held-out again as the rule is tuned), applied
+    assert not any(c.is_cached(MEASUREMENTS_MEMO) or c.is_cached(CUES_MEMO) for c in released)
 
 
 def test_too_few_books_are_refused_and_a_segmenter_then_does_not_ask():

@@ -199,6 +199,10 @@ class FeatureContext:
     def is_cached(self, key) -> bool:
         return key in self._memo
 
+    def forget(self, key) -> None:
+        """Drop one cached value (a :meth:`memo` key) that nothing will read again, to give its memory back."""
+        self._memo.pop(key, None)
+
     def values(self, signal: Signal, window: Window) -> np.ndarray:
         """The signal's value at every event (n-1,), computed once per (signal, window)."""
         self.require(signal.needs)

@@ -23,12 +23,14 @@ import scipy.sparse as sp
 from segviz.features.context import FeatureContext
 from segviz.features.paragraph_measures import paragraph_start_gaps
 
-__all__ = ["CUE_HASH_BITS", "CUE_HASH_SIZE", "CUE_WORDS", "cue_terms", "cue_matrix"]
+__all__ = ["CUE_HASH_BITS", "CUE_HASH_SIZE", "CUE_WORDS", "CUES_MEMO", "cue_terms", "cue_matrix"]
 
 CUE_HASH_BITS = 18
 CUE_HASH_SIZE = 1 << CUE_HASH_BITS
 #: the words of each side read (the two sentences' first or last)
 CUE_WORDS = 30
+#: the key :func:`cue_matrix` caches its matrix under in a context (``FeatureContext.memo``)
+CUES_MEMO = ("paragraph cues",)
 _BIGRAM_WORDS = 12
 _POSITIONS = 3
 
@@ -82,4 +84,4 @@ def cue_matrix(context: FeatureContext) -> sp.csr_matrix:
         matrix.data = np.minimum(matrix.data, 1.0)
         return matrix
 
-    return context.memo(("paragraph cues",), build)
+    return context.memo(CUES_MEMO, build)

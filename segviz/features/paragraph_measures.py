@@ -33,12 +33,14 @@ from segviz.features.questions import Window
 from segviz.features.tfidf import TFIDF, TFIDF_DEPTH, TFIDF_Z, term_counts
 from segviz.features.transitions import TIME_WORDS
 
-__all__ = ["MEASUREMENTS", "TFIDF_SPANS", "PARAGRAPH_SPANS", "NAME_SPANS", "paragraph_measurements",
+__all__ = ["MEASUREMENTS", "MEASUREMENTS_MEMO", "TFIDF_SPANS", "PARAGRAPH_SPANS", "NAME_SPANS", "paragraph_measurements",
            "paragraph_start_gaps", "sentence_words"]
 
 TFIDF_SPANS: tuple[int, ...] = (5, 10, 25, 50, 100)
 PARAGRAPH_SPANS: tuple[int, ...] = (1, 3, 8, 20)
 NAME_SPANS: tuple[int, ...] = (10, 25, 50)
+#: the key :func:`paragraph_measurements` caches its matrix under in a context (``FeatureContext.memo``)
+MEASUREMENTS_MEMO = ("paragraph measurements",)
 #: the columns of :func:`paragraph_measurements`, in order
 MEASUREMENTS: tuple[str, ...] = (
     *(f"tfidf_{part}_{k}" for k in TFIDF_SPANS for part in ("cos", "z", "depth")),
@@ -175,4 +177,4 @@ def paragraph_measurements(context: FeatureContext) -> np.ndarray:
         out[~at] = np.nan
         return out
 
-    return context.memo(("paragraph measurements",), build)
+    return context.memo(MEASUREMENTS_MEMO, build)
