@@ -320,6 +320,13 @@ def test_footnotes_pictures_and_their_marks_leave_a_books_text():
     _, _, texts = _read(_book("CHAPTER I", "Then I met a Peruvian smouse, and he said\n[*] was all he had, and "
                               "left.", BODY, "CHAPTER II", BODY, "CHAPTER III", BODY))
     assert "left." in " ".join(texts) and "Peruvian smouse" in " ".join(texts)
+    # a symbol in parentheses marks a note too (The Prince's "Lodovico(*)" and its note below the paragraph); a
+    # number in parentheses opens a list item and stays
+    parsed, _, texts = _read(_book("CHAPTER I", "It was enough for the Duke Lodovico(*) to raise insurrections.",
+                                   "     (*) Duke Lodovico was Lodovico Moro, a son of Francesco\n     Sforza.",
+                                   "(1) the first way is to ruin them.", BODY, "CHAPTER II", BODY, "CHAPTER III", BODY))
+    assert "It was enough for the Duke Lodovico to raise insurrections." in texts
+    assert "Moro" not in " ".join(texts) and "(1) the first way is to ruin them." in texts
 
 
 def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():

@@ -92,8 +92,8 @@ Mottos
 Left out anywhere
     ``[Illustration ...]`` blocks (``[Picture: ...]``, ``[Plate 1]``), ``[Transcriber's note ...]``, ``[Note: ...]``
     and ``[Footnote: ...]`` blocks (``[*All the details ...]`` opening a block), a footnote's own paragraph opened
-    by its mark (``[1] The Roman government ...``, ``[*] A religious sect.``) and, inside the text, footnotes and
-    their marks (``day. [Footnote: ...]``, ``Italy.[1]``); lines that only say a volume or book ends (``(End of
+    by its mark (``[1] The Roman government ...``, ``[*] A religious sect.``, ``(*) Duke Lodovico was ...``) and,
+    inside the text, footnotes and their marks (``day. [Footnote: ...]``, ``Italy.[1]``, ``Lodovico(*)``); lines that only say a volume or book ends (``(End of
     volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
     imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
@@ -236,10 +236,12 @@ _NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+
                             r"sketch\s+omitted|music\s+score)", re.I)
 # ... and, opening a block of its own, a footnote starred in brackets ("[*All the details concerning the hermits ...]")
 _STARRED_NOTE_RE = re.compile(r"^\[\s*\*")
-# a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*]Whenever this word ..."
-_FOOTNOTE_BODY_RE = re.compile(r"^\[(?:\d{1,3}|[*+\u2020\u2021])\]")
-# a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]"
-_FOOTNOTE_MARK_RE = re.compile(r"\s*\[(?:\d{1,3}|[*+\u2020\u2021])\](?![^\W_])")
+# a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*]Whenever this word ...",
+# "(*) Duke Lodovico was Lodovico Moro" (a symbol in parentheses: "(1)" opens numbered lists too)
+_FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\))")
+# a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]",
+# "the Duke Lodovico(*) to raise", "(and not of Charles)(+)"
+_FOOTNOTE_MARK_RE = re.compile(r"\s*(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\))(?![^\W_])")
 # a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
 _INLINE_FOOTNOTE_RE = re.compile(r"\s*(?:\[\s*\*?\s*footnote\b[^\]]*\]|\{\s*footnote\s*\[[^\]]*\]\s*\})", re.I)
 _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
