@@ -327,6 +327,13 @@ def test_footnotes_pictures_and_their_marks_leave_a_books_text():
                                    "(1) the first way is to ruin them.", BODY, "CHAPTER II", BODY, "CHAPTER III", BODY))
     assert "It was enough for the Duke Lodovico to raise insurrections." in texts
     assert "Moro" not in " ".join(texts) and "(1) the first way is to ruin them." in texts
+    # a number in braces: a note's mark or the printed edition's page ("landward {2}", "trees, as {301} and"), and a
+    # note opened by one; a chemist's "C_{2}HCl_{3}O" stays
+    parsed, _, texts = _read(_book("CHAPTER I", "If you are landward {2} you see. The woods, {301} and the trees.",
+                                   "{2}  Country.", "The modern Morpheus--C_{2}HCl_{3}O.", BODY, "CHAPTER II", BODY,
+                                   "CHAPTER III", BODY))
+    assert "If you are landward you see." in texts and "The woods, and the trees." in texts
+    assert "Country." not in texts and "The modern Morpheus--C_{2}HCl_{3}O." in texts
 
 
 def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():
@@ -431,6 +438,21 @@ def test_quoted_and_mixed_case_titles_leave_the_text():
                       "CHAPTER III: WATER! WATER!", "CHAPTER IV"]
     assert "The first Step towards the Ladder." not in texts and not any("WON'T" in t or "WATER" in t for t in texts)
     assert "“TOM!”" in texts   # a quotation of its own that exclaims is dialogue
+
+
+def test_a_chapters_argument_in_capitals_over_more_lines_is_its_title():
+    argument = ("THE SEA--LONGINGS FOR SHORE--A LAND-SICK SHIP--DESTINATION OF THE\n"
+                "VOYAGERS--THE MARQUESAS--ADVENTURE OF A MISSIONARY'S WIFE AMONG THE\n"
+                "SAVAGES--CHARACTERISTIC ANECDOTE OF THE QUEEN OF NUKUHEVA--STATE OF\n"
+                "AFFAIRS ABOARD THE SHIP--CONTENTS OF HER LARDER--LENGTH OF SOUTH\n"
+                "SEAMEN'S VOYAGES")
+    _, titles, texts = _read(_book("CHAPTER ONE", argument, BODY, "CHAPTER TWO", BODY, "CHAPTER THREE", BODY))
+    assert titles[0].startswith("CHAPTER ONE: THE SEA--LONGINGS FOR SHORE") and titles[0].endswith("VOYAGES")
+    assert not any("NUKUHEVA" in t for t in texts)
+    # five lines of prose below a heading stay its text
+    prose = "\n".join(_wrapped(PARAGRAPH + " " + PARAGRAPH).split("\n")[:5])
+    _, titles, texts = _read(_book("CHAPTER ONE", prose, BODY, "CHAPTER TWO", BODY, "CHAPTER THREE", BODY))
+    assert titles[0] == "CHAPTER ONE"
 
 
 def test_a_title_wrapped_mid_phrase_is_one_title():

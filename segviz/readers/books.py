@@ -124,6 +124,8 @@ MIN_PAPER_SERIES = 3
 MAX_TITLE_BLOCKS = 5
 #: lines of one title block
 MAX_TITLE_LINES = 4
+#: ... or this many in capitals (a chapter's argument: ``THE SEA--LONGINGS FOR SHORE--...``)
+MAX_CAPITALS_TITLE_LINES = 8
 #: a book whose titles may be known by the gap after them: this many numbered chapters at least, and this share
 #: of them titled by the other rules
 MIN_SET_APART_CHAPTERS = 8
@@ -238,10 +240,12 @@ _NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+
 _STARRED_NOTE_RE = re.compile(r"^\[\s*\*")
 # a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*]Whenever this word ...",
 # "(*) Duke Lodovico was Lodovico Moro" (a symbol in parentheses: "(1)" opens numbered lists too)
-_FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\))")
+_FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\)|\{\d{1,3}\})")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]",
-# "the Duke Lodovico(*) to raise", "(and not of Charles)(+)"
-_FOOTNOTE_MARK_RE = re.compile(r"\s*(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\))(?![^\W_])")
+# "the Duke Lodovico(*) to raise", "(and not of Charles)(+)", a number in braces ("landward {2}", "trees, as
+# {301}": a note, or the printed edition's page); "C_{2}HCl_{3}O" goes on in a letter and stays
+_FOOTNOTE_MARK_RE = re.compile(
+    r"\s*(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\)|\{\d{1,3}\})(?![^\W_])")
 # a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
 _INLINE_FOOTNOTE_RE = re.compile(r"\s*(?:\[\s*\*?\s*footnote\b[^\]]*\]|\{\s*footnote\s*\[[^\]]*\]\s*\})", re.I)
 _END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
@@ -921,6 +925,15 @@ def is_chapter_argument(lines: Sequence[str], following: Sequence[str]) -> bool:
     return text[-1].isalnum() and not _ATTRIBUTION_RE.search(text) and is_prose(following)
 
 
+def _fits_a_title(lines: Sequence[str]) -> bool:
+    """Is a block short enough to be a title: :data:`MAX_TITLE_LINES` lines, or :data:`MAX_CAPITALS_TITLE_LINES`
+    in capitals (Typee's chapter arguments, ``THE SEA--LONGINGS FOR SHORE--A LAND-SICK SHIP--...`` over five
+    lines)?"""
+    if len(lines) <= MAX_TITLE_LINES:
+        return True
+    return len(lines) <= MAX_CAPITALS_TITLE_LINES and not any(ch.islower() for line in lines for ch in line)
+
+
 def _is_verse(lines: Sequence[str]) -> bool:
     """Short lines each opening with a capital: verse (a motto), not a title or an argument."""
     return len(lines) > 1 and all(line.strip()[:1].isupper() and len(line.strip()) < MAX_VERSE_LINE_CHARS
@@ -989,7 +1002,7 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
                 end, b, titles = blocks[b][1], b + 1, titles + 1
                 continue
             elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
-                    blocks[b][1] - blocks[b][0] <= MAX_TITLE_LINES and (
+                    _fits_a_title(visible[slice(*blocks[b])]) and (
                         is_title_like(visible[slice(*blocks[b])])
                         or _normal_title(" ".join(visible[slice(*blocks[b])])) in listed_titles
                         or (book and not titles and b + 1 < len(blocks)
