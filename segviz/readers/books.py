@@ -71,7 +71,8 @@ Titles
     chapter, the motto opening the chapter's text (and leaving it where mottos are the book's habit: Mottos); a
     part followed by more prose is a segment of its own.  Chapter numbers may restart in each part.  After a
     heading, up to
-    :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each) that read as titles -- in
+    :data:`MAX_TITLE_BLOCKS` short blocks (at most :data:`MAX_TITLE_LINES` lines each, or
+    :data:`MAX_CAPITALS_TITLE_LINES` in capitals: Typee's arguments) that read as titles -- in
     capitals (a quotation too: ``"I WON'T!" SAID MARY``), or capitalised like a title (:data:`TITLE_CAPITALS_SHARE`
     of the words a title capitalises, :data:`TITLE_LINE_CAPITALS_SHARE` on one short line: ``The first Step
     towards the Ladder.``), not a quotation in lower case
@@ -93,7 +94,8 @@ Left out anywhere
     ``[Illustration ...]`` blocks (``[Picture: ...]``, ``[Plate 1]``), ``[Transcriber's note ...]``, ``[Note: ...]``
     and ``[Footnote: ...]`` blocks (``[*All the details ...]`` opening a block), a footnote's own paragraph opened
     by its mark (``[1] The Roman government ...``, ``[*] A religious sect.``, ``(*) Duke Lodovico was ...``) and,
-    inside the text, footnotes and their marks (``day. [Footnote: ...]``, ``Italy.[1]``, ``Lodovico(*)``); lines that only say a volume or book ends (``(End of
+    inside the text, footnotes and their marks (``day. [Footnote: ...]``, ``Italy.[1]``, ``Lodovico(*)``, a number in
+    braces: ``landward {2}``, or the printed edition's page, ``trees, as {301}``; a note opened by one); lines that only say a volume or book ends (``(End of
     volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
     imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
