@@ -95,8 +95,8 @@ Left out anywhere
     and ``[Footnote: ...]`` blocks (``[*All the details ...]`` opening a block), a footnote's own paragraph opened
     by its mark (``[1] The Roman government ...``, ``[*] A religious sect.``, ``(*) Duke Lodovico was ...``) and,
     inside the text, footnotes and their marks (``day. [Footnote: ...]``, ``Italy.[1]``, ``Lodovico(*)``, a number in
-    braces: ``landward {2}``, or the printed edition's page, ``trees, as {301}``; a note opened by one); lines that only say a volume or book ends (``(End of
-    volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
+    braces: ``landward {2}``, or the printed edition's page, ``trees, as {301}``; a note opened by one); lines that
+    only say a volume or book ends (``(End of volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
     imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
