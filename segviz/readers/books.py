@@ -1039,13 +1039,17 @@ def _is_set_apart_title(lines: Sequence[str], gap_after: int, paragraph_gap: int
             and len(text.split()) >= 3 and is_prose(following))
 
 
+def _with_stops(sections: list[Section], n_lines: int) -> list[tuple[Section, int]]:
+    """Each section with the line its text stops at: the next section's first line, or the end of the text."""
+    return list(zip(sections, [section.start for section in sections[1:]] + [n_lines]))
+
+
 def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> int:
     """Mark as dropped a lone ``I`` (``I.``, ``1``) standing first in a chapter, and the title under it: the number
     of its first sub-section, even where the sub-sections are too short to be a numeral series of their own (a
     chapter that opens with ``I`` gives its boundary away as its heading would).  Returns how many."""
-    bounds = [section.start for section in sections[1:]] + [len(visible)]
     count = 0
-    for section, stop in zip(sections, bounds):
+    for section, stop in _with_stops(sections, len(visible)):
         i = next((i for i in range(section.end, stop) if visible[i] and not dropped[i]), None)
         if i is None or (i + 1 < len(visible) and visible[i + 1] and not dropped[i + 1]):
             continue   # not alone in its block
@@ -1146,8 +1150,8 @@ def _chapter_mottos(sections: list[Section], lines: Sequence[str], visible: Sequ
     :data:`MIN_MOTTO_CHAPTERS` sections open with one: verse set in below the heading (Ivanhoe's ``Then (sad
     relief!) from the bleak coast that hears`` / ... / ``Thomson's Liberty``) gives the chapter's start away as
     its heading would, and is no part of the story.  Returns how many mottos left the text."""
-    bounds = [section.start for section in sections[1:]] + [len(visible)]
-    mottos = [_motto_lines(section, stop, lines, visible, dropped) for section, stop in zip(sections, bounds)]
+    mottos = [_motto_lines(section, stop, lines, visible, dropped)
+              for section, stop in _with_stops(sections, len(visible))]
     mottos = [motto for motto in mottos if motto]
     if len(mottos) < MIN_MOTTO_CHAPTERS:
         return 0
@@ -1161,8 +1165,7 @@ def _with_text(sections: list[Section], visible: Sequence[str], dropped: list[bo
     """The sections that have a line of text before the next one (an empty section would be no segment: its
     heading lines are marked dropped instead), and how many had none."""
     kept: list[Section] = []
-    bounds = [section.start for section in sections[1:]] + [len(visible)]
-    for section, stop in zip(sections, bounds):
+    for section, stop in _with_stops(sections, len(visible)):
         if any(visible[i] and not dropped[i] for i in range(section.end, stop)):
             kept.append(section)
         else:
