@@ -274,6 +274,24 @@ def test_numerals_alone_with_titles_below_and_back_matter():
     assert not any(t in texts for t in ("THE END", "(End of volume one.)", "Other books by the author"))
 
 
+def test_a_line_that_ends_a_stage_of_the_story_leaves_the_text():
+    # Tess's "END OF PHASE THE FIRST", No Name's "THE END OF THE FIRST SCENE.", Great Expectations' stage: each stood
+    # as the last sentence of a chapter, a mark of the boundary that is no part of the story
+    ends = ["END OF PHASE THE FIRST", "THE END OF THE FIRST SCENE.",
+            "THIS IS THE END OF THE SECOND STAGE OF PIP'S EXPECTATIONS.", "THE END OF THE PROLOGUE."]
+    parts = ["CHAPTER I", BODY]
+    for k, end in enumerate(ends, start=2):
+        parts += [end, f"CHAPTER {'I' * k if k < 4 else 'IV' if k == 4 else 'V'}", BODY]
+    parsed, titles, texts = _read(_book(*parts))
+    assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III", "CHAPTER IV", "CHAPTER V"]
+    assert not any(end in t for end in ends for t in texts)
+    # ... but a chapter titled so, and prose that says an end, stay
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "The end of the scene was near, and all of us knew it.", BODY,
+                                   "CHAPTER II", "THE END OF A LONG JOURNEY", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II: THE END OF A LONG JOURNEY"]
+    assert "The end of the scene was near, and all of us knew it." in texts
+
+
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
     imprint = ("[End volume one of this edition.\n    Printed by T. and A. Constable,\n    Printers to Her Majesty "
                "at\n    the Edinburgh University Press]")
@@ -340,6 +358,17 @@ def test_a_prologue_before_the_first_chapter_is_kept_and_an_epilogue_taken():
     _, titles, _ = _read(_book("THE RIVER", "PROLOGUE", BODY, "CHAPTER I", BODY, "CHAPTER II", BODY,
                                     "EPILOGUE", BODY))
     assert titles == ["PROLOGUE", "CHAPTER I", "CHAPTER II", "EPILOGUE"]
+
+
+def test_numbered_epilogues_are_headings():
+    # War and Peace: "FIRST EPILOGUE: 1813 - 20" and "SECOND EPILOGUE" stood above chapters numbered from I again,
+    # and the first stayed in the text as the last sentence of the chapter before it
+    parsed, titles, texts = _read(_book("BOOK ONE: 1805", "CHAPTER I", BODY, "CHAPTER II", BODY,
+                                        "FIRST EPILOGUE: 1813 - 20", "CHAPTER I", BODY, "CHAPTER II", BODY,
+                                        "SECOND EPILOGUE", "CHAPTER I", BODY))
+    assert titles == ["BOOK ONE: 1805: CHAPTER I", "CHAPTER II", "FIRST EPILOGUE: 1813 - 20: CHAPTER I",
+                      "CHAPTER II", "SECOND EPILOGUE: CHAPTER I"]
+    assert not any("EPILOGUE" in t for t in texts)
 
 
 def test_line_end_hyphens_join_as_in_the_source():

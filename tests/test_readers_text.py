@@ -45,6 +45,14 @@ def test_a_title_in_capitals_does_not_end_a_sentence():
                      "They met at ST.", "He said no.", "DR. JEKYLL was there."]
 
 
+def test_a_title_before_a_name_does_not_end_a_sentence():
+    # syntok splits after these: "the Rev." and "Lieut." would each end a sentence and cut a name in two
+    texts = _texts("It was the Rev. Josiah Crawley who spoke. Lieut. Starbuck and Wm. Dobbin came.\n\n"
+                   "Messrs. Jones and Mme. Merle sat. Yes, Sir. No.")
+    assert texts == ["It was the Rev. Josiah Crawley who spoke.", "Lieut. Starbuck and Wm. Dobbin came.",
+                     "Messrs. Jones and Mme. Merle sat.", "Yes, Sir.", "No."]
+
+
 def test_crlf_bom_and_invisible_characters(tmp_path):
     f = tmp_path / "win.txt"
     f.write_bytes(b"\xef\xbb\xbf" + WRAPPED.replace("\n", "\r\n").encode("utf-8"))

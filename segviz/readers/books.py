@@ -217,8 +217,10 @@ _TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>(?=[IVXLCDM\d]){_ROMAN}(?![\d])|\d{{
                                 r"(?P<sep>\.\s*|\s*(?:--|[—–:])\s*|\s+)(?P<title>[A-Z“\"‘'(_].*)$")
 # a heading line's words after its number (``CHAPTER 15. No just Cause``): a title that may wrap onto the next line
 _TITLE_AFTER_NUMBER_RE = re.compile(r"^\S+\s+\S+?[.:]?(?:\s*(?:--|[—–])\s*|\s+)([A-Z“\"‘'(_].*)$")
+# a named section (``EPILOGUE``), with an ordinal where a book has more than one (War and Peace's ``FIRST EPILOGUE: 1813 - 20``)
 _NAMED_RE = re.compile(
-    rf"^(?:{'|'.join(w.upper() for w in _NAMED)}|{'|'.join(w.capitalize() for w in _NAMED)})"
+    rf"^(?:(?:(?:{'|'.join(w.upper() for w in _UNIT_ORDINALS)})\s+)?(?:{'|'.join(w.upper() for w in _NAMED)})"
+    rf"|(?:(?:{'|'.join(w.capitalize() for w in _UNIT_ORDINALS)})\s+)?(?:{'|'.join(w.capitalize() for w in _NAMED)}))"
     r"(?:[.:]?$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9][\w.]*$)")
 _MARKDOWN_MARK_RE = re.compile(r"^#{1,6}\s+")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
@@ -250,9 +252,12 @@ _FOOTNOTE_MARK_RE = re.compile(
     r"\s*(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\)|\{\d{1,3}\})(?![^\W_])")
 # a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
 _INLINE_FOOTNOTE_RE = re.compile(r"\s*(?:\[\s*\*?\s*footnote\b[^\]]*\]|\{\s*footnote\s*\[[^\]]*\]\s*\})", re.I)
-_END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:book|volume|vol\.?|part)"
-                             r"\b[\w .,]{0,20}[.)\]]*$", re.I)
-_MAX_END_OF_PART_CHARS = 40
+# a line of its own that says a part, or a stage of the story, ends: "END OF VOL. I", "END OF PHASE THE FIRST" (Tess),
+# "THE END OF THE FIRST SCENE." (No Name), "THIS IS THE END OF THE SECOND STAGE OF PIP'S EXPECTATIONS."
+_END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:this\s+is\s+)?(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?"
+                             r"(?:book|volume|vol\.?|part|phase|stage|scene|period|prologue)"
+                             r"(?:\s+(?:the\s+)?\w+)?(?:\s+of\s+[\w .'’]{1,40})?[.)\]]*$", re.I)
+_MAX_END_OF_PART_CHARS = 70
 # an editor's bracketed note that a volume ends, run on with the printer's imprint over a few lines (Mansfield Park:
 # "[End volume one of this edition. / Printed by T. and A. Constable, / ... University Press]")
 # ... or says where a volume of an earlier edition ended ("[At this point in the first and second editions, Volume 1
