@@ -292,6 +292,21 @@ def test_a_line_that_ends_a_stage_of_the_story_leaves_the_text():
     assert "The end of the scene was near, and all of us knew it." in texts
 
 
+def test_numbered_notes_at_the_end_of_a_section_that_marks_them_leave_the_text():
+    # the Federalist: marks glued to the text ("the whole.(1)", "neighbors."(2)") and, after each paper, its notes
+    # opened by the same numbers: they stood at every paper's end, giving the boundary away; an enumeration stays
+    marked = ('It is the doctrine of portions of the whole.(1) This doctrine will hold. And "neighbors."(2) Then more '
+              "of the same argument follows here, as every reader will see.")
+    parsed, _, texts = _read(_book("FEDERALIST No. 1", marked, BODY, "1. The same idea is held out.",
+                                   "2. Ibid.", "FEDERALIST No. 2", BODY, "The powers are these:",
+                                   "1. Regulation of the intercourse with foreign nations;",
+                                   "2. Maintenance of harmony among the States.", "FEDERALIST No. 3", BODY))
+    assert "It is the doctrine of portions of the whole." in texts and 'And "neighbors."' in texts
+    assert not any(t.startswith(("1. The same", "2. Ibid")) or "(1)" in t for t in texts)
+    assert "1. Regulation of the intercourse with foreign nations;" in texts
+    assert any("2 numbered note(s)" in note for note in parsed.notes)
+
+
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
     imprint = ("[End volume one of this edition.\n    Printed by T. and A. Constable,\n    Printers to Her Majesty "
                "at\n    the Edinburgh University Press]")

@@ -96,11 +96,14 @@ Left out anywhere
     by its mark (``[1] The Roman government ...``, ``[*] A religious sect.``, ``(*) Duke Lodovico was ...``) and,
     inside the text, footnotes and their marks (``day. [Footnote: ...]``, ``Italy.[1]``, ``Lodovico(*)``, a number in
     braces: ``landward {2}``, or the printed edition's page, ``trees, as {301}``; a note opened by one); lines that
-    only say a volume or book ends (``(End of volume one.)``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
+    only say a volume, a book or a stage of the story ends (``(End of volume one.)``, ``END OF PHASE THE FIRST``,
+    ``THE END OF THE FIRST SCENE.``), or a bracketed block opening so (``[End volume one of this edition.`` and the printer's
     imprint on the lines below, to its closing bracket).  After the last heading, a line ``THE END`` or ``FINIS``, the heading of the
     notes (``FOOTNOTES:``, ``NOTE``, ``NOTES TO CHAPTER I.``, ``A NOTE ON THE TEXT``), a transcriber's note or an
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
     matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).
+    Numbered notes at the end of a section whose text marks them glued to a word (the Federalist's
+    ``the whole.(1)`` and, after the paper, ``1. The same idea ...``) leave the text with their marks.
     A *closing formula* -- a short line standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least
     a third of the sections, the same each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it
     away as a heading would: it is left out wherever it stands alone.
@@ -250,6 +253,13 @@ _FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u202
 # {301}": a note, or the printed edition's page); "C_{2}HCl_{3}O" goes on in a letter and stays
 _FOOTNOTE_MARK_RE = re.compile(
     r"\s*(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\)|\{\d{1,3}\})(?![^\W_])")
+# a note's mark in parentheses glued to the word or stop before it: "portions of the whole.(1) This", "mankind!)(E1)",
+# "neighbors."(11)", "is ONE";(2)"
+# (an enumeration's "(1)" stands after a space)
+_GLUED_MARK_RE = re.compile(r"(?<=[^\W\d_])(?P<stop>[.,;:!?\"'’”)]{0,2})\((?P<number>[A-Z]?\d{1,3})\)"
+                            r"(?=[\s)\]\"'’”,.;:]|$)")
+# ... and the note under the section it marks, opened by the same number: "1. The same idea, tracing ...", "E1. Two"
+_NUMBERED_NOTE_RE = re.compile(r"^([A-Z]?\d{1,3})\.\s+\S")
 # a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
 _INLINE_FOOTNOTE_RE = re.compile(r"\s*(?:\[\s*\*?\s*footnote\b[^\]]*\]|\{\s*footnote\s*\[[^\]]*\]\s*\})", re.I)
 # a line of its own that says a part, or a stage of the story, ends: "END OF VOL. I", "END OF PHASE THE FIRST" (Tess),
@@ -629,10 +639,12 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
 
 def without_footnotes(text: str) -> tuple[str, int]:
     """``text`` without the footnotes printed inside it (``[Footnote: ...]``, ``{footnote [...]}``) and their marks
-    (``Italy.[1]``, ``country. [9]``, ``[*]``), and how many of both there were: an editor's apparatus, or the
+    (``Italy.[1]``, ``country. [9]``, ``[*]``, ``whole.(1)``), and how many of both there were: an editor's apparatus, or the
     author's notes, never the story's words (module docstring)."""
     out, notes = _INLINE_FOOTNOTE_RE.subn("", text)
     out, marks = _FOOTNOTE_MARK_RE.subn("", out)
+    out, glued = _GLUED_MARK_RE.subn(r"\g<stop>", out)
+    marks += glued
     return (out.strip(), notes + marks) if notes + marks else (text, 0)
 
 
@@ -860,6 +872,10 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             for i in range(cut, len(dropped)):
                 dropped[i] = True
             notes.append(f"back matter from line {cut} (after THE END, notes or a transcriber's note) left out")
+    if book:
+        section_notes = _section_notes(sections, visible, dropped)
+        if section_notes:
+            notes.append(f"{section_notes} numbered note(s) at the end of the sections that mark them left out")
     for text, count in _closing_lines(sections, visible, dropped):
         notes.append(f"the closing line {text!r} that ends {count} of {len(sections)} sections left out")
     sections, empty = _with_text(sections, visible, dropped)
@@ -1164,6 +1180,29 @@ def _chapter_mottos(sections: list[Section], lines: Sequence[str], visible: Sequ
         for i in motto:
             dropped[i] = True
     return len(mottos)
+
+
+def _section_notes(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> int:
+    """Mark as dropped the numbered notes printed at the end of a section whose text marks them glued to a word
+    (the Federalist: ``... of the whole.(1) This doctrine`` and, after the paper, ``1. The same idea, tracing the
+    arguments ...``): the last paragraphs of the section that open with a number its text marks.  Standing at every
+    section's end, they give the boundary after them away as a heading would.  Returns how many notes."""
+    count = 0
+    for section, stop in _with_stops(sections, len(visible)):
+        kept = [i for i in range(section.end, stop) if visible[i] and not dropped[i]]
+        marked = {mark.group("number") for i in kept for mark in _GLUED_MARK_RE.finditer(visible[i])}
+        if not marked:
+            continue
+        paragraph_firsts = [i for i in kept if i == section.end or not visible[i - 1] or dropped[i - 1]]
+        for first in reversed(paragraph_firsts):
+            note = _NUMBERED_NOTE_RE.match(visible[first])
+            if note is None or note.group(1) not in marked:
+                break
+            end = next((j for j in range(first, stop) if not visible[j]), stop)
+            for j in range(first, end):
+                dropped[j] = True
+            count += 1
+    return count
 
 
 def _with_text(sections: list[Section], visible: Sequence[str], dropped: list[bool]) -> tuple[list[Section], int]:
