@@ -386,6 +386,24 @@ def test_numbered_epilogues_are_headings():
     assert not any("EPILOGUE" in t for t in texts)
 
 
+def test_parts_named_by_an_ordinal_before_their_word_are_headings():
+    # No Name's "THE SECOND SCENE." / "SKELDERGATE, YORK." and The Moonstone's "SECOND NARRATIVE" stood as the last
+    # lines of the chapter before them; a narrative without chapters is a section of its own, and a period with
+    # only a line of its own joins the narrative below it
+    parsed, titles, texts = _read(_book("THE FIRST SCENE.", "COMBE-RAVEN.", "CHAPTER I.", BODY, "CHAPTER II.", BODY,
+                                        "THE SECOND SCENE.", "SKELDERGATE, YORK.", "CHAPTER I.", BODY,
+                                        "SECOND PERIOD", "The events related in several narratives.",
+                                        "FIRST NARRATIVE", "CHAPTER I", BODY, "SECOND NARRATIVE", BODY,
+                                        "THIRD NARRATIVE", "CHAPTER I", BODY))
+    assert titles == ["THE FIRST SCENE. COMBE-RAVEN. CHAPTER I.", "CHAPTER II.",
+                      "THE SECOND SCENE. SKELDERGATE, YORK. CHAPTER I.",
+                      "SECOND PERIOD: FIRST NARRATIVE: CHAPTER I", "SECOND NARRATIVE", "THIRD NARRATIVE: CHAPTER I"]
+    assert not any(word in t for t in texts for word in ("SCENE", "SKELDERGATE", "NARRATIVE"))
+    # ... and "[The First Epoch of the Story closes here.]" (The Woman in White) leaves the text
+    _, _, texts = _read(_book("CHAPTER I", BODY, "[The First Epoch of the Story closes here.]", "CHAPTER II", BODY))
+    assert not any("closes here" in t for t in texts)
+
+
 def test_line_end_hyphens_join_as_in_the_source():
     text = _book("CHAPTER I", "The bourgeoisie has through its exploitation of the World-\nMarket given a "
                  "cosmopolitan character\nto production in every country, and the well-\nknown wars of 1914-\n1918 "

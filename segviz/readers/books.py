@@ -212,6 +212,13 @@ _KEYWORD_RE = re.compile(
     # Roman numbers in capitals, or in lower case from i, v, x and l only ("Chapter iv"; "Letter mix" is no heading)
     # ... or a misprinted Roman number in capitals ("CHAPTER XXXIIII")
     rf"\s+(?P<num>\d{{1,4}}\b|{_ROMAN}\b|[ivxl]+\b|[IVXLC]{{1,9}}\b|(?i:{_NUMBER_WORD})\b)" + _REST)
+# a part named by an ordinal before its word, in capitals: "THE SECOND SCENE." (No Name), "FIRST PERIOD", "SECOND
+# NARRATIVE" (The Moonstone), "THE THIRD EPOCH" (The Woman in White); "First Epoch" in lower case is a contents entry
+_ORDINAL_PART_WORDS = ("scene", "period", "narrative", "epoch", "phase", "stage", "book", "part", "volume")
+_ORDINAL_PART_RE = re.compile(
+    rf"^(?:THE\s+)?(?P<num>{'|'.join(w.upper() for w in _UNIT_ORDINALS + _TEEN_ORDINALS + ('last', 'final'))})\s+"
+    rf"(?P<kw>{'|'.join(w.upper() for w in _ORDINAL_PART_WORDS)})"
+    r"[.:]?$")
 _PAPER_RE = re.compile(r"^(?P<kw>[A-Z][A-Za-z]+)\s+(?:No|NO|Number|NUMBER)\.?\s*(?P<num>\d{1,4})\b" + _REST)
 _NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
 # a numeral and a title on one line: ``I. The Period``, ``1.  The Cyclone``, ``1--A Face on Which Time ...``, or
@@ -271,9 +278,10 @@ _MAX_END_OF_PART_CHARS = 70
 # an editor's bracketed note that a volume ends, run on with the printer's imprint over a few lines (Mansfield Park:
 # "[End volume one of this edition. / Printed by T. and A. Constable, / ... University Press]")
 # ... or says where a volume of an earlier edition ended ("[At this point in the first and second editions, Volume 1
-# ends.]")
+# ends.]"), or that a part of the story closes ("[The First Epoch of the Story closes here.]")
 _BRACKETED_END_OF_PART_RE = re.compile(r"^\[\s*(?:(?:the\s+)?end\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?"
-                                       r"(?:book|volume|vol\.?|part)\b|[^\]]{0,80}\bvolume\s+\w+\s+end(?:s|ed)\b)",
+                                       r"(?:book|volume|vol\.?|part)\b|[^\]]{0,80}\bvolume\s+\w+\s+end(?:s|ed)\b|"
+                                       r"[^\]]{0,80}\b(?:epoch|part|book|volume|period)\s+of\s+the\s+story\s+closes\b)",
                                        re.I)
 # how a chapter's argument opens (Fielding, Dickens, Scott: "In which ...", "Containing ...", "Showing how ...")
 _ARGUMENT_OPENING_RE = re.compile(r"^(?:in\s+which|wherein|whereby|which\s+(?:concludes|contains|treats)|containing|"
@@ -361,6 +369,9 @@ def _match_plain_heading(line: str) -> HeadingMatch | None:
         if value is None and not re.fullmatch(r"(?i)(?:the\s+)?(?:last|final)", num):
             return None
         return HeadingMatch("keyword", kw, value, container=kw in _CONTAINER_WORDS)
+    m = _ORDINAL_PART_RE.match(line)
+    if m:
+        return HeadingMatch("keyword", m.group("kw").lower(), number_value(m.group("num")), container=True)
     m = _PAPER_RE.match(line)
     if m:
         return HeadingMatch("paper", m.group("kw").lower(), int(m.group("num")))
@@ -1107,7 +1118,9 @@ def _parts_with_epigraphs(sections: list[Section], visible: Sequence[str],
         if match is not None and match.container and following is not None and not stacked:
             chapter = match_heading(following.heading)
             own = sum(len(visible[i]) for i in range(section.end, following.start) if not dropped[i])
-            if chapter is not None and chapter.numbered and not chapter.container and own <= MAX_PART_EPIGRAPH_CHARS:
+            # ... or on the part below it (The Moonstone: "SECOND PERIOD" / its subtitle / "The events related in
+            # several narratives." / "FIRST NARRATIVE")
+            if chapter is not None and chapter.numbered and own <= MAX_PART_EPIGRAPH_CHARS:
                 for i in range(following.start, following.end):
                     dropped[i] = True
                 out.append(Section(section.start, section.end, section.heading,
