@@ -47,19 +47,20 @@ class ParsedFile:
     headings_decision: str = ""
 
 
-# a title syntok does not know for an abbreviation, which always stands before a name: in capitals, as books set a
-# chapter's first words ("MR. GRADGRIND", "COL. Grangerford"), where a one-word sentence would give the chapter's
-# start away; or capitalised ("the Rev. Mr. Collins", "Lieut. Starbuck", "Wm. Dobbin", where a sentence break
-# cuts a name in two)
-_TITLE_BEFORE_NAME_RE = re.compile(r"(?:^|\s)(?:MRS?|MESSRS|DR|COL|CAPT|GEN|REV|PROF|SGT|LT|ST|"
-                                   r"Rev|Revd|Hon|Lieut|Lt|Sgt|Serg|Messrs|Gov|Maj|Cpl|Mme|Mlle|Bp|"
-                                   r"Jno|Wm|Geo|Chas|Thos|Jas)\.$")
+# a title in capitals syntok does not know for an abbreviation: books set a chapter's first words so ("MR.
+# GRADGRIND", "COL. Grangerford"), and a one-word sentence there would give the chapter's start away
+_CAPITAL_TITLE_RE = re.compile(r"(?:^|\s)(?:MRS?|MESSRS|DR|COL|CAPT|GEN|REV|PROF|SGT|LT|ST)\.$")
+# ... and capitalised, a title that always stands before a name ("the Rev. Mr. Collins", "Lieut. Starbuck", "Wm.
+# Dobbin"), where a sentence break cuts the name in two
+_NAME_TITLE_RE = re.compile(r"(?:^|\s)(?:Rev|Revd|Hon|Lieut|Lt|Sgt|Serg|Messrs|Gov|Maj|Cpl|Mme|Mlle|Bp|"
+                            r"Jno|Wm|Geo|Chas|Thos|Jas)\.$")
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences(text: str, *, name_titles: bool = True) -> list[str]:
     """The sentences of ``text`` (one paragraph or more) by syntok, with whitespace runs made single spaces; a
-    sentence ending in a title before a name that syntok splits at (``MR.``, ``COL.``, ``Rev.``, ``Lieut.`` ...)
-    goes on into the next one of its paragraph."""
+    sentence ending in a title in capitals (``MR.``, ``COL.`` ...) or, with ``name_titles``, a capitalised title
+    before a name that syntok splits at (``Rev.``, ``Lieut.``, ``Gov.`` ...) goes on into the next one of its
+    paragraph."""
     import syntok.segmenter as segmenter  # imported on use: only prose needs it
 
     out = []
@@ -73,7 +74,7 @@ def split_sentences(text: str) -> list[str]:
                 continue
             piece = f"{held} {piece}" if held else piece
             held = ""
-            if _TITLE_BEFORE_NAME_RE.search(piece):
+            if _CAPITAL_TITLE_RE.search(piece) or (name_titles and _NAME_TITLE_RE.search(piece)):
                 held = piece
             else:
                 out.append(piece)
