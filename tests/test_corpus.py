@@ -75,6 +75,17 @@ def test_reuters_cleaning_of_variants(tmp_path):
     assert corpus[1].texts == ("Oil fell <sharply> today.",)
 
 
+def test_reuters_keeps_the_breaks_its_published_tables_were_made_with(tmp_path):
+    # prose joins "Gov." to the name after it; Reuters keeps syntok's break, as every committed Reuters result read it
+    f = tmp_path / "reut2-y.sgm"
+    f.write_text('<REUTERS NEWID="1"><TEXT><BODY>ALBANY, March 3 - Gov. Mario Cuomo spoke. MR. SMITH left.\n'
+                 '</BODY></TEXT></REUTERS>\n', encoding="latin-1")
+    assert read_corpus(f)[0].texts == ("Gov.", "Mario Cuomo spoke.", "MR. SMITH left.")
+    prose = tmp_path / "p.txt"
+    prose.write_text("Gov. Mario Cuomo spoke at length. MR. SMITH left the hall.\n")
+    assert read_corpus(prose).sentence_texts() == ["Gov. Mario Cuomo spoke at length.", "MR. SMITH left the hall."]
+
+
 def test_reuters_real_file_counts(shared_corpora):
     corpus = read_corpus(shared_corpora / "reuters21578" / "reut2-018.sgm")
     assert 850 < len(corpus) <= 1000
