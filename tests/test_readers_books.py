@@ -278,7 +278,7 @@ def test_a_line_that_ends_a_stage_of_the_story_leaves_the_text():
     # Tess's "END OF PHASE THE FIRST", No Name's "THE END OF THE FIRST SCENE.", Great Expectations' stage: each stood
     # as the last sentence of a chapter, a mark of the boundary that is no part of the story
     ends = ["END OF PHASE THE FIRST", "THE END OF THE FIRST SCENE.",
-            "THIS IS THE END OF THE SECOND STAGE OF PIP'S EXPECTATIONS.", "THE END OF THE PROLOGUE."]
+            "THIS IS THE END OF THE SECOND STAGE OF PIP'S EXPECTATIONS.", "The End of Mr. Gilmore's Narrative."]
     parts = ["CHAPTER I", BODY]
     for k, end in enumerate(ends, start=2):
         parts += [end, f"CHAPTER {'I' * k if k < 4 else 'IV' if k == 4 else 'V'}", BODY]
@@ -399,6 +399,11 @@ def test_parts_named_by_an_ordinal_before_their_word_are_headings():
                       "THE SECOND SCENE. SKELDERGATE, YORK. CHAPTER I.",
                       "SECOND PERIOD: FIRST NARRATIVE: CHAPTER I", "SECOND NARRATIVE", "THIRD NARRATIVE: CHAPTER I"]
     assert not any(word in t for t in texts for word in ("SCENE", "SKELDERGATE", "NARRATIVE"))
+    # Tess: "Phase the Second: Maiden No More" above numerals alone, a part that stood at the chapter's end before
+    _, titles, texts = _read(_book("Phase the First: The Maiden", "I", BODY, "II", BODY,
+                                   "Phase the Second: Maiden No More", "III", BODY, "IV", BODY))
+    assert titles == ["Phase the First: The Maiden: I", "II", "Phase the Second: Maiden No More: III", "IV"]
+    assert not any("Phase" in t for t in texts)
     # ... and "[The First Epoch of the Story closes here.]" (The Woman in White) leaves the text
     _, _, texts = _read(_book("CHAPTER I", BODY, "[The First Epoch of the Story closes here.]", "CHAPTER II", BODY))
     assert not any("closes here" in t for t in texts)

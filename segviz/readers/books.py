@@ -173,7 +173,7 @@ PROSE_LOWER_SHARE = 0.5
 
 _CHAPTER_WORDS = ("chapter", "stave", "letter", "section", "canto", "act", "scene", "episode", "adventure",
                   "lecture", "essay")
-_CONTAINER_WORDS = ("book", "part", "volume")
+_CONTAINER_WORDS = ("book", "part", "volume", "phase")
 _KEYWORDS = _CHAPTER_WORDS + _CONTAINER_WORDS
 _NAMED = ("prologue", "epilogue", "preface", "foreword", "introduction", "conclusion", "afterword", "postscript",
           "appendix", "interlude")
@@ -270,9 +270,10 @@ _NUMBERED_NOTE_RE = re.compile(r"^([A-Z]?\d{1,3})\.\s+\S")
 # a footnote printed inside a paragraph: "day. [Footnote: Alas' that attire ...]", "{footnote [1. Hannibal, ...]}"
 _INLINE_FOOTNOTE_RE = re.compile(r"\s*(?:\[\s*\*?\s*footnote\b[^\]]*\]|\{\s*footnote\s*\[[^\]]*\]\s*\})", re.I)
 # a line of its own that says a part, or a stage of the story, ends: "END OF VOL. I", "END OF PHASE THE FIRST" (Tess),
-# "THE END OF THE FIRST SCENE." (No Name), "THIS IS THE END OF THE SECOND STAGE OF PIP'S EXPECTATIONS."
-_END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:this\s+is\s+)?(?:the\s+)?end\s+of\s+(?:the\s+)?(?:\w+\s+)?"
-                             r"(?:book|volume|vol\.?|part|phase|stage|scene|period|prologue)"
+# "THE END OF THE FIRST SCENE." (No Name), "THIS IS THE END OF THE SECOND STAGE OF PIP'S EXPECTATIONS.", "The End of
+# Mr. Gilmore's Narrative." (The Woman in White)
+_END_OF_PART_RE = re.compile(r"^[\[(]?\s*(?:this\s+is\s+)?(?:the\s+)?end\s+of\s+(?:the\s+)?(?:[\w.'’]+\s+){0,2}"
+                             r"(?:book|volume|vol\.?|part|phase|stage|scene|period|prologue|narrative)"
                              r"(?:\s+(?:the\s+)?\w+)?(?:\s+of\s+[\w .'’]{1,40})?[.)\]]*$", re.I)
 _MAX_END_OF_PART_CHARS = 70
 # an editor's bracketed note that a volume ends, run on with the printer's imprint over a few lines (Mansfield Park:
