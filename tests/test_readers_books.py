@@ -307,6 +307,20 @@ def test_numbered_notes_at_the_end_of_a_section_that_marks_them_leave_the_text()
     assert any("2 numbered note(s)" in note for note in parsed.notes)
 
 
+def test_the_title_page_repeated_before_a_volume_and_starred_notes_leave_the_text():
+    # Waverley prints its half-title again above "VOLUME II.", at the end of the chapter before it; War and Peace
+    # and Wieland open their notes with stars ("* Our most gracious sovereign.", "**--Peeps through the blanket")
+    parsed, titles, texts = _read(_book("WAVERLEY", "OR", "'TIS SIXTY YEARS SINCE", "VOLUME I.", "CHAPTER I.", BODY,
+                                        "* Our most gracious sovereign.", BODY, "CHAPTER II.", BODY,
+                                        "**--Peeps through the blanket of the dark.", "WAVERLEY", "OR",
+                                        "'TIS SIXTY YEARS SINCE", "VOLUME II.", "CHAPTER III.", BODY,
+                                        "* * * * *", BODY, "CHAPTER IV.", BODY))
+    assert titles == ["VOLUME I. CHAPTER I.", "CHAPTER II.", "VOLUME II. CHAPTER III.", "CHAPTER IV."]
+    assert not any(t in texts for t in ("WAVERLEY", "OR", "'TIS SIXTY YEARS SINCE", "Our most gracious sovereign."))
+    assert not any("Peeps" in t for t in texts) and "* * * * *" in texts
+    assert any("3 line(s) of the title page" in note for note in parsed.notes)
+
+
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
     imprint = ("[End volume one of this edition.\n    Printed by T. and A. Constable,\n    Printers to Her Majesty "
                "at\n    the Edinburgh University Press]")

@@ -103,7 +103,10 @@ Left out anywhere
     old-style Gutenberg closing line ends the book: the rest (notes, publishers' lists, corrections) is back
     matter; so are ``APPENDIX`` sections after the last numbered chapter (:mod:`segviz.readers.back_matter`).
     Numbered notes at the end of a section whose text marks them glued to a word (the Federalist's
-    ``the whole.(1)`` and, after the paper, ``1. The same idea ...``) leave the text with their marks.
+    ``the whole.(1)`` and, after the paper, ``1. The same idea ...``) leave the text with their marks, and so do
+    notes opened by stars (``* Our most gracious sovereign.``, ``**--Peeps through the blanket``).  The title page
+    printed again at the end of a section, before a volume's heading (Waverley's ``WAVERLEY`` / ``OR`` / ``'TIS
+    SIXTY YEARS SINCE``), leaves the text.
     A *closing formula* -- a short line standing alone among the last :data:`CLOSING_BLOCKS` blocks of at least
     a third of the sections, the same each time (the Federalist's ``PUBLIUS``) -- gives the boundary after it
     away as a heading would: it is left out wherever it stands alone.
@@ -254,7 +257,10 @@ _NOTE_BLOCK_RE = re.compile(r"^\[\s*\*?\s*(?:il+ustration|picture\s*:|plates?\s+
 _STARRED_NOTE_RE = re.compile(r"^\[\s*\*")
 # a footnote's own paragraph, opened by its mark: "[1] The Roman government ...", "[*]Whenever this word ...",
 # "(*) Duke Lodovico was Lodovico Moro" (a symbol in parentheses: "(1)" opens numbered lists too)
-_FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\)|\{\d{1,3}\})")
+_FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u2020\u2021]\)|\{\d{1,3}\}|"
+                               # ... or by stars before its words (War and Peace's "* Our most gracious sovereign.",
+                               # "*(2) That suits us", Wieland's "**--Peeps through the blanket"; a rule "* * *" has none)
+                               r"\*{1,3}(?:\(\d{1,3}\))?(?:\s+|--)(?=[^\W\d_]|[\"'“‘(]))")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]",
 # "the Duke Lodovico(*) to raise", "(and not of Charles)(+)", a number in braces ("landward {2}", "trees, as
 # {301}": a note, or the printed edition's page); "C_{2}HCl_{3}O" goes on in a letter and stays
@@ -863,9 +869,9 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         # rules above found none, such a block below the heading is the title too
         sections = _sections(chosen, blocks, visible, listed_titles, book, set_apart=_paragraph_gap(blocks))
     if book:
-        opening = _opening_numbers(sections, visible, dropped)
-        if opening:
-            notes.append(f"{opening} sub-section number(s) opening a chapter left out")
+        opening_numbers = _opening_numbers(sections, visible, dropped)
+        if opening_numbers:
+            notes.append(f"{opening_numbers} sub-section number(s) opening a chapter left out")
     if book:
         # appendices after the last chapter are no chapters of the story: back matter, as the notes are
         last_numbered = max((k for k, s in enumerate(sections) if (m := match_heading(s.heading)) and m.numbered),
@@ -888,6 +894,9 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         section_notes = _section_notes(sections, visible, dropped)
         if section_notes:
             notes.append(f"{section_notes} numbered note(s) at the end of the sections that mark them left out")
+        repeated = _repeated_title_page(sections, visible, dropped, opening)
+        if repeated:
+            notes.append(f"{repeated} line(s) of the title page repeated before a heading left out")
     for text, count in _closing_lines(sections, visible, dropped):
         notes.append(f"the closing line {text!r} that ends {count} of {len(sections)} sections left out")
     sections, empty = _with_text(sections, visible, dropped)
@@ -1216,6 +1225,26 @@ def _section_notes(sections: list[Section], visible: Sequence[str], dropped: lis
             for j in range(first, end):
                 dropped[j] = True
             count += 1
+    return count
+
+
+def _repeated_title_page(sections: list[Section], visible: Sequence[str], dropped: list[bool], opening: int) -> int:
+    """Mark as dropped the lines of the title page printed again at the end of a section, right before the next
+    heading (Waverley's half-title ``WAVERLEY`` / ``OR`` / ``'TIS SIXTY YEARS SINCE`` above ``VOLUME II.``): lines in
+    capitals that the front matter (before line ``opening``) has too, each standing alone.  Returns how many."""
+    title_page = {line for line in visible[:opening] if line and line == line.upper()
+                  and any(ch.isalpha() for ch in line)}
+    count = 0
+    for section, stop in _with_stops(sections, len(visible)):
+        if stop == len(visible):
+            continue   # the last section ends the book, not before a heading
+        i = stop - 1
+        while i >= section.end and (not visible[i] or dropped[i] or (
+                visible[i] in title_page and not visible[i - 1] and (i + 1 == len(visible) or not visible[i + 1]))):
+            if visible[i] and not dropped[i]:
+                dropped[i] = True
+                count += 1
+            i -= 1
     return count
 
 
