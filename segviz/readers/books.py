@@ -9,8 +9,8 @@ Heading lines
     A heading starts a *block* (a run of non-blank lines after a blank line), or follows another heading line in
     its block (``VOLUME I`` / ``CHAPTER I``).  The kinds:
 
-    * **chapter words**: ``CHAPTER``, ``BOOK``, ``PART``, ``STAVE``, ``LETTER``, ``VOLUME`` (and ``SECTION``,
-      ``CANTO``, ``ACT``, ``SCENE``, ``EPISODE``, ``ADVENTURE``, ``LECTURE``, ``ESSAY``), in capitals or
+    * **chapter words**: ``CHAPTER``, ``BOOK``, ``PART``, ``STAVE``, ``LETTER``, ``VOLUME``, ``PHASE`` (and
+      ``SECTION``, ``CANTO``, ``ACT``, ``SCENE``, ``EPISODE``, ``ADVENTURE``, ``LECTURE``, ``ESSAY``), in capitals or
       capitalised, then a number -- Roman, Arabic, or words (``TWENTY-ONE``, ``the First``, ``THE LAST``) --
       then nothing, or a separator (``.``, ``:``, ``--``, a dash, ``(``) or a capitalised title.  No length cap:
       ``CHAPTER XV: ON THE LACK OF INCENTIVE TO LABOUR IN A COMMUNIST SOCIETY`` is a heading.  A misprinted Roman
@@ -34,8 +34,11 @@ Heading lines
       Ozias Midwinter_``).  The numbers of sub-sections with series evidence, and a lone ``I`` opening a chapter
       (with the sub-section title under it), leave the text: a chapter that opens with ``I`` would give its
       boundary away;
+    * **parts named by an ordinal before their word**, in capitals: ``THE SECOND SCENE.``, ``FIRST PERIOD``,
+      ``SECOND NARRATIVE``, ``THE THIRD EPOCH`` (parts above the chapters, as ``BOOK``, ``PART`` and ``PHASE`` are);
     * **named sections**: ``Prologue``, ``Epilogue``, ``Introduction``, ``Conclusion``, ``Preface``,
-      ``Afterword``, ... alone in their block; and Markdown ``#`` headings, whose text is read as any heading's
+      ``Afterword``, ... alone in their block, with an ordinal where there are several (``FIRST EPILOGUE``); and
+      Markdown ``#`` headings, whose text is read as any heading's
       (``## Chapter 3`` is a chapter heading, ``# Results`` a heading of its own kind).
 
     * **listed sections**: a line in capitals alone in its block that repeats an unnumbered entry of the book's
