@@ -321,6 +321,23 @@ def test_the_title_page_repeated_before_a_volume_and_starred_notes_leave_the_tex
     assert any("3 line(s) of the title page" in note for note in parsed.notes)
 
 
+def test_notes_opened_by_a_glued_star_and_star_marks_leave_the_text():
+    # Moby-Dick: "... swung from a beam in the ceiling.*" / "*The cabin-compass is called the tell-tale, ...";
+    # War and Peace: "'Dieu me la donne, gare a qui la touche!' * They say he was very fine"
+    marked = ("The lantern swung from a beam in the ceiling.* He slept.\n\n*The cabin-compass is called the "
+              "tell-tale, because the Captain can read it below.")
+    inline = "\"'Dieu me la donne, gare a qui la touche!' * They say he was very fine when he said that,\" he said."
+    emphasis = "It is *very* late.* he said."
+    _, titles, texts = _read(_book("CHAPTER I", BODY, marked, "CHAPTER II", inline, BODY, "CHAPTER III", emphasis,
+                                   "* * * * *", "2 * 3 makes six, he wrote.", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+    joined = " ".join(texts)
+    assert "cabin-compass" not in joined and "ceiling.*" not in joined and "ceiling." in joined
+    assert "They say he was very fine" in joined and "* They" not in joined and "*" not in texts
+    # stars that open emphasis keep the paragraph's stars; a rule and a product keep theirs
+    assert "It is *very* late.*" in joined and "* * * * *" in texts and "2 * 3 makes six" in joined
+
+
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
     imprint = ("[End volume one of this edition.\n    Printed by T. and A. Constable,\n    Printers to Her Majesty "
                "at\n    the Edinburgh University Press]")
@@ -359,8 +376,9 @@ def test_footnotes_pictures_and_their_marks_leave_a_books_text():
     assert "It crowned the hill, and the road ran east." in texts
     assert "The day." in texts and "Then the village woke." in texts
     assert any("5 footnote(s) or footnote mark(s)" in note for note in parsed.notes)
-    # the author's brackets stay: a stage direction, a year, a lettered aside
-    _, _, texts = _read(_book("CHAPTER I", "[Applausive titter.]", "In [1805] the attire [a] was new.", BODY,
+    # the author's brackets stay: a stage direction, a year, a lettered aside (inside the chapter: a note in
+    # brackets right under a heading is the heading's, test_a_note_in_brackets_under_a_heading_is_the_headings)
+    _, _, texts = _read(_book("CHAPTER I", BODY, "[Applausive titter.]", "In [1805] the attire [a] was new.", BODY,
                               "CHAPTER II", BODY, "CHAPTER III", BODY))
     assert "[Applausive titter.]" in texts and "In [1805] the attire [a] was new." in texts
     # a star in brackets at the start of a line inside a paragraph is no note of its own: the line stays
@@ -612,6 +630,36 @@ def test_the_numbers_of_sub_sections_leave_the_text():
     _, titles, texts = _read(_book("CHAPTER I", "I", "The Statement of the Gardener", BODY, "CHAPTER II", sub))
     assert titles == ["CHAPTER I", "CHAPTER II"]
     assert not any(t in ("I", "II", "The Statement of the Gardener") for t in texts)
+
+
+def test_a_note_in_brackets_under_a_heading_is_the_headings():
+    # Lorna Doone: "CHAPTER LXXIV" / "DRIVEN BEYOND ENDURANCE" / "[Also known as BLOOD UPON THE ALTAR in other
+    # editions]"; a bracketed aside inside the prose stays (Tom Sawyer's "[Applausive titter.]")
+    note = "[Also known as BLOOD UPON THE ALTAR in other editions]"
+    inside = BODY + "\n\n[Applausive titter.]\n\n" + BODY
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", "DRIVEN BEYOND ENDURANCE", note, inside,
+                                   "CHAPTER III", "[Written three years after the foregoing.]", BODY))
+    assert titles == ["CHAPTER I", f"CHAPTER II: DRIVEN BEYOND ENDURANCE: {note}",
+                      "CHAPTER III: [Written three years after the foregoing.]"]
+    assert not any(t.startswith(("[Also", "[Written")) for t in texts)
+    assert "[Applausive titter.]" in texts
+
+
+def test_the_titles_of_numbered_sub_sections_leave_the_text_with_their_numbers():
+    # The Moonstone's epilogue: "I" / "The Statement of SERGEANT CUFF'S MAN (1849)", "II" / "The Statement of
+    # THE CAPTAIN (1849)": a series of sub-sections, each number with its title under it
+    statements = ("I\n\nThe Statement of the Captain (1849)\n\n" + BODY
+                  + "\n\nII\n\nThe Statement of the Cook (1850)\n\n" + BODY)
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", BODY, "EPILOGUE", statements))
+    assert titles == ["CHAPTER I", "CHAPTER II", "EPILOGUE"]
+    assert not any("Statement" in t for t in texts)
+    assert texts.count("I") == texts.count("II") == 0
+    # under a number with its title on its own line (Armadale's letters) the next block is the letter's text
+    letters = (BODY + "\n\n1. _From Miss Gwilt to Mrs. Oldershaw_.\n\nRichmond, Thursday.\n\n" + BODY
+               + "\n\n2. _From Mrs. Oldershaw to Miss Gwilt_.\n\nDiana Street, Friday.\n\n" + BODY)
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", letters))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert "Richmond, Thursday." in texts and "Diana Street, Friday." in texts
 
 
 def test_chapters_in_the_front_matter_before_volume_one_are_front_matter():

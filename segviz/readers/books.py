@@ -264,6 +264,14 @@ _FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u202
                                # ... or by stars before its words (War and Peace's "* Our most gracious sovereign.",
                                # "*(2) That suits us", Wieland's "**--Peeps through the blanket"; a rule "* * *" has none)
                                r"\*{1,3}(?:\(\d{1,3}\))?(?:\s+|--)(?=[^\W\d_]|[\"'“‘(]))")
+# ... or by a star glued to its first word ("*The cabin-compass is called the tell-tale, ...", "*Befool."), when no
+# second star in the paragraph closes it as emphasis ("*The book is about to kill the edifice*.")
+_GLUED_STAR_NOTE_RE = re.compile(r"^\*(?=[^\W\d_])")
+# a star marking a note, in a paragraph with no star opening emphasis (``*word*``, ``**bold**``): glued to a word or
+# its stop ("Milady*", "the ceiling.*", "guerre.*"), or alone after a closing stop ("touche!' * They say he was very
+# fine", "voisinage;\" * she added"); never one of a rule's stars ("* * *") nor a product ("2 * 3")
+_EMPHASIS_OPENING_RE = re.compile(r"(?:^|(?<=\s))\*+(?=[^\s*])")
+_STAR_MARK_RE = re.compile(r"(?P<before>[^\W\d_][.,;:!?\"'’”)]{0,2}|[.,;:!?\"'’”)]\s)\*(?=\s|$)(?!\s*\*)")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]",
 # "the Duke Lodovico(*) to raise", "(and not of Charles)(+)", a number in braces ("landward {2}", "trees, as
 # {301}": a note, or the printed edition's page); "C_{2}HCl_{3}O" goes on in a letter and stays
@@ -627,13 +635,14 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
     while i < n:
         line = stripped[i]
         alone = i == 0 or not stripped[i - 1]
-        if alone and _FOOTNOTE_BODY_RE.match(line):
-            j = i
-            while j < n and stripped[j]:   # the note's paragraph, to the next blank line
+        if alone and (_FOOTNOTE_BODY_RE.match(line) or _GLUED_STAR_NOTE_RE.match(line)):
+            paragraph_end = next((j for j in range(i, n) if not stripped[j]), n)
+        if alone and (_FOOTNOTE_BODY_RE.match(line) or (
+                _GLUED_STAR_NOTE_RE.match(line) and "*" not in "".join(stripped[i:paragraph_end])[1:])):
+            for j in range(i, paragraph_end):   # the note's paragraph, to the next blank line
                 dropped[j] = True
-                j += 1
             blocks += 1
-            i = j
+            i = paragraph_end
             continue
         note = _NOTE_BLOCK_RE.match(line) or (alone and _STARRED_NOTE_RE.match(line))
         if note or (alone and _BRACKETED_END_OF_PART_RE.match(line)):
@@ -660,12 +669,16 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
 
 def without_footnotes(text: str) -> tuple[str, int]:
     """``text`` without the footnotes printed inside it (``[Footnote: ...]``, ``{footnote [...]}``) and their marks
-    (``Italy.[1]``, ``country. [9]``, ``[*]``, ``whole.(1)``), and how many of both there were: an editor's apparatus, or the
-    author's notes, never the story's words (module docstring)."""
+    (``Italy.[1]``, ``country. [9]``, ``[*]``, ``whole.(1)``, ``the ceiling.*``, ``touche!' * They say``), and how
+    many of both there were: an editor's apparatus, or the author's notes, never the story's words (module
+    docstring)."""
     out, notes = _INLINE_FOOTNOTE_RE.subn("", text)
     out, marks = _FOOTNOTE_MARK_RE.subn("", out)
     out, glued = _GLUED_MARK_RE.subn(r"\g<stop>", out)
     marks += glued
+    if "*" in out and not _EMPHASIS_OPENING_RE.search(out):
+        out, stars = _STAR_MARK_RE.subn(r"\g<before>", out)
+        marks += stars
     return (out.strip(), notes + marks) if notes + marks else (text, 0)
 
 
@@ -842,6 +855,13 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         for c in subsections:
             for i in range(c.start, c.end):
                 dropped[i] = True
+        for c in subsections:
+            # ... with the sub-section's own title under a bare number (after every number is marked, so that a
+            # number right below is never read as a title), never reaching a heading; under a titled number
+            # (Armadale's ``2. _From Miss Gwilt to Mrs. Oldershaw_.``) the next block is the letter's own text
+            if _NUMERAL_RE.match(visible[c.start].strip()):
+                stop = min((start for start in taken if start >= c.end), default=len(visible))
+                _drop_title_below(c.end, stop, visible, dropped)
         if subsections:
             notes.append(f"{len(subsections)} sub-section number(s) inside chapters left out")
         if opening:
@@ -939,11 +959,22 @@ def _second_sections(chosen: list[_Candidate], lone_numerals: list[_Candidate]) 
 
 
 def _is_listed_subtitle(lines: Sequence[str]) -> bool:
-    """A block below a listed section's heading that belongs to it: in capitals or in parentheses (``(of Chancery
-    Lane, Solicitor)``); its text may open with anything else (the Tombstone's narrative is its epitaph)."""
+    """A block below a listed section's heading that belongs to it: in capitals, in parentheses (``(of Chancery
+    Lane, Solicitor)``) or a note in brackets; its text may open with anything else (the Tombstone's narrative is
+    its epitaph)."""
     text = " ".join(line.strip() for line in lines)
-    return text.startswith("(") and text.rstrip().endswith(")") or (
+    return text.startswith("(") and text.rstrip().endswith(")") or _is_bracketed_note(lines) or (
         is_title_like(lines) and not any(ch.islower() for ch in text))
+
+
+def _is_bracketed_note(lines: Sequence[str]) -> bool:
+    """A block wholly in square brackets, as an edition sets a note under a chapter's heading (Lorna Doone's
+    ``[Also known as BLOOD UPON THE ALTAR in other editions]``, Wieland's ``[Written three years after the
+    foregoing, and dated at Montpellier.]``, The Woman in White's ``[Taken down from her own statement]``): the
+    heading's, not the chapter's prose, which would open on it."""
+    text = " ".join(line.strip() for line in lines)
+    return (len(lines) <= MAX_TITLE_LINES and text.startswith("[") and text.endswith("]")
+            and "[" not in text[1:] and "]" not in text[:-1])
 
 
 def _is_numbered_heading(line: str) -> bool:
@@ -1051,6 +1082,7 @@ def _sections(chosen: list[_Candidate], blocks: list[tuple[int, int]], visible: 
             elif blocks[b][0] not in starts and titles < MAX_TITLE_BLOCKS and \
                     _fits_a_title(visible[slice(*blocks[b])]) and (
                         is_title_like(visible[slice(*blocks[b])])
+                        or _is_bracketed_note(visible[slice(*blocks[b])])
                         or _normal_title(" ".join(visible[slice(*blocks[b])])) in listed_titles
                         or (book and not titles and b + 1 < len(blocks)
                             and is_chapter_argument(visible[slice(*blocks[b])], visible[slice(*blocks[b + 1])]))
@@ -1102,14 +1134,20 @@ def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: l
         if match and number_value(match.group("num")) == 1:
             dropped[i] = True
             count += 1
-            # with the sub-section's own title below it (the Moonstone's "The Statement of SERGEANT CUFF'S MAN")
-            start = next((j for j in range(i + 1, stop) if visible[j] and not dropped[j]), stop)
-            end = next((j for j in range(start, stop) if not visible[j]), stop)
-            if start < stop and end - start <= MAX_TITLE_LINES and is_title_like(visible[start:end]) \
-                    and not is_prose(visible[start:end]):
-                for j in range(start, end):
-                    dropped[j] = True
+            _drop_title_below(i + 1, stop, visible, dropped)
     return count
+
+
+def _drop_title_below(line: int, stop: int, visible: Sequence[str], dropped: list[bool]) -> None:
+    """Mark as dropped the title a sub-section number stands over: the next block from ``line`` (before
+    ``stop``), when it is title-like and no prose (the Moonstone's ``II`` / ``The Statement of THE CAPTAIN
+    (1849)``).  A sub-section's title left in the text is a heading's line the model would read as prose."""
+    start = next((j for j in range(line, stop) if visible[j] and not dropped[j]), stop)
+    end = next((j for j in range(start, stop) if not visible[j]), stop)
+    if start < stop and end - start <= MAX_TITLE_LINES and is_title_like(visible[start:end]) \
+            and not is_prose(visible[start:end]):
+        for j in range(start, end):
+            dropped[j] = True
 
 
 def _parts_with_epigraphs(sections: list[Section], visible: Sequence[str],
