@@ -31,9 +31,9 @@ Heading lines
       together -- and only when the body has no chapter-word chapters (numerals inside chapters number their
       sub-sections), and in one numeral system: the system of the body's first numeral numbers the chapters, the
       other numbers the letters or narratives inside them (Armadale's ``I. LURKING MISCHIEF.`` / ``1. _From
-      Ozias Midwinter_``).  The numbers of sub-sections with series evidence, and a lone ``I`` opening a chapter
-      (with the sub-section title under it), leave the text: a chapter that opens with ``I`` would give its
-      boundary away;
+      Ozias Midwinter_``).  The numbers of sub-sections with series evidence, and a lone ``I`` opening a chapter,
+      leave the text with the title under a bare number (the Moonstone's ``I`` / ``The Statement of SERGEANT
+      CUFF'S MAN (1849)``): a chapter that opens with ``I`` would give its boundary away;
     * **parts named by an ordinal before their word**, in capitals: ``THE SECOND SCENE.``, ``FIRST PERIOD``,
       ``SECOND NARRATIVE``, ``THE THIRD EPOCH`` (parts above the chapters, as ``BOOK``, ``PART`` and ``PHASE`` are);
     * **named sections**: ``Prologue``, ``Epilogue``, ``Introduction``, ``Conclusion``, ``Preface``,
