@@ -222,8 +222,8 @@ _KEYWORD_RE = re.compile(
 # NARRATIVE" (The Moonstone), "THE THIRD EPOCH" (The Woman in White); "First Epoch" in lower case is a contents entry
 _ORDINAL_PART_WORDS = ("scene", "period", "narrative", "epoch", "phase", "stage", "book", "part", "volume")
 _ORDINAL_PART_RE = re.compile(
-    rf"^(?:THE\s+)?(?P<num>{'|'.join(w.upper() for w in _UNIT_ORDINALS + _TEEN_ORDINALS + ('last', 'final'))})\s+"
-    rf"(?P<kw>{'|'.join(w.upper() for w in _ORDINAL_PART_WORDS)})"
+    rf"^(?:THE\s+)?(?P<num>{_alternation(w.upper() for w in _UNIT_ORDINALS + _TEEN_ORDINALS + ('last', 'final'))})"
+    rf"\s+(?P<kw>{_alternation(w.upper() for w in _ORDINAL_PART_WORDS)})"
     r"[.:]?$")
 _PAPER_RE = re.compile(r"^(?P<kw>[A-Z][A-Za-z]+)\s+(?:No|NO|Number|NUMBER)\.?\s*(?P<num>\d{1,4})\b" + _REST)
 _NUMERAL_RE = re.compile(rf"^(?P<num>{_ROMAN}|\d{{1,3}})\.?$")
@@ -235,8 +235,9 @@ _TITLED_NUMERAL_RE = re.compile(rf"^(?P<num>(?=[IVXLCDM\d]){_ROMAN}(?![\d])|\d{{
 _TITLE_AFTER_NUMBER_RE = re.compile(r"^\S+\s+\S+?[.:]?(?:\s*(?:--|[—–])\s*|\s+)([A-Z“\"‘'(_].*)$")
 # a named section (``EPILOGUE``), with an ordinal where a book has more than one (War and Peace's ``FIRST EPILOGUE: 1813 - 20``)
 _NAMED_RE = re.compile(
-    rf"^(?:(?:(?:{'|'.join(w.upper() for w in _UNIT_ORDINALS)})\s+)?(?:{'|'.join(w.upper() for w in _NAMED)})"
-    rf"|(?:(?:{'|'.join(w.capitalize() for w in _UNIT_ORDINALS)})\s+)?(?:{'|'.join(w.capitalize() for w in _NAMED)}))"
+    rf"^(?:(?:(?:{_alternation(w.upper() for w in _UNIT_ORDINALS)})\s+)?(?:{_alternation(w.upper() for w in _NAMED)})"
+    rf"|(?:(?:{_alternation(w.capitalize() for w in _UNIT_ORDINALS)})\s+)?"
+    rf"(?:{_alternation(w.capitalize() for w in _NAMED)}))"
     r"(?:[.:]?$|\s*(?:[.:]|--|[—–])\s*\S.*$|\s+[A-Z0-9][\w.]*$)")
 _MARKDOWN_MARK_RE = re.compile(r"^#{1,6}\s+")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
