@@ -638,13 +638,12 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
         alone = i == 0 or not stripped[i - 1]
         if alone and (_FOOTNOTE_BODY_RE.match(line) or _GLUED_STAR_NOTE_RE.match(line)):
             paragraph_end = next((j for j in range(i, n) if not stripped[j]), n)
-        if alone and (_FOOTNOTE_BODY_RE.match(line) or (
-                _GLUED_STAR_NOTE_RE.match(line) and "*" not in "".join(stripped[i:paragraph_end])[1:])):
-            for j in range(i, paragraph_end):   # the note's paragraph, to the next blank line
-                dropped[j] = True
-            blocks += 1
-            i = paragraph_end
-            continue
+            if _FOOTNOTE_BODY_RE.match(line) or "*" not in "".join(stripped[i:paragraph_end])[1:]:
+                for j in range(i, paragraph_end):   # the note's paragraph, to the next blank line
+                    dropped[j] = True
+                blocks += 1
+                i = paragraph_end
+                continue
         note = _NOTE_BLOCK_RE.match(line) or (alone and _STARRED_NOTE_RE.match(line))
         if note or (alone and _BRACKETED_END_OF_PART_RE.match(line)):
             j = i
