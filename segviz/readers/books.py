@@ -118,7 +118,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -636,9 +636,10 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
     while i < n:
         line = stripped[i]
         alone = i == 0 or not stripped[i - 1]
-        if alone and (_FOOTNOTE_BODY_RE.match(line) or _GLUED_STAR_NOTE_RE.match(line)):
+        body = alone and _FOOTNOTE_BODY_RE.match(line)
+        if body or (alone and _GLUED_STAR_NOTE_RE.match(line)):
             paragraph_end = next((j for j in range(i, n) if not stripped[j]), n)
-            if _FOOTNOTE_BODY_RE.match(line) or "*" not in "".join(stripped[i:paragraph_end])[1:]:
+            if body or "*" not in "".join(stripped[i:paragraph_end])[1:]:
                 for j in range(i, paragraph_end):   # the note's paragraph, to the next blank line
                     dropped[j] = True
                 blocks += 1
@@ -855,12 +856,13 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
         for c in subsections:
             for i in range(c.start, c.end):
                 dropped[i] = True
+        heading_starts = sorted(taken) + [len(visible)]
         for c in subsections:
             # ... with the sub-section's own title under a bare number (after every number is marked, so that a
             # number right below is never read as a title), never reaching a heading; under a titled number
             # (Armadale's ``2. _From Miss Gwilt to Mrs. Oldershaw_.``) the next block is the letter's own text
             if _NUMERAL_RE.match(visible[c.start].strip()):
-                stop = min((start for start in taken if start >= c.end), default=len(visible))
+                stop = heading_starts[bisect_left(heading_starts, c.end)]
                 _drop_title_below(c.end, stop, visible, dropped)
         if subsections:
             notes.append(f"{len(subsections)} sub-section number(s) inside chapters left out")
