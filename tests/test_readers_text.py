@@ -53,6 +53,15 @@ def test_a_title_before_a_name_does_not_end_a_sentence():
                      "Messrs. Jones and Mme. Merle sat.", "Yes, Sir.", "No."]
 
 
+def test_closing_punctuation_alone_joins_the_sentence_before_it():
+    # syntok cuts `."` off a spaced ellipsis (The Scarlet Pimpernel, 75 times): alone it is a sentence of no words
+    texts = _texts('"Remember, dear, I have only you . . . to care for me. . . ."\n\n'
+                   'He said no?" she asked. "Well . . . !"\n\n". . ." was all.')
+    assert texts == ['"Remember, dear, I have only you . . . to care for me. . . ."', 'He said no?" she asked.',
+                     '"Well . . . !"', '". . ." was all.']
+    assert not [t for t in texts if not any(c.isalnum() for c in t)]
+
+
 def test_crlf_bom_and_invisible_characters(tmp_path):
     f = tmp_path / "win.txt"
     f.write_bytes(b"\xef\xbb\xbf" + WRAPPED.replace("\n", "\r\n").encode("utf-8"))

@@ -118,9 +118,9 @@ def read_reuters(text: str, *, source: str) -> ParsedFile:
             continue
         newid = _NEWID_RE.search(attrs)
         # Reuters keeps syntok's breaks after a capitalised title ("Gov." / "Mario Cuomo", 28 of its 105,708
-        # sentences): every published Reuters table was made so, and a reading that changes them is a re-run of
-        # all of them (docs/formats.md)
-        builder.add(split_sentences(clean_body(body), name_titles=False),
+        # sentences) and its one lone "." (reut2-015, NEWID 15528): every published Reuters table was made so, and
+        # a reading that changes them is a re-run of all of them (docs/formats.md)
+        builder.add(split_sentences(clean_body(body), repair=False),
                     name=f"{name}#NEWID={newid.group(1) if newid else '?'}")
     if not builder.documents:
         raise SegvizError(f"{source}: no Reuters story has a <BODY>")
