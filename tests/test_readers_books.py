@@ -336,6 +336,15 @@ def test_notes_opened_by_a_glued_star_and_star_marks_leave_the_text():
     assert "They say he was very fine" in joined and "* They" not in joined and "*" not in texts
     # stars that open emphasis keep the paragraph's stars; a rule and a product keep theirs
     assert "It is *very* late.*" in joined and "* * * * *" in texts and "2 * 3 makes six" in joined
+    # The Three Musketeers: the note in italics ("_*Domestic affairs, housekeeping_"), its mark before a stop
+    # ("at Fort La Pointe*. He will"); a word starred throughout stays ("R*s*o*,")
+    italic = ("He would sail from Fort La Pointe*. He will go tonight.\n\n    _*Fort La Pointe, or Fort Vasou, was "
+              "not built until 1672,\n            nearly 50 years later._")
+    _, titles, texts = _read(_book("CHAPTER I", BODY, italic, "CHAPTER II", "And here R*s*o*, with genius.", BODY))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    joined = " ".join(texts)
+    assert "Fort Vasou" not in joined and "years later" not in joined and "*" not in joined.replace("R*s*o*", "")
+    assert "He would sail from Fort La Pointe." in texts and "And here R*s*o*, with genius." in texts
 
 
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
@@ -660,6 +669,14 @@ def test_the_titles_of_numbered_sub_sections_leave_the_text_with_their_numbers()
     _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", letters))
     assert titles == ["CHAPTER I", "CHAPTER II"]
     assert "Richmond, Thursday." in texts and "Diana Street, Friday." in texts
+    # ... but where the title's italics run on below it, the block that closes them is the title's ("5. _From Miss
+    # Gwilt to Mrs. Oldershaw." / "(First Answer.)_")
+    answers = (BODY + "\n\n5. _From Miss Gwilt to Mrs. Oldershaw.\n\n(First Answer.)_\n\nRichmond, Wednesday.\n\n"
+               + BODY + "\n\n6. _From Miss Gwilt to Mrs. Oldershaw.\n\n(Second Answer.)_\n\nRichmond, Night.\n\n" + BODY)
+    _, titles, texts = _read(_book("CHAPTER I", BODY, "CHAPTER II", answers))
+    assert titles == ["CHAPTER I", "CHAPTER II"]
+    assert not any("Answer" in t or t == "_" for t in texts)
+    assert "Richmond, Wednesday." in texts and "Richmond, Night." in texts
 
 
 def test_chapters_in_the_front_matter_before_volume_one_are_front_matter():

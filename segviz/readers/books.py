@@ -265,14 +265,17 @@ _FOOTNOTE_BODY_RE = re.compile(r"^(?:\[(?:\d{1,3}|[*+\u2020\u2021])\]|\([*+\u202
                                # ... or by stars before its words (War and Peace's "* Our most gracious sovereign.",
                                # "*(2) That suits us", Wieland's "**--Peeps through the blanket"; a rule "* * *" has none)
                                r"\*{1,3}(?:\(\d{1,3}\))?(?:\s+|--)(?=[^\W\d_]|[\"'“‘(]))")
-# ... or by a star glued to its first word ("*The cabin-compass is called the tell-tale, ...", "*Befool."), when no
-# second star in the paragraph closes it as emphasis ("*The book is about to kill the edifice*.")
-_GLUED_STAR_NOTE_RE = re.compile(r"^\*(?=[^\W\d_])")
+# ... or by a star glued to its first word ("*The cabin-compass is called the tell-tale, ...", "*Befool."), in italics
+# too (The Three Musketeers' "_*Domestic affairs, housekeeping_"), when no second star in the paragraph closes it as
+# emphasis ("*The book is about to kill the edifice*.")
+_GLUED_STAR_NOTE_RE = re.compile(r"^_?\*(?=[^\W\d_])")
 # a star marking a note, in a paragraph with no star opening emphasis (``*word*``, ``**bold**``): glued to a word or
 # its stop ("Milady*", "the ceiling.*", "guerre.*"), or alone after a closing stop ("touche!' * They say he was very
 # fine", "voisinage;\" * she added"); never one of a rule's stars ("* * *") nor a product ("2 * 3")
 _EMPHASIS_OPENING_RE = re.compile(r"(?:^|(?<=\s))\*+(?=[^\s*])")
-_STAR_MARK_RE = re.compile(r"(?P<before>[^\W\d_][.,;:!?\"'’”)]{0,2}|[.,;:!?\"'’”)]\s)\*(?=\s|$)(?!\s*\*)")
+# (or before the stop: "Fort La Pointe*.", "the Angelus*.", "yellow*,"; a word starred throughout, "R*s*o*", stays)
+_STAR_MARK_RE = re.compile(r"(?<!\*)(?P<before>[^\W\d_][.,;:!?\"'’”)]{0,2}|[.,;:!?\"'’”)]\s)\*"
+                           r"(?=[.,;:!?\"'’”)]{0,2}(?:\s|$))(?!\s*\*)")
 # a footnote's mark in the text: "... on the western coast of Italy.[1]", "natives of some distant Eastern country. [9]",
 # "the Duke Lodovico(*) to raise", "(and not of Charles)(+)", a number in braces ("landward {2}", "trees, as
 # {301}": a note, or the printed edition's page); "C_{2}HCl_{3}O" goes on in a letter and stays
@@ -637,9 +640,10 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
         line = stripped[i]
         alone = i == 0 or not stripped[i - 1]
         body = alone and _FOOTNOTE_BODY_RE.match(line)
-        if body or (alone and _GLUED_STAR_NOTE_RE.match(line)):
+        glued = alone and _GLUED_STAR_NOTE_RE.match(line)
+        if body or glued:
             paragraph_end = next((j for j in range(i, n) if not stripped[j]), n)
-            if body or "*" not in "".join(stripped[i:paragraph_end])[1:]:
+            if body or "*" not in "".join(stripped[i:paragraph_end])[glued.end():]:
                 for j in range(i, paragraph_end):   # the note's paragraph, to the next blank line
                     dropped[j] = True
                 blocks += 1
@@ -861,9 +865,13 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             # ... with the sub-section's own title under a bare number (after every number is marked, so that a
             # number right below is never read as a title), never reaching a heading; under a titled number
             # (Armadale's ``2. _From Miss Gwilt to Mrs. Oldershaw_.``) the next block is the letter's own text
+            stop = heading_starts[bisect_left(heading_starts, c.end)]
             if _NUMERAL_RE.match(visible[c.start].strip()):
-                stop = heading_starts[bisect_left(heading_starts, c.end)]
                 _drop_title_below(c.end, stop, visible, dropped)
+            elif "".join(visible[c.start:c.end]).count("_") % 2:
+                # ... and a titled number's italics that run on into the next block are its title's (Armadale's
+                # "5. _From Miss Gwilt to Mrs. Oldershaw." / "(First Answer.)_")
+                _drop_title_close_below(c.end, stop, visible, dropped)
         if subsections:
             notes.append(f"{len(subsections)} sub-section number(s) inside chapters left out")
         if opening:
@@ -1148,6 +1156,17 @@ def _drop_title_below(line: int, stop: int, visible: Sequence[str], dropped: lis
     end = next((j for j in range(start, stop) if not visible[j]), stop)
     if start < stop and end - start <= MAX_TITLE_LINES and is_title_like(visible[start:end]) \
             and not is_prose(visible[start:end]):
+        for j in range(start, end):
+            dropped[j] = True
+
+
+def _drop_title_close_below(line: int, stop: int, visible: Sequence[str], dropped: list[bool]) -> None:
+    """Mark as dropped the next block from ``line`` (before ``stop``) when it is short and closes the italics a
+    title above it opened (``(First Answer.)_``): the rest of that title, not the story's text."""
+    start = next((j for j in range(line, stop) if visible[j] and not dropped[j]), stop)
+    end = next((j for j in range(start, stop) if not visible[j]), stop)
+    block = " ".join(visible[start:end]).strip()
+    if start < stop and end - start <= MAX_TITLE_LINES and block.count("_") % 2 and block.endswith("_"):
         for j in range(start, end):
             dropped[j] = True
 
