@@ -119,7 +119,7 @@ from __future__ import annotations
 import re
 import statistics
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .back_matter import back_matter_start, is_appendix
@@ -871,7 +871,7 @@ def book_layout(lines: Sequence[str]) -> BookLayout:
             elif "".join(visible[c.start:c.end]).count("_") % 2:
                 # ... and a titled number's italics that run on into the next block are its title's (Armadale's
                 # "5. _From Miss Gwilt to Mrs. Oldershaw." / "(First Answer.)_")
-                _drop_title_close_below(c.end, stop, visible, dropped)
+                _drop_title_below(c.end, stop, visible, dropped, _closes_italics)
         if subsections:
             notes.append(f"{len(subsections)} sub-section number(s) inside chapters left out")
         if opening:
@@ -1148,25 +1148,25 @@ def _opening_numbers(sections: list[Section], visible: Sequence[str], dropped: l
     return count
 
 
-def _drop_title_below(line: int, stop: int, visible: Sequence[str], dropped: list[bool]) -> None:
+def _is_sub_section_title(block: Sequence[str]) -> bool:
+    """A block under a bare sub-section number that is its title: title-like and no prose."""
+    return is_title_like(block) and not is_prose(block)
+
+
+def _closes_italics(block: Sequence[str]) -> bool:
+    """A block that closes the italics a title above it opened (Armadale's ``(First Answer.)_``)."""
+    text = " ".join(block).strip()
+    return text.count("_") % 2 == 1 and text.endswith("_")
+
+
+def _drop_title_below(line: int, stop: int, visible: Sequence[str], dropped: list[bool],
+                      is_title: Callable[[Sequence[str]], bool] = _is_sub_section_title) -> None:
     """Mark as dropped the title a sub-section number stands over: the next block from ``line`` (before
-    ``stop``), when it is title-like and no prose (the Moonstone's ``II`` / ``The Statement of THE CAPTAIN
+    ``stop``), when it is short and ``is_title`` says so (the Moonstone's ``II`` / ``The Statement of THE CAPTAIN
     (1849)``).  A sub-section's title left in the text is a heading's line the model would read as prose."""
     start = next((j for j in range(line, stop) if visible[j] and not dropped[j]), stop)
     end = next((j for j in range(start, stop) if not visible[j]), stop)
-    if start < stop and end - start <= MAX_TITLE_LINES and is_title_like(visible[start:end]) \
-            and not is_prose(visible[start:end]):
-        for j in range(start, end):
-            dropped[j] = True
-
-
-def _drop_title_close_below(line: int, stop: int, visible: Sequence[str], dropped: list[bool]) -> None:
-    """Mark as dropped the next block from ``line`` (before ``stop``) when it is short and closes the italics a
-    title above it opened (``(First Answer.)_``): the rest of that title, not the story's text."""
-    start = next((j for j in range(line, stop) if visible[j] and not dropped[j]), stop)
-    end = next((j for j in range(start, stop) if not visible[j]), stop)
-    block = " ".join(visible[start:end]).strip()
-    if start < stop and end - start <= MAX_TITLE_LINES and block.count("_") % 2 and block.endswith("_"):
+    if start < stop and end - start <= MAX_TITLE_LINES and is_title(visible[start:end]):
         for j in range(start, end):
             dropped[j] = True
 
