@@ -345,6 +345,12 @@ def test_notes_opened_by_a_glued_star_and_star_marks_leave_the_text():
     joined = " ".join(texts)
     assert "Fort Vasou" not in joined and "years later" not in joined and "*" not in joined.replace("R*s*o*", "")
     assert "He would sail from Fort La Pointe." in texts and "And here R*s*o*, with genius." in texts
+    # a note's mark in a heading leaves its title too ("7 THE INTERIOR* OF THE MUSKETEERS", "THE LAURISTON GARDEN
+    # MYSTERY [6]", "CHAPTER XVIII(*) -- CONCERNING ...")
+    _, titles, _ = _read(_book("CHAPTER I", "THE INTERIOR* OF THE HOUSE", BODY, "CHAPTER II. THE GARDEN MYSTERY [6]",
+                               BODY, "CHAPTER III(*) -- CONCERNING FAITH", BODY))
+    assert titles == ["CHAPTER I: THE INTERIOR OF THE HOUSE", "CHAPTER II. THE GARDEN MYSTERY",
+                      "CHAPTER III -- CONCERNING FAITH"]
 
 
 def test_a_bracketed_end_of_volume_block_with_the_printers_imprint_leaves_the_text():
@@ -787,7 +793,7 @@ def test_sections_a_contents_list_names_without_numbers_are_headings():
     parsed, titles, texts = _read(text)
     assert titles == ["THE STORY BEGUN BY WALTER HARTRIGHT: (of Clement's Inn, Teacher of Drawing)", "II", "III",
                       "THE STORY CONTINUED BY VINCENT GILMORE: (of Chancery Lane, Solicitor): I", "II",
-                      "THE STORY CONTINUED BY MARIAN HALCOMBE[1]", "II",
+                      "THE STORY CONTINUED BY MARIAN HALCOMBE", "II",   # the note's mark is no part of the title
                       "1.  THE NARRATIVE OF THE DOCTOR", "2.  THE NARRATIVE OF THE TOMBSTONE"]
     assert list(parsed.documents[-1].texts) == [epitaph]     # the narrative that is its epitaph keeps it as its text
     assert not any("STORY" in t or "Clement" in t or "CONTENTS" in t or "Epoch" in t for t in texts)

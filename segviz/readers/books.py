@@ -1362,7 +1362,8 @@ def _join_title(pieces: list[str]) -> str:
     """One title from a heading group: pieces joined by a space after punctuation, else by ``: ``."""
     parts: list[str] = []
     for piece in pieces:
-        piece = _MARKDOWN_MARK_RE.sub("", piece.strip().strip("_").strip())   # markup, not the title
+        # markup and a note's mark ("THE INTERIOR* OF THE MUSKETEERS"), not the title
+        piece = without_footnotes(_MARKDOWN_MARK_RE.sub("", piece.strip().strip("_").strip()))[0]
         if parts:
             parts.append(" " if parts[-1][-1:] in ".:;!?—-" else ": ")
         parts.append(piece)
