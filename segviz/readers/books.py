@@ -640,7 +640,7 @@ def _left_out_anywhere(stripped: Sequence[str]) -> tuple[list[bool], int, int]:
         line = stripped[i]
         alone = i == 0 or not stripped[i - 1]
         body = alone and _FOOTNOTE_BODY_RE.match(line)
-        glued = alone and _GLUED_STAR_NOTE_RE.match(line)
+        glued = alone and not body and _GLUED_STAR_NOTE_RE.match(line)
         if body or glued:
             paragraph_end = next((j for j in range(i, n) if not stripped[j]), n)
             if body or "*" not in "".join(stripped[i:paragraph_end])[glued.end():]:
